@@ -1,0 +1,153 @@
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Metric types and contents, with k6's spelling.
+const (
+	TypeTrend   = "trend"
+	TypeCounter = "counter"
+	TypeRate    = "rate"
+	TypeGauge   = "gauge"
+
+	ContainsTime    = "time"
+	ContainsData    = "data"
+	ContainsDefault = "default"
+)
+
+// Metric is one entry of the results document's "metrics", as in k6's
+// handleSummary data: trend values are in ms (avg, min, med, max, p(N));
+// counters have count and rate; rates have rate, passes, fails; gauges have
+// value, min, max.
+type Metric struct {
+	Type       string             `json:"type"`
+	Contains   string             `json:"contains"`
+	Values     map[string]float64 `json:"values"`
+	Thresholds map[string]Verdict `json:"thresholds,omitempty"`
+}
+
+// Verdict is a threshold's outcome, as handleSummary writes it ({"ok": false}
+// means the threshold failed).
+type Verdict struct {
+	OK bool `json:"ok"`
+}
+
+// TrendMetric renders a Trend with the given stats (FullTrendStats if nil).
+func TrendMetric(t *Trend, stats []string) (Metric, error) {
+	if stats == nil {
+		stats = FullTrendStats
+	}
+	v, err := t.Values(stats)
+	return Metric{Type: TypeTrend, Contains: ContainsTime, Values: v}, err
+}
+
+// Document is the results document: what `middlebench load --summary-export`
+// writes, what the harness stores per run, and what the analyzer reads.
+// Everything but Metrics is optional, so a k6 handleSummary file decodes
+// into it too.
+type Document struct {
+	Metrics map[string]Metric `json:"metrics"`
+	State   State             `json:"state"`
+	Options Options           `json:"options"`
+
+	// middlebench's own keys.
+	Run          *RunInfo          `json:"run,omitempty"`
+	GeneratorCPU *CPUUsage         `json:"generator_cpu,omitempty"`
+	Statuses     map[string]int64  `json:"statuses,omitempty"`   // "200": 36, "429": 535
+	Errors       map[string]int64  `json:"errors,omitempty"`     // error class → count: reset, timeout, refused, tls, …
+	Steps        []Step            `json:"steps,omitempty"`      // per stage / rate step of a sweep
+	Server       *ServerView       `json:"server,omitempty"`     // the origin's own view (the APM)
+	Stages       json.RawMessage   `json:"stages,omitempty"`     // middlebox counters, as the proxy reports them
+	Histograms   map[string]string `json:"histograms,omitempty"` // metric → Trend.Encode, for exact merges
+}
+
+// State is k6's "state" key.
+type State struct {
+	TestRunDurationMs float64 `json:"testRunDurationMs"`
+	IsStdOutTTY       bool    `json:"isStdOutTTY"`
+	IsStdErrTTY       bool    `json:"isStdErrTTY"`
+}
+
+// Options is k6's "options" key.
+type Options struct {
+	SummaryTrendStats []string `json:"summaryTrendStats,omitempty"`
+	SummaryTimeUnit   string   `json:"summaryTimeUnit"`
+	NoColor           bool     `json:"noColor"`
+}
+
+// RunInfo says what load was asked for, so the analyzer can reason about
+// the model (closed VUs or open arrival rate) without guessing.
+type RunInfo struct {
+	Tool        string  `json:"tool"`     // "middlebench/0.1.0"
+	Executor    string  `json:"executor"` // k6 executor name
+	URL         string  `json:"url,omitempty"`
+	VUs         int     `json:"vus,omitempty"`
+	MaxVUs      int     `json:"maxVUs,omitempty"`
+	Rate        float64 `json:"rate,omitempty"` // arrivals per second, open model
+	DurationMs  float64 `json:"durationMs,omitempty"`
+	Iterations  int64   `json:"iterations,omitempty"`
+	Start       string  `json:"start,omitempty"`       // RFC 3339 with ns
+	Interrupted bool    `json:"interrupted,omitempty"` // stopped by Ctrl-C
+}
+
+// CPUUsage is the generator process's own CPU use over the run.
+type CPUUsage struct {
+	UserSeconds   float64 `json:"userSeconds"`
+	SystemSeconds float64 `json:"systemSeconds"`
+	Cores         int     `json:"cores"`   // CPUs the process could use
+	Percent       float64 `json:"percent"` // of all those cores: 100 = every core busy all run
+}
+
+// Step is one step of a sweep: a ramping-vus stage or an arrival-rate step.
+type Step struct {
+	Name       string            `json:"name"`
+	StartMs    float64           `json:"startMs"` // since the run began
+	EndMs      float64           `json:"endMs"`
+	VUs        int               `json:"vus,omitempty"`  // target VUs of the step
+	Rate       float64           `json:"rate,omitempty"` // target arrivals per second
+	Metrics    map[string]Metric `json:"metrics"`
+	Statuses   map[string]int64  `json:"statuses,omitempty"`
+	Server     *ServerView       `json:"server,omitempty"`
+	Histograms map[string]string `json:"histograms,omitempty"`
+}
+
+// ServerView is what the origin saw, as its /_mb/stats reports it: the
+// stand-in for an APM screen.
+type ServerView struct {
+	Requests   int64              `json:"requests"`
+	InFlight   int64              `json:"inFlight"`
+	Statuses   map[string]int64   `json:"statuses"`
+	BytesIn    int64              `json:"bytesIn"`
+	BytesOut   int64              `json:"bytesOut"`
+	WindowMs   float64            `json:"windowMs"` // time since start or reset
+	Workers    int                `json:"workers,omitempty"`
+	ServerTime map[string]float64 `json:"server_time"` // ms: avg, min, med, max, p(90), p(95), p(99), count
+	QueueTime  map[string]float64 `json:"queue_time"`
+	Histograms map[string]string  `json:"histograms,omitempty"`
+}
+
+// Write encodes the document as indented JSON.
+func (d *Document) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(d); err != nil {
+		return fmt.Errorf("write results document: %w", err)
+	}
+	return nil
+}
+
+// Trend decodes the exact histogram of a metric, if the document carries one.
+func (d *Document) Trend(name string) (*Trend, bool, error) {
+	s, ok := d.Histograms[name]
+	if !ok {
+		return nil, false, nil
+	}
+	t, err := DecodeTrend(s)
+	if err != nil {
+		return nil, true, fmt.Errorf("histogram %q: %w", name, err)
+	}
+	return t, true, nil
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"github.com/middlebench/middlebench"
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "middlebench",
+		Short: "See where a request's time goes between a load generator and a server",
+		Long: `middlebench puts fault-injecting middleboxes (TLS-handshake delay, WAF
+inspection, 429 rate limiting, User-Agent blocking, bandwidth caps, link
+latency) between a load engine and a fake server that reports its own time in
+Server-Timing, and replays the experiments of "when k6 says slow but the APM
+says fine" to check that the diagnosis names the right cause.`,
+		Version:       middlebench.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+	// one line per sub-command, each defined in its own file
+	)
+	return root
+}
