@@ -16,9 +16,11 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 25m ./...
 
-# bench: Go benchmarks of the hot paths, then peers side by side.
-bench:
+# bench: Go benchmarks of the hot paths, then each peer comparison
+# (scripts/bench-*.sh: same origin, same connections, one run, ratios printed).
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@for s in scripts/bench-*.sh; do [ -e "$$s" ] || continue; echo "== $$s"; bash "$$s" || exit 1; done
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
