@@ -103,15 +103,16 @@ type CPUUsage struct {
 
 // Step is one step of a sweep: a ramping-vus stage or an arrival-rate step.
 type Step struct {
-	Name       string            `json:"name"`
-	StartMs    float64           `json:"startMs"` // since the run began
-	EndMs      float64           `json:"endMs"`
-	VUs        int               `json:"vus,omitempty"`  // target VUs of the step
-	Rate       float64           `json:"rate,omitempty"` // target arrivals per second
-	Metrics    map[string]Metric `json:"metrics"`
-	Statuses   map[string]int64  `json:"statuses,omitempty"`
-	Server     *ServerView       `json:"server,omitempty"`
-	Histograms map[string]string `json:"histograms,omitempty"`
+	Name         string            `json:"name"`
+	StartMs      float64           `json:"startMs"` // since the run began
+	EndMs        float64           `json:"endMs"`
+	VUs          int               `json:"vus,omitempty"`  // target VUs of the step
+	Rate         float64           `json:"rate,omitempty"` // target arrivals per second
+	Metrics      map[string]Metric `json:"metrics"`
+	Statuses     map[string]int64  `json:"statuses,omitempty"`
+	Server       *ServerView       `json:"server,omitempty"`
+	GeneratorCPU *CPUUsage         `json:"generator_cpu,omitempty"`
+	Histograms   map[string]string `json:"histograms,omitempty"`
 }
 
 // ServerView is what the origin saw, as its /_mb/stats reports it: the
