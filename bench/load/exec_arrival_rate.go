@@ -78,19 +78,21 @@ func (x *arrivalRate) run(ctx context.Context, e *engine, start time.Time) {
 	defer cancelHard()
 	work := make(chan struct{}) // unbuffered: a send succeeds only if a VU is idle
 	done := make(chan struct{})
-	var wg sync.WaitGroup
-	startVU := func() {
+	var wg, ready sync.WaitGroup
+	startVU := func(r *sync.WaitGroup) {
 		v := e.newVU()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer v.close()
-			x.vuLoop(hard, e, v, work, done)
+			x.vuLoop(hard, e, v, work, done, r)
 		}()
 	}
+	ready.Add(x.preVUs)
 	for range x.preVUs {
-		startVU()
+		startVU(&ready)
 	}
+	ready.Wait() // the pre-allocated VUs wait for work before the first arrival
 	em := emitter{out: e.out, pool: e.batches}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -118,7 +120,7 @@ func (x *arrivalRate) run(ctx context.Context, e *engine, start time.Time) {
 		em.emit(&r)
 		e.drops.Add(1)
 		if e.allocated() < x.maxVUs {
-			startVU()
+			startVU(nil)
 		}
 	}
 	em.flush()
@@ -126,9 +128,12 @@ func (x *arrivalRate) run(ctx context.Context, e *engine, start time.Time) {
 	wg.Wait()
 }
 
-func (x *arrivalRate) vuLoop(hard context.Context, e *engine, v *vu, work <-chan struct{}, done <-chan struct{}) {
+func (x *arrivalRate) vuLoop(hard context.Context, e *engine, v *vu, work <-chan struct{}, done <-chan struct{}, ready *sync.WaitGroup) {
 	e.active.Add(1)
 	defer e.active.Add(-1)
+	if ready != nil {
+		ready.Done()
+	}
 	for {
 		select {
 		case <-work:

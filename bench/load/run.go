@@ -138,9 +138,6 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	stopAux()
 	wg.Wait()
 	<-gaugeDone
-	r := record{kind: kindGauge, end: e.clk.now(), vus: 0, vusMax: int64(e.allocated())}
-	gaugeEm.emit(&r)
-	gaugeEm.flush()
 	close(e.out) // every producer has returned and flushed
 	<-colDone
 	res := newResult(cfg, opts, x, p, e, col, thresholds, start, end, cpu0, cpu1, stepCPU, ctx.Err() != nil)

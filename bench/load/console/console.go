@@ -1,0 +1,206 @@
+// Package console is the terminal front end of a load run: it merges a
+// scenario file with flags, prints k6's header, a live progress line and
+// the end-of-test summary, writes --summary-export and --out json, and
+// turns the outcome into k6's exit statuses (99 failed thresholds, 104 bad
+// config, 105 interrupted).
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/bench/load"
+	"github.com/middlebench/middlebench/bench/metrics"
+)
+
+// k6's exit statuses.
+const (
+	ExitThresholds    = 99
+	ExitInvalidConfig = 104
+	ExitAborted       = 105
+)
+
+// ExitError is an outcome with its exit status.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Options are `middlebench load`'s inputs once flags are parsed.
+type Options struct {
+	URL        string       // positional target; overrides the file's url
+	ConfigFile string       // --config: a YAML scenario
+	Flags      *load.Config // values of the schedule and request flags
+	// Changed says whether a flag was given (then its value in Flags wins
+	// over the scenario file's).
+	Changed func(flag string) bool
+
+	SummaryExport     string
+	SummaryMode       string // compact or full
+	SummaryTrendStats []string
+	SummaryTimeUnit   string
+	NoSummary         bool
+	Out               []string // "json=FILE[.gz]"
+	Progress          bool     // the live line even when stderr is not a terminal
+	Quiet             bool     // no header and no progress line
+
+	Stdout, Stderr io.Writer // default os.Stdout, os.Stderr
+}
+
+// Run runs the load test the options describe.
+func Run(ctx context.Context, o Options) error {
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	cfg, err := buildConfig(o)
+	if err != nil {
+		return &ExitError{ExitInvalidConfig, err}
+	}
+	if err := checkOutputOptions(&o); err != nil {
+		return &ExitError{ExitInvalidConfig, err}
+	}
+	text, maxVUs, maxDur, err := load.Describe(cfg)
+	if err != nil {
+		return &ExitError{ExitInvalidConfig, err}
+	}
+	var jsonOut io.WriteCloser
+	jsonPath := ""
+	for _, out := range o.Out {
+		kind, path, _ := strings.Cut(out, "=")
+		if kind == "json" {
+			jsonPath = path
+		}
+	}
+	if jsonPath != "" {
+		if jsonOut, err = load.OpenJSONOutput(jsonPath); err != nil {
+			return err
+		}
+	}
+	if !o.Quiet {
+		writeHeader(o.Stdout, cfg, text, maxVUs, maxDur, jsonPath)
+	}
+	opts := load.Options{Preflight: true, TrendStats: o.SummaryTrendStats}
+	if jsonOut != nil {
+		opts.JSON = jsonOut
+	}
+	tty := isTerminal(o.Stderr)
+	if !o.Quiet && (tty || o.Progress) {
+		opts.Progress = progressPrinter(o.Stderr, tty)
+	}
+	res, runErr := load.Run(ctx, cfg, opts)
+	if jsonOut != nil {
+		if err := jsonOut.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("--out json: %w", err)
+		}
+	}
+	if opts.Progress != nil && tty {
+		fmt.Fprintln(o.Stderr)
+	}
+	if res == nil {
+		if errors.Is(runErr, load.ErrConfig) {
+			return &ExitError{ExitInvalidConfig, runErr}
+		}
+		return runErr
+	}
+	doc := res.Document()
+	doc.State.IsStdErrTTY = tty
+	doc.State.IsStdOutTTY = isTerminal(o.Stdout)
+	doc.Options.SummaryTimeUnit = o.SummaryTimeUnit
+	if !o.NoSummary {
+		if err := metrics.WriteSummary(o.Stdout, doc, metrics.SummaryOptions{Mode: o.SummaryMode, TrendStats: o.SummaryTrendStats,
+			TimeUnit: o.SummaryTimeUnit, Scenario: res.Scenario}); err != nil {
+			return err
+		}
+		writeErrorExamples(o.Stdout, res)
+	}
+	if o.SummaryExport != "" {
+		if err := writeExport(o.SummaryExport, doc); err != nil {
+			return err
+		}
+	}
+	switch {
+	case runErr != nil:
+		return runErr
+	case res.Aborted:
+		return &ExitError{ExitAborted, fmt.Errorf("test run was interrupted after %s; the summary shows what was measured", res.Duration().Round(time.Millisecond))}
+	case res.ThresholdsFailed > 0:
+		return &ExitError{ExitThresholds, fmt.Errorf("thresholds on metrics %s have been crossed", failedMetrics(doc))}
+	}
+	return nil
+}
+
+func checkOutputOptions(o *Options) error {
+	switch o.SummaryMode {
+	case "", "compact", "full":
+	default:
+		return fmt.Errorf("--summary-mode %q: want compact or full", o.SummaryMode)
+	}
+	switch o.SummaryTimeUnit {
+	case "", "s", "ms", "us":
+	default:
+		return fmt.Errorf("--summary-time-unit %q: want s, ms or us", o.SummaryTimeUnit)
+	}
+	for _, s := range o.SummaryTrendStats {
+		if _, err := metrics.NewTrend().Stat(s); err != nil {
+			return fmt.Errorf("--summary-trend-stats: %w", err)
+		}
+	}
+	for _, out := range o.Out {
+		kind, path, ok := strings.Cut(out, "=")
+		if kind != "json" || !ok || path == "" {
+			return fmt.Errorf("--out %q: want json=FILE (gzipped when FILE ends in .gz)", out)
+		}
+	}
+	return nil
+}
+
+func writeExport(path string, d *metrics.Document) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--summary-export: %w", err)
+	}
+	if err := d.Write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--summary-export %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--summary-export %s: %w", path, err)
+	}
+	return nil
+}
+
+func failedMetrics(d *metrics.Document) string {
+	var names []string
+	for name, m := range d.Metrics {
+		for _, v := range m.Thresholds {
+			if !v.OK {
+				names = append(names, "'"+name+"'")
+				break
+			}
+		}
+	}
+	sortStrings(names)
+	return strings.Join(names, ", ")
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
