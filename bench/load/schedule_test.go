@@ -8,7 +8,9 @@ import (
 	"github.com/middlebench/middlebench/units"
 )
 
-func stage(d time.Duration, target float64) Stage { return Stage{Duration: units.Duration(d), Target: target} }
+func stage(d time.Duration, target float64) Stage {
+	return Stage{Duration: units.Duration(d), Target: target}
+}
 
 func TestVUSchedule(t *testing.T) {
 	tests := []struct {
