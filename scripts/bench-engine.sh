@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Engine peer comparison (run by `make bench`): middlebench load, wrk, hey,
+# vegeta and fortio (when it installs) against the same trivial Go origin
+# on 127.0.0.1, the same number of connections and the same duration, one
+# after the other in one run. Prints requests/s and peak RSS of each as
+# ratios to middlebench, then measures middlebench's RSS growth over a
+# 1,000,000-request run. Generator and origin share the machine's cores,
+# so figures on a busy machine are pessimistic.
+#
+#   CONNS=50 DUR=10s MEM_REQUESTS=1000000 bash scripts/bench-engine.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONNS=${CONNS:-50}
+DUR=${DUR:-10s}
+MEM_REQUESTS=${MEM_REQUESTS:-1000000}
+BIN=$PWD/.bench/bin
+OUT=$PWD/.bench/engine
+mkdir -p "$BIN" "$OUT"
+
+echo "building middlebench and the origin"
+go build -o "$BIN/middlebench" ./cmd/middlebench
+go build -o "$BIN/origin" ./scripts/origin
+
+# Peers: Go ones from the module proxy into .bench/bin, wrk from apt.
+install_go() { # name module@version
+	[ -x "$BIN/$1" ] || GOBIN=$BIN go install "$2" >"$OUT/install-$1.log" 2>&1 || echo "  ($1 did not install: see $OUT/install-$1.log)"
+}
+install_go hey github.com/rakyll/hey@v0.1.5
+install_go vegeta github.com/tsenart/vegeta/v12@v12.13.0
+install_go fortio fortio.org/fortio@v1.66.5
+if ! command -v wrk >/dev/null; then
+	(apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }) >"$OUT/install-wrk.log" 2>&1 || echo "  (wrk did not install)"
+fi
+command -v bc >/dev/null || apt-get install -y bc >/dev/null 2>&1 || true
+
+"$BIN/origin" -addr 127.0.0.1:0 >"$OUT/origin.addr" &
+ORIGIN=$!
+trap 'kill $ORIGIN 2>/dev/null || true' EXIT
+for _ in $(seq 50); do [ -s "$OUT/origin.addr" ] && break; sleep 0.1; done
+URL="http://$(head -1 "$OUT/origin.addr")/"
+echo "origin at $URL; $CONNS connections for $DUR each"
+SECS=${DUR%s}
+
+# run NAME CMD... : runs CMD under GNU time, keeps its output and peak RSS.
+run() {
+	local name=$1
+	shift
+	/usr/bin/time -f '%M' -o "$OUT/$name.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.out" 2>&1 || true
+	sleep 1
+}
+
+rm -f "$OUT"/*.out "$OUT"/*.rss
+run middlebench "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --summary-export "$OUT/middlebench.json" "$URL"
+if command -v wrk >/dev/null; then run wrk wrk -t2 -c"$CONNS" -d"$DUR" "$URL"; fi
+if [ -x "$BIN/fortio" ]; then run fortio "$BIN/fortio" load -quiet -c "$CONNS" -qps 0 -t "$DUR" "$URL"; fi
+if [ -x "$BIN/hey" ]; then run hey "$BIN/hey" -z "$DUR" -c "$CONNS" "$URL"; fi
+if [ -x "$BIN/vegeta" ]; then
+	run vegeta bash -c "echo 'GET $URL' | '$BIN/vegeta' attack -rate=0 -max-workers=$CONNS -workers=$CONNS -duration=$DUR | '$BIN/vegeta' report"
+fi
+
+rate() { # tool → requests per second, from its own output
+	case $1 in
+	middlebench) jq -r '.metrics.http_reqs.values.rate' "$OUT/middlebench.json" 2>/dev/null ;;
+	wrk | hey) awk '/Requests\/sec/ {print $2}' "$OUT/$1.out" ;;
+	vegeta) awk -F'[ ,]+' '/^Requests/ {print $(NF-1)}' "$OUT/vegeta.out" ;;
+	fortio) awk '/All done/ {for (i = 1; i <= NF; i++) if ($i == "qps") print $(i-1)}' "$OUT/fortio.out" ;;
+	esac
+}
+
+base_rate=$(rate middlebench)
+base_rss=$(tail -1 "$OUT/middlebench.rss" 2>/dev/null || echo 0)
+echo
+printf '%-12s %12s %8s %14s %8s\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb'
+for t in middlebench wrk fortio hey vegeta; do
+	[ -s "$OUT/$t.out" ] || [ "$t" = middlebench ] || continue
+	r=$(rate "$t")
+	m=$(tail -1 "$OUT/$t.rss" 2>/dev/null || echo 0)
+	awk -v t="$t" -v r="${r:-0}" -v m="${m:-0}" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" 'BEGIN {
+		printf "%-12s %12.0f %8.2f %14.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0) }'
+done
+
+echo
+echo "memory: middlebench over $MEM_REQUESTS requests ($CONNS VUs), RSS sampled every 0.25 s from /proc/PID/status"
+"$BIN/middlebench" load --vus "$CONNS" --iterations "$MEM_REQUESTS" --quiet --no-summary --summary-export "$OUT/mem.json" "$URL" &
+PID=$!
+: >"$OUT/mem.rss"
+start=$(date +%s.%N)
+while kill -0 $PID 2>/dev/null; do
+	rss=$(awk '/VmRSS/ {print $2}' /proc/$PID/status 2>/dev/null || true)
+	[ -n "$rss" ] && echo "$(echo "$(date +%s.%N) - $start" | bc) $rss" >>"$OUT/mem.rss"
+	sleep 0.25
+done
+wait $PID || true
+# Warm-up: the first 20 % of the samples (connections, histograms, buffers).
+awk -v n="$(wc -l <"$OUT/mem.rss")" '
+	NR == int(n * 0.2) + 1 { warm = $2; wt = $1 }
+	NR > int(n * 0.2) { if ($2 > peak) peak = $2 }
+	END { printf "  RSS after warm-up (%.1f s): %.1f MB; peak after: %.1f MB; growth: %.1f MB (target < 20 MB)\n", wt, warm / 1024, peak / 1024, (peak - warm) / 1024 }' "$OUT/mem.rss"
+jq -r '"  \(.metrics.http_reqs.values.count) requests at \(.metrics.http_reqs.values.rate | floor) req/s; generator CPU \(.generator_cpu.percent | floor) % of \(.generator_cpu.cores) cores"' "$OUT/mem.json"
