@@ -106,4 +106,13 @@ func nextParam(s string) (string, string) {
 	return s, ""
 }
 
-func trimOWS(s string) string { return strings.Trim(s, " \t") }
+// trimOWS trims HTTP's optional whitespace (spaces and tabs).
+func trimOWS(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
