@@ -141,3 +141,18 @@ func FuzzDecodeConfig(f *testing.F) {
 		}
 	})
 }
+
+func TestExampleScenario(t *testing.T) {
+	c, err := LoadConfig("testdata/scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	text, maxVUs, maxDur, err := Describe(c)
+	if err != nil || maxVUs != 200 || maxDur != 25*time.Second {
+		t.Errorf("Describe = %q, %d, %v, %v", text, maxVUs, maxDur, err)
+	}
+	t.Log(text)
+}
