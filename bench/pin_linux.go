@@ -70,6 +70,7 @@ func cpuSet(cpus []int) unix.CPUSet {
 	return set
 }
 
+// allCPUs lists the CPUs this thread may run on.
 func allCPUs() []int {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(os.Getpid(), &set); err != nil || set.Count() == 0 {
