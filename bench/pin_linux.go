@@ -73,7 +73,7 @@ func cpuSet(cpus []int) unix.CPUSet {
 // allCPUs lists the CPUs this thread may run on.
 func allCPUs() []int {
 	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(os.Getpid(), &set); err != nil || set.Count() == 0 {
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() == 0 {
 		cpus := make([]int, runtime.NumCPU())
 		for i := range cpus {
 			cpus[i] = i
