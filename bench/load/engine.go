@@ -93,3 +93,25 @@ func deadlines(ctx context.Context, start time.Time, regular, graceful time.Dura
 	reg, c2 := context.WithDeadline(hard, start.Add(regular))
 	return reg, hard, func() { c2(); c1() }
 }
+
+// sleepUntil waits on t until the wall clock reaches at or done closes; it
+// reports whether the time came (false: done).
+func sleepUntil(t *time.Timer, at time.Time, done <-chan struct{}) bool {
+	wait := time.Until(at)
+	if wait <= 0 {
+		select {
+		case <-done:
+			return false
+		default:
+			return true
+		}
+	}
+	t.Reset(wait)
+	select {
+	case <-t.C:
+		return true
+	case <-done:
+		t.Stop()
+		return false
+	}
+}

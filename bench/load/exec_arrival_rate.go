@@ -101,15 +101,8 @@ func (x *arrivalRate) run(ctx context.Context, e *engine, start time.Time) {
 		if !ok || ctx.Err() != nil {
 			break
 		}
-		if wait := time.Until(start.Add(at)); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-			}
-			if ctx.Err() != nil {
-				break
-			}
+		if !sleepUntil(timer, start.Add(at), ctx.Done()) {
+			break
 		}
 		select {
 		case work <- struct{}{}:

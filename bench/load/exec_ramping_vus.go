@@ -98,14 +98,7 @@ func (x rampingVUs) run(ctx context.Context, e *engine, start time.Time) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for _, c := range vuSchedule(x.cfg.StartVUs, x.cfg.Stages) {
-		if wait := time.Until(start.Add(c.At)); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-reg.Done():
-			}
-		}
-		if reg.Err() != nil {
+		if !sleepUntil(timer, start.Add(c.At), reg.Done()) {
 			break
 		}
 		for i, h := range handles {

@@ -90,16 +90,16 @@ func newResult(cfg *Config, opts Options, x executor, p plan, e *engine, col *co
 			Start: start.Format(time.RFC3339Nano), Interrupted: aborted,
 			Scenario: res.Scenario, MaxDurationSkewMs: float64(tot.maxSkew) / 1e6},
 		GeneratorCPU: cpuBetween(cpu0, cpu1),
-		Statuses:     statusMap(tot.statuses),
+		Statuses:     keyMap(tot.statuses),
 		Errors:       res.Errors,
-		ErrorCodes:   codeMap(tot.codes),
+		ErrorCodes:   keyMap(tot.codes),
 	}
 	doc.Metrics, doc.Histograms = renderAgg(tot, col.subs, seconds, stats, arrival, res.trends)
 	prev := cpu0
 	for i, s := range p.steps {
 		a := col.steps[i]
 		st := metrics.Step{Name: s.name, StartMs: float64(s.start) / 1e6, EndMs: float64(s.end) / 1e6, VUs: s.vus, Rate: s.rate,
-			Statuses: statusMap(a.statuses)}
+			Statuses: keyMap(a.statuses)}
 		st.Metrics, st.Histograms = renderAgg(a, col.subs, (s.end - s.start).Seconds(), stats, arrival, nil)
 		if !stepCPU[i].at.IsZero() {
 			st.GeneratorCPU = cpuBetween(prev, stepCPU[i])
@@ -126,18 +126,8 @@ func mergeStats(extra []string) []string {
 	return stats
 }
 
-func statusMap(m map[int]int64) map[string]int64 {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]int64, len(m))
-	for k, v := range m {
-		out[strconv.Itoa(k)] = v
-	}
-	return out
-}
-
-func codeMap(m map[uint16]int64) map[string]int64 {
+// keyMap spells a count map's keys as the JSON document does.
+func keyMap[K int | uint16](m map[K]int64) map[string]int64 {
 	if len(m) == 0 {
 		return nil
 	}

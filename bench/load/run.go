@@ -182,13 +182,8 @@ func sampleStepCPU(ctx context.Context, start time.Time, steps []stepSpec, out [
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for i, s := range steps {
-		if wait := time.Until(start.Add(s.end)); wait > 0 {
-			t.Reset(wait)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				return
-			}
+		if !sleepUntil(t, start.Add(s.end), ctx.Done()) {
+			return
 		}
 		out[i] = readRusage()
 	}

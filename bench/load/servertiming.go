@@ -24,7 +24,7 @@ func serverTiming(values []string, name string) (ms float64, ok bool) {
 func serverTimingIn(s, name string) (float64, bool) {
 	for len(s) > 0 {
 		var entry string
-		entry, s = nextEntry(s)
+		entry, s = cutUnquoted(s, ',')
 		metric, params := splitToken(entry)
 		if metric != name {
 			continue
@@ -36,8 +36,9 @@ func serverTimingIn(s, name string) (float64, bool) {
 	return 0, false
 }
 
-// nextEntry cuts s at the first comma outside a quoted string.
-func nextEntry(s string) (entry, rest string) {
+// cutUnquoted cuts s at the first sep outside a quoted string (a
+// backslash escapes the next character inside quotes).
+func cutUnquoted(s string, sep byte) (before, after string) {
 	inQuote := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -45,7 +46,7 @@ func nextEntry(s string) (entry, rest string) {
 			i++
 		case c == '"':
 			inQuote = !inQuote
-		case c == ',' && !inQuote:
+		case c == sep && !inQuote:
 			return s[:i], s[i+1:]
 		}
 	}
@@ -66,7 +67,7 @@ func splitToken(entry string) (string, string) {
 func durParam(params string) (float64, bool) {
 	for len(params) > 0 {
 		var p string
-		p, params = nextParam(params)
+		p, params = cutUnquoted(params, ';')
 		k, v, hasValue := strings.Cut(p, "=")
 		if !strings.EqualFold(trimOWS(k), "dur") {
 			continue
@@ -88,22 +89,6 @@ func durParam(params string) (float64, bool) {
 		return ms, true
 	}
 	return 0, false
-}
-
-// nextParam cuts at the first ';' outside a quoted string.
-func nextParam(s string) (string, string) {
-	inQuote := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case inQuote && c == '\\':
-			i++
-		case c == '"':
-			inQuote = !inQuote
-		case c == ';' && !inQuote:
-			return s[:i], s[i+1:]
-		}
-	}
-	return s, ""
 }
 
 // trimOWS trims HTTP's optional whitespace (spaces and tabs).
