@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -180,5 +181,18 @@ func TestInterruptedRunKeepsResults(t *testing.T) {
 	}
 	if time.Since(start) > 3*time.Second || !res.Aborted || res.Requests == 0 || !res.Document().Run.Interrupted {
 		t.Errorf("after cancel: %v, aborted %v, took %v", res, res.Aborted, time.Since(start))
+	}
+}
+
+func TestTLSVerification(t *testing.T) {
+	s := httptest.NewTLSServer(sleepyHandler(0))
+	t.Cleanup(s.Close)
+	res := runFor(t, &Config{URL: s.URL, VUs: 1, Iterations: 2}, 10*time.Second)
+	if res.Errors["tls"] != 2 || res.ErrorCodes[codeX509Authority] != 2 {
+		t.Errorf("errors %v codes %v (%v), want 2 × tls, k6 1310", res.Errors, res.ErrorCodes, res.ErrorExamples)
+	}
+	ok := runFor(t, &Config{URL: s.URL, VUs: 1, Iterations: 2, InsecureSkipTLSVerify: true}, 10*time.Second)
+	if ok.Failed != 0 {
+		t.Errorf("insecureSkipTLSVerify: %v", ok.ErrorExamples)
 	}
 }
