@@ -12,7 +12,15 @@ import (
 func TestConstantArrivalRateStartsExactly(t *testing.T) {
 	s := newServer(t, sleepyHandler(0))
 	rate, _ := units.ParseRate("200/s")
-	res := runFor(t, &Config{URL: s.URL, Rate: rate, Duration: dur(6 * time.Second), PreAllocatedVUs: 20, MaxVUs: 50}, 60*time.Second)
+	var announced time.Time
+	res, err := Run(t.Context(), &Config{URL: s.URL, Rate: rate, Duration: dur(6 * time.Second), PreAllocatedVUs: 20, MaxVUs: 50},
+		Options{OnStart: func(at time.Time) { announced = at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !announced.Equal(res.Start) {
+		t.Errorf("OnStart said %v, Result.Start is %v", announced, res.Start)
+	}
 	started := res.Iterations + res.Dropped + res.Interrupted
 	t.Logf("%d iterations, %d dropped, %d interrupted in %v", res.Iterations, res.Dropped, res.Interrupted, res.Duration())
 	if started < 1199 || started > 1201 {

@@ -28,6 +28,10 @@ type Options struct {
 	// TrendStats are stats (k6's summaryTrendStats) the document carries
 	// beside avg, min, med, max, p(90), p(95), p(99).
 	TrendStats []string
+	// OnStart, if set, is called with the run's start (Result.Start: t=0 of
+	// the schedule) just before the first VU starts, e.g. to compute the
+	// windows a rate limiter will count.
+	OnStart func(start time.Time)
 }
 
 // Progress is a live view of a running test.
@@ -131,6 +135,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if opts.Progress != nil {
 		wg.Add(1)
 		go func() { defer wg.Done(); reportProgress(aux, e, start, p, opts) }()
+	}
+	if opts.OnStart != nil {
+		opts.OnStart(start)
 	}
 	x.run(ctx, e, start)
 	end := time.Now()
