@@ -101,9 +101,13 @@ func newResult(cfg *Config, opts Options, x executor, p plan, e *engine, col *co
 		st := metrics.Step{Name: s.name, StartMs: float64(s.start) / 1e6, EndMs: float64(s.end) / 1e6, VUs: s.vus, Rate: s.rate,
 			Statuses: keyMap(a.statuses)}
 		st.Metrics, st.Histograms = renderAgg(a, col.subs, (s.end - s.start).Seconds(), stats, arrival, nil)
-		if !stepCPU[i].at.IsZero() {
-			st.GeneratorCPU = cpuBetween(prev, stepCPU[i])
-			prev = stepCPU[i]
+		snap := stepCPU[i]
+		if snap.at.IsZero() && (i == len(p.steps)-1 || start.Add(s.end).Before(end)) {
+			snap = cpu1 // the run ended as (or after) the step did, before the sampler woke
+		}
+		if !snap.at.IsZero() {
+			st.GeneratorCPU = cpuBetween(prev, snap)
+			prev = snap
 		}
 		doc.Steps = append(doc.Steps, st)
 	}
