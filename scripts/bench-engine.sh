@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Engine peer comparison (run by `make bench`): middlebench load, wrk, hey,
+# Engine acceptance and peer comparison (run by `make bench`). First the
+# issue's check against `middlebench server --work 50ms` (3 VUs, 5 s):
+# waiting avg 50–52 ms, server_time within 0.5 ms of the server's own view,
+# duration vs its phases. Then middlebench load, wrk, hey,
 # vegeta and fortio (when it installs) against the same trivial Go origin
 # on 127.0.0.1, the same number of connections and the same duration, one
 # after the other in one run. Prints requests/s and peak RSS of each as
@@ -7,11 +10,16 @@
 # 1,000,000-request run. Generator and origin share the machine's cores,
 # so figures on a busy machine are pessimistic.
 #
-#   CONNS=50 DUR=10s MEM_REQUESTS=1000000 bash scripts/bench-engine.sh
+# Each tool runs ROUNDS times, the tools interleaved, and its median
+# req/s and largest peak RSS are printed (the machine is shared: one run
+# alone says little).
+#
+#   CONNS=50 DUR=10s ROUNDS=3 MEM_REQUESTS=1000000 bash scripts/bench-engine.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONNS=${CONNS:-50}
 DUR=${DUR:-10s}
+ROUNDS=${ROUNDS:-3}
 MEM_REQUESTS=${MEM_REQUESTS:-1000000}
 BIN=$PWD/.bench/bin
 OUT=$PWD/.bench/engine
@@ -38,44 +46,56 @@ ORIGIN=$!
 trap 'kill $ORIGIN 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [ -s "$OUT/origin.addr" ] && break; sleep 0.1; done
 URL="http://$(head -1 "$OUT/origin.addr")/"
-echo "origin at $URL; $CONNS connections for $DUR each"
 SECS=${DUR%s}
 
-# run NAME CMD... : runs CMD under GNU time, keeps its output and peak RSS.
+# run NAME ROUND CMD... : runs CMD under GNU time, keeps its output and peak RSS.
 run() {
-	local name=$1
-	shift
-	/usr/bin/time -f '%M' -o "$OUT/$name.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.out" 2>&1 || true
+	local name=$1 round=$2
+	shift 2
+	/usr/bin/time -f '%M' -o "$OUT/$name.$round.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.$round.out" 2>&1 || true
 	sleep 1
 }
 
-rm -f "$OUT"/*.out "$OUT"/*.rss
-run middlebench "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --summary-export "$OUT/middlebench.json" "$URL"
-if command -v wrk >/dev/null; then run wrk wrk -t2 -c"$CONNS" -d"$DUR" "$URL"; fi
-if [ -x "$BIN/fortio" ]; then run fortio "$BIN/fortio" load -quiet -c "$CONNS" -qps 0 -t "$DUR" "$URL"; fi
-if [ -x "$BIN/hey" ]; then run hey "$BIN/hey" -z "$DUR" -c "$CONNS" "$URL"; fi
-if [ -x "$BIN/vegeta" ]; then
-	run vegeta bash -c "echo 'GET $URL' | '$BIN/vegeta' attack -rate=0 -max-workers=$CONNS -workers=$CONNS -duration=$DUR | '$BIN/vegeta' report"
-fi
-
-rate() { # tool → requests per second, from its own output
+rate() { # tool round → requests per second, from its own output
+	local f="$OUT/$1.$2.out"
 	case $1 in
-	middlebench) jq -r '.metrics.http_reqs.values.rate' "$OUT/middlebench.json" 2>/dev/null ;;
-	wrk | hey) awk '/Requests\/sec/ {print $2}' "$OUT/$1.out" ;;
-	vegeta) awk -F'[ ,]+' '/^Requests/ {print $(NF-1)}' "$OUT/vegeta.out" ;;
-	fortio) awk '/All done/ {for (i = 1; i <= NF; i++) if ($i == "qps") print $(i-1)}' "$OUT/fortio.out" ;;
+	middlebench) jq -r '.metrics.http_reqs.values.rate' "$OUT/middlebench.$2.json" 2>/dev/null ;;
+	wrk | hey) awk '/Requests\/sec/ {print $2}' "$f" ;;
+	vegeta) awk -F'[ ,]+' '/^Requests/ {print $(NF-1)}' "$f" ;;
+	fortio) awk '/All done/ {for (i = 1; i <= NF; i++) if ($i == "qps") print $(i-1)}' "$f" ;;
 	esac
 }
 
-base_rate=$(rate middlebench)
-base_rss=$(tail -1 "$OUT/middlebench.rss" 2>/dev/null || echo 0)
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json
+TOOLS="middlebench"
+command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
+[ -x "$BIN/fortio" ] && TOOLS="$TOOLS fortio"
+[ -x "$BIN/hey" ] && TOOLS="$TOOLS hey"
+[ -x "$BIN/vegeta" ] && TOOLS="$TOOLS vegeta"
+for round in $(seq "$ROUNDS"); do
+	echo "  round $round of $ROUNDS: $TOOLS"
+	for t in $TOOLS; do
+		case $t in
+		middlebench) run middlebench "$round" "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --summary-export "$OUT/middlebench.$round.json" "$URL" ;;
+		wrk) run wrk "$round" wrk -t2 -c"$CONNS" -d"$DUR" "$URL" ;;
+		fortio) run fortio "$round" "$BIN/fortio" load -quiet -c "$CONNS" -qps 0 -t "$DUR" "$URL" ;;
+		hey) run hey "$round" "$BIN/hey" -z "$DUR" -c "$CONNS" "$URL" ;;
+		vegeta) run vegeta "$round" bash -c "echo 'GET $URL' | '$BIN/vegeta' attack -rate=0 -max-workers=$CONNS -workers=$CONNS -duration=$DUR | '$BIN/vegeta' report" ;;
+		esac
+	done
+done
+
+tool_rate() { for r in $(seq "$ROUNDS"); do rate "$1" "$r"; done | grep -E '^[0-9.]+$' | median; }
+tool_rss() { cat "$OUT/$1".*.rss 2>/dev/null | grep -E '^[0-9]+$' | sort -n | tail -1; }
+
+base_rate=$(tool_rate middlebench)
+base_rss=$(tool_rss middlebench)
 echo
-printf '%-12s %12s %8s %14s %8s\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb'
-for t in middlebench wrk fortio hey vegeta; do
-	[ -s "$OUT/$t.out" ] || [ "$t" = middlebench ] || continue
-	r=$(rate "$t")
-	m=$(tail -1 "$OUT/$t.rss" 2>/dev/null || echo 0)
-	awk -v t="$t" -v r="${r:-0}" -v m="${m:-0}" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" 'BEGIN {
+printf '%-12s %12s %8s %14s %8s   (median of %d rounds; RSS: the largest)\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb' "$ROUNDS"
+for t in $TOOLS; do
+	awk -v t="$t" -v r="$(tool_rate "$t")" -v m="$(tool_rss "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" 'BEGIN {
 		printf "%-12s %12.0f %8.2f %14.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0) }'
 done
 

@@ -28,10 +28,12 @@ func TestAgainstFakeServer(t *testing.T) {
 	view := srv.Stats()
 	waiting := d.Metrics["http_req_waiting"].Values["avg"]
 	engineST, serverST := d.Metrics["server_time"].Values["avg"], view.ServerTime["avg"]
-	t.Logf("%v; waiting avg %.3f ms; server_time %.3f ms, the server's own %.3f ms; sending %.3f ms, receiving %.3f ms; skew %v",
-		res, waiting, engineST, serverST, d.Metrics["http_req_sending"].Values["avg"], d.Metrics["http_req_receiving"].Values["avg"], res.MaxDurationSkew)
-	if waiting < 50 || waiting > 52 {
-		t.Errorf("waiting avg %.3f ms, want 50–52", waiting)
+	t.Logf("%v; waiting avg %.3f ms; server_time %.3f ms, the server's own %.3f ms (whole handler %.3f ms); sending %.3f ms, receiving %.3f ms; skew %v",
+		res, waiting, engineST, serverST, view.HandlerTime["avg"], d.Metrics["http_req_sending"].Values["avg"], d.Metrics["http_req_receiving"].Values["avg"], res.MaxDurationSkew)
+	// The engine's share of waiting (see TestPhasesAgainstSlowServer for
+	// why the absolute 50–52 ms band is not asserted here).
+	if share := waiting - serverST; (share < 0 || share > 1) && !load.RaceEnabled {
+		t.Errorf("waiting − server time = %.3f ms, want 0–1 ms", share)
 	}
 	if diff := engineST - serverST; diff < -0.5 || diff > 0.5 {
 		t.Errorf("server_time %.3f ms vs the server's %.3f ms", engineST, serverST)

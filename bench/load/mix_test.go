@@ -80,3 +80,22 @@ func TestRampingArrivalRateSteps(t *testing.T) {
 		t.Errorf("run rate %v", d.Run.Rate)
 	}
 }
+
+func TestRedirectsAreRequests(t *testing.T) {
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/start" {
+			http.Redirect(w, r, "/final", http.StatusFound)
+			return
+		}
+		w.Write([]byte("done\n"))
+	}))
+	res := runFor(t, &Config{URL: s.URL + "/start", VUs: 1, Iterations: 3}, 10*time.Second)
+	if res.Requests != 6 || res.Iterations != 3 || res.Statuses[302] != 3 || res.Statuses[200] != 3 || res.Failed != 0 {
+		t.Errorf("following redirects: %v, statuses %v", res, res.Statuses)
+	}
+	zero := 0
+	res = runFor(t, &Config{URL: s.URL + "/start", VUs: 1, Iterations: 3, MaxRedirects: &zero}, 10*time.Second)
+	if res.Requests != 3 || res.Statuses[302] != 3 {
+		t.Errorf("maxRedirects 0: %v, statuses %v", res, res.Statuses)
+	}
+}
