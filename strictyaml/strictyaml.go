@@ -110,7 +110,13 @@ func decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 	return nil
 }
 
+var nodeType = reflect.TypeFor[yaml.Node]()
+
 func decodeValue(n *yaml.Node, v reflect.Value, path string) error {
+	if v.Type() == nodeType {
+		v.Set(reflect.ValueOf(*n)) // kept for the caller to decode later
+		return nil
+	}
 	if v.CanAddr() && v.Addr().Type().Implements(unmarshalerType) {
 		return wrap(n, path, n.Decode(v.Addr().Interface()))
 	}

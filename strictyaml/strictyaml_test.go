@@ -27,6 +27,7 @@ type outer struct {
 	Tags    []string          `yaml:"tags"`
 	Skip    string            `yaml:"-"`
 	Plain   bool
+	Later   yaml.Node `yaml:"later"`
 }
 
 func parse(t *testing.T, src string) *yaml.Node {
@@ -50,6 +51,7 @@ ptr: {count: 9}
 headers: {X-Test: "yes"}
 tags: [a, b]
 plain: true
+later: {any: [thing]}
 `
 	var v outer
 	if err := Decode(parse(t, src), &v); err != nil {
@@ -57,7 +59,7 @@ plain: true
 	}
 	if v.Name != "edge" || v.Seed != 7 || v.Inner.Delay.String() != "450ms" || v.Inner.Count != 3 ||
 		len(v.List) != 2 || v.List[0].Delay.String() != "1s" || v.List[1].Count != 2 || v.Ptr == nil || v.Ptr.Count != 9 ||
-		v.Headers["X-Test"] != "yes" || len(v.Tags) != 2 || !v.Plain {
+		v.Headers["X-Test"] != "yes" || len(v.Tags) != 2 || !v.Plain || v.Later.Kind != yaml.MappingNode || v.Later.Line != 12 {
 		t.Fatalf("decoded %+v", v)
 	}
 }
@@ -67,7 +69,7 @@ func TestDecodeErrors(t *testing.T) {
 		name, src string
 		want      []string
 	}{
-		{"unknown top", "seed: 1\nsed: 2\n", []string{"line 2", `sed: unknown field (did you mean "seed"?)`, "valid fields: headers, inner, list, name, plain, ptr, seed, tags"}},
+		{"unknown top", "seed: 1\nsed: 2\n", []string{"line 2", `sed: unknown field (did you mean "seed"?)`, "valid fields: headers, inner, later, list, name, plain, ptr, seed, tags"}},
 		{"unknown nested", "inner:\n  count: 1\n  dealy: 5ms\n", []string{"line 3", "inner.dealy", `did you mean "delay"`}},
 		{"unknown in list", "list:\n  - count: 1\n  - bogus: 1\n", []string{"line 3", "list[1].bogus", "valid fields: count, delay"}},
 		{"bad unit", "inner:\n  delay: -5ms\n", []string{"line 2", "inner.delay", "must not be negative"}},
