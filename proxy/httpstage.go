@@ -1,0 +1,66 @@
+package proxy
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/middlebench/middlebench/proxy/clock"
+)
+
+// reply answers a request from the stage itself, without the upstream.
+func reply(w http.ResponseWriter, status int, body string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Connection", "keep-alive")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body)) // the client may be gone: nothing to do
+}
+
+// wait blocks on the stage's clock for d and returns how long it really
+// waited (on the wall clock: timer slack included) and whether ctx ended it.
+func wait(ctx context.Context, c clock.Clock, d time.Duration) (time.Duration, error) {
+	start := c.Now()
+	err := clock.Wait(ctx, c, d)
+	return c.Now().Sub(start), err
+}
+
+// clientIP is the request's peer address without the port.
+func clientIP(r *http.Request) net.IP {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return net.ParseIP(host)
+}
+
+// compileAll compiles regular expressions, naming the field and item.
+func compileAll(field string, exprs []string) ([]*regexp.Regexp, error) {
+	out := make([]*regexp.Regexp, 0, len(exprs))
+	for i, e := range exprs {
+		re, err := regexp.Compile(e)
+		if err != nil {
+			return nil, errField(field, "item %d %q: %v", i+1, e, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+func checkStatus(field string, status int) error {
+	if status != 0 && (status < 100 || status > 599) {
+		return errField(field, "%d is not an HTTP status (100–599)", status)
+	}
+	return nil
+}
+
+func checkPercent(field string, p float64) error {
+	if p < 0 || p > 100 || p != p {
+		return errField(field, "%v: want a percentage from 0 to 100", p)
+	}
+	return nil
+}
