@@ -16,11 +16,11 @@ func TestDueAtKeepsOrderWithoutSerializing(t *testing.T) {
 		last    time.Duration
 		want    time.Duration
 	}{
-		{0, 50 * ms, 0, 50 * ms},              // plain
-		{0, 50 * ms, 50 * ms, 50 * ms},        // a burst: the second chunk leaves with the first
-		{1 * ms, 40 * ms, 50 * ms, 50 * ms},   // jitter would reorder: held behind
-		{10 * ms, 60 * ms, 50 * ms, 70 * ms},  // later arrival, later departure
-		{100 * ms, 0, 50 * ms, 100 * ms},      // no delay
+		{0, 50 * ms, 0, 50 * ms},             // plain
+		{0, 50 * ms, 50 * ms, 50 * ms},       // a burst: the second chunk leaves with the first
+		{1 * ms, 40 * ms, 50 * ms, 50 * ms},  // jitter would reorder: held behind
+		{10 * ms, 60 * ms, 50 * ms, 70 * ms}, // later arrival, later departure
+		{100 * ms, 0, 50 * ms, 100 * ms},     // no delay
 	}
 	for _, tt := range tests {
 		got := dueAt(t0.Add(tt.arrival), tt.delay, t0.Add(tt.last))

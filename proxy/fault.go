@@ -136,7 +136,7 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 		}
 		if uDelay < s.cfg.DelayPercent {
 			asked := s.cfg.Delay.Sample(rng)
-			applied, err := wait(r.Context(), s.env.clock, asked)
+			applied, err := s.env.wait(r.Context(), asked)
 			s.c.inc(2, 1)
 			s.c.addDelay(applied)
 			ex.addTiming("fault", applied)

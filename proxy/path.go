@@ -73,9 +73,10 @@ func start(ctx context.Context, cfg PathConfig, upstreamURL string, clk clock.Cl
 	var nextPool *x509.CertPool
 	nextTLS := upstreamTLS(up)
 	p.boxes = make([]*Box, len(cfg.Boxes))
+	sl := &slack{}
 	for i := len(cfg.Boxes) - 1; i >= 0; i-- {
 		env := boxEnv{index: i, seed: cfg.Seed, clock: clk, ledgerHeader: cfg.LedgerHeader,
-			ledgerLimit: cfg.LedgerLimit, sink: p.sink, log: p.log}
+			ledgerLimit: cfg.LedgerLimit, sink: p.sink, log: p.log, slack: sl}
 		b, err := startBox(cfg.Boxes[i], env, next, nextTLS, nextPool)
 		if err != nil {
 			p.Close()

@@ -254,6 +254,6 @@ func (s *tlsStage) failed(entry LedgerEntry, err error) error {
 
 // waitUntil waits on the stage's clock until deadline.
 func waitUntil(ctx context.Context, env *stageEnv, deadline time.Time) error {
-	_, err := wait(ctx, env.clock, deadline.Sub(env.clock.Now()))
+	_, err := env.wait(ctx, deadline.Sub(env.clock.Now()))
 	return err
 }

@@ -172,7 +172,7 @@ func (s *wafStage) Wrap(next http.Handler) http.Handler {
 		if body != nil {
 			asked += time.Duration(int64(s.cfg.PerKiB) * int64(body.Len()) / 1024)
 		}
-		applied, err := wait(r.Context(), s.env.clock, asked)
+		applied, err := s.env.wait(r.Context(), asked)
 		s.release()
 		if s.slots != nil {
 			s.c.addQueued(queued)
