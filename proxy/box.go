@@ -79,7 +79,6 @@ type boxEnv struct {
 	ledgerLimit  int
 	sink         *jsonlSink
 	log          io.Writer
-	slack        *slack
 }
 
 func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nextPool *x509.CertPool) (*Box, error) {
@@ -94,7 +93,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	var term *tlsStage
 	backlog := 0
 	for i, sc := range cfg.Stages {
-		se := &stageEnv{box: name, index: i + 1, clock: env.clock, seed: stageSeed(env.seed, name, i+1), ledger: b.ledger, slack: env.slack}
+		se := &stageEnv{box: name, index: i + 1, clock: env.clock, seed: stageSeed(env.seed, name, i+1), ledger: b.ledger}
 		st, err := sc.Spec.build(se)
 		if err != nil {
 			return nil, fmt.Errorf("box %q, stage %d (%s): %w", name, i+1, sc.Spec.Kind(), err)

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/middlebench/middlebench/proxy/clock"
@@ -23,44 +22,24 @@ func reply(w http.ResponseWriter, status int, body string) {
 }
 
 // wait blocks on the stage's clock for d and returns how long it really
-// waited and whether ctx ended it. Timers fire late by their slack: 50–100
-// µs on bare Linux, 0.1–1 ms where the runtime's poller only has
-// millisecond timeouts (measured on the 2-core VM middlebench is developed
-// on: +0.3 to +0.8 ms for 20–450 ms timers). The path's running estimate of
-// that slack is taken off each timer, so the wait applied is d within the
-// slack's jitter rather than d plus the slack.
+// waited and whether ctx ended it. On the wall clock the path waits on a
+// precise.Sleeper (the runtime's timers wake 0.1–1 ms late on Linux: their
+// poller has millisecond timeouts). Long sleeps still overshoot in
+// proportion on a VM (measured here: +0.3–0.7 ms for 450 ms, +0.1 ms for
+// 20 ms), so the wait is made in two legs: most of it, then the last 1 %
+// (at least 2 ms) to the deadline, which lands within tens of µs.
 func (e *stageEnv) wait(ctx context.Context, d time.Duration) (time.Duration, error) {
 	start := e.clock.Now()
 	if d <= 0 {
 		return 0, ctx.Err()
 	}
-	target := d - e.slack.get()
-	err := clock.Wait(ctx, e.clock, target)
-	took := e.clock.Now().Sub(start)
-	if err == nil && target > 0 {
-		e.slack.observe(took - target)
+	if coarse := d - max(2*time.Millisecond, d/100); coarse > 0 {
+		if err := clock.Wait(ctx, e.clock, coarse); err != nil {
+			return e.clock.Now().Sub(start), err
+		}
 	}
-	return took, err
-}
-
-// slack is a running estimate of how late timers fire (EWMA, 1/4 weight,
-// bounded to [0, 2 ms]); shared by the stages of a path.
-type slack struct{ ns atomic.Int64 }
-
-func (s *slack) get() time.Duration {
-	if s == nil {
-		return 0
-	}
-	return time.Duration(s.ns.Load())
-}
-
-func (s *slack) observe(late time.Duration) {
-	if s == nil {
-		return
-	}
-	late = min(max(late, 0), 2*time.Millisecond)
-	old := s.ns.Load()
-	s.ns.Store(old + (int64(late)-old)/4) // a lost update between racing waiters is harmless
+	err := clock.Wait(ctx, e.clock, start.Add(d).Sub(e.clock.Now()))
+	return e.clock.Now().Sub(start), err
 }
 
 // clientIP is the request's peer address without the port.

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/middlebench/middlebench/precise"
 	"github.com/middlebench/middlebench/proxy/clock"
 )
 
@@ -28,6 +29,7 @@ type Path struct {
 	adminURL []string
 	log      io.Writer
 	stop     func() bool
+	sleeper  *precise.Sleeper
 	once     sync.Once
 	err      error
 }
@@ -73,10 +75,13 @@ func start(ctx context.Context, cfg PathConfig, upstreamURL string, clk clock.Cl
 	var nextPool *x509.CertPool
 	nextTLS := upstreamTLS(up)
 	p.boxes = make([]*Box, len(cfg.Boxes))
-	sl := &slack{}
+	if _, real := clk.(clock.Real); real {
+		p.sleeper = precise.NewSleeper()
+		clk = clock.Precise{S: p.sleeper}
+	}
 	for i := len(cfg.Boxes) - 1; i >= 0; i-- {
 		env := boxEnv{index: i, seed: cfg.Seed, clock: clk, ledgerHeader: cfg.LedgerHeader,
-			ledgerLimit: cfg.LedgerLimit, sink: p.sink, log: p.log, slack: sl}
+			ledgerLimit: cfg.LedgerLimit, sink: p.sink, log: p.log}
 		b, err := startBox(cfg.Boxes[i], env, next, nextTLS, nextPool)
 		if err != nil {
 			p.Close()
@@ -190,6 +195,9 @@ func (p *Path) Close() error {
 			if b != nil {
 				errs = append(errs, b.close())
 			}
+		}
+		if p.sleeper != nil {
+			p.sleeper.Close()
 		}
 		for _, line := range p.Summary() {
 			fmt.Fprintln(p.log, line)

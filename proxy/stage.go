@@ -80,7 +80,6 @@ type stageEnv struct {
 	seed   uint64 // this stage's seed, derived from the path's
 	ledger *ledger
 	c      *counters
-	slack  *slack
 }
 
 // rng returns a generator for one connection or request: a PCG seeded with
