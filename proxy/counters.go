@@ -1,7 +1,8 @@
 package proxy
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -131,11 +132,4 @@ func trendStats(t *metrics.Trend) map[string]float64 {
 }
 
 // sortedKeys returns m's keys in order, for stable summaries.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

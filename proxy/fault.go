@@ -56,8 +56,7 @@ type faultStage struct {
 	c       *counters
 	paths   []*regexp.Regexp
 	headers map[string]*regexp.Regexp
-	status  int
-	body    string
+	abort   rejection
 }
 
 func (c *FaultConfig) build(env *stageEnv) (Stage, error) {
@@ -65,18 +64,13 @@ func (c *FaultConfig) build(env *stageEnv) (Stage, error) {
 		return nil, err
 	}
 	paths, _ := compileAll("paths", c.Paths)
-	s := &faultStage{cfg: *c, env: env, paths: paths, headers: map[string]*regexp.Regexp{}, status: c.AbortStatus, body: c.AbortBody}
+	s := &faultStage{cfg: *c, env: env, paths: paths, headers: map[string]*regexp.Regexp{},
+		abort: newRejection(c.AbortStatus, c.AbortBody, http.StatusServiceUnavailable, "middlebench fault: injected abort\n")}
 	for name, expr := range c.Headers {
 		s.headers[http.CanonicalHeaderKey(name)] = regexp.MustCompile(expr) // checked in validate
 	}
 	s.c = newCounters("fault", env.index, "resets", "aborts", "delays")
 	env.c = s.c
-	if s.status == 0 {
-		s.status = http.StatusServiceUnavailable
-	}
-	if s.body == "" {
-		s.body = "middlebench fault: injected abort\n"
-	}
 	return s, nil
 }
 
@@ -128,10 +122,10 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 			return
 		case uAbort < s.cfg.AbortPercent:
 			s.c.inc(1, 1)
-			s.c.reject(s.status)
-			entry.Action, entry.Status = ActRejected, s.status
+			s.c.reject(s.abort.status)
+			entry.Action, entry.Status = ActRejected, s.abort.status
 			s.env.record(entry)
-			reply(w, s.status, s.body)
+			s.abort.send(w)
 			return
 		}
 		if uDelay < s.cfg.DelayPercent {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -72,26 +73,24 @@ func (b *Box) forward(c net.Conn) {
 	}
 	defer up.Close()
 	client := unwrapPlain(c) // the socket itself when no stage wrapped it: splice(2)
-	done := make(chan struct{})
-	go func() {
-		n, err := copyConn(up, client)
-		b.bytesUp.Add(n)
+	// half copies one way; at the end it passes a half-close on, or on an
+	// error closes both sides so that the other way ends too.
+	half := func(dst, src net.Conn, count *atomic.Int64) {
+		n, err := copyConn(dst, src)
+		count.Add(n)
 		if err != nil {
 			c.Close()
 			up.Close()
 		} else {
-			closeWrite(up)
+			closeWrite(dst)
 		}
+	}
+	done := make(chan struct{})
+	go func() {
+		half(up, client, &b.bytesUp)
 		close(done)
 	}()
-	n, err := copyConn(client, up)
-	b.bytesDown.Add(n)
-	if err != nil {
-		c.Close()
-		up.Close()
-	} else {
-		closeWrite(client)
-	}
+	half(client, up, &b.bytesDown)
 	<-done
 }
 

@@ -11,6 +11,25 @@ import (
 	"github.com/middlebench/middlebench/proxy/clock"
 )
 
+// rejection is how a stage refuses a request: a status and a body, with
+// the stage's defaults where the config left them out.
+type rejection struct {
+	status int
+	body   string
+}
+
+func newRejection(status int, body string, defStatus int, defBody string) rejection {
+	if status == 0 {
+		status = defStatus
+	}
+	if body == "" {
+		body = defBody
+	}
+	return rejection{status, body}
+}
+
+func (r rejection) send(w http.ResponseWriter) { reply(w, r.status, r.body) }
+
 // reply answers a request from the stage itself, without the upstream.
 func reply(w http.ResponseWriter, status int, body string) {
 	h := w.Header()

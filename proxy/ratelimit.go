@@ -97,8 +97,7 @@ type rateLimitStage struct {
 	keyed  [16]keyShard
 	seed   maphash.Seed
 	header string
-	status int
-	body   string
+	deny   rejection
 	policy string // RateLimit-Policy value
 }
 
@@ -116,15 +115,10 @@ func (c *RateLimitConfig) build(env *stageEnv) (Stage, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	s := &rateLimitStage{cfg: *c, env: env, seed: maphash.MakeSeed(), status: c.Status, body: c.Body}
+	s := &rateLimitStage{cfg: *c, env: env, seed: maphash.MakeSeed(),
+		deny: newRejection(c.Status, c.Body, http.StatusTooManyRequests, "middlebench ratelimit: too many requests\n")}
 	s.c = newCounters("ratelimit", env.index)
 	env.c = s.c
-	if s.status == 0 {
-		s.status = http.StatusTooManyRequests
-	}
-	if s.body == "" {
-		s.body = "middlebench ratelimit: too many requests\n"
-	}
 	name := c.Policy
 	if name == "" {
 		name = "default"
@@ -170,14 +164,14 @@ func (s *rateLimitStage) Wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		s.c.reject(s.status)
+		s.c.reject(s.deny.status)
 		ex := exchangeFrom(r.Context())
-		s.env.record(LedgerEntry{Time: now, Conn: ex.conn, Req: ex.req, Action: ActRejected, Status: s.status,
+		s.env.record(LedgerEntry{Time: now, Conn: ex.conn, Req: ex.req, Action: ActRejected, Status: s.deny.status,
 			Note: "retry after " + d.reset.Round(time.Millisecond).String()})
 		h := w.Header()
 		s.setHeaders(h, d)
 		h.Set("Retry-After", strconv.FormatInt(int64(math.Ceil(d.reset.Seconds())), 10))
-		reply(w, s.status, s.body)
+		s.deny.send(w)
 	})
 }
 

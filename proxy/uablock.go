@@ -84,13 +84,12 @@ func parseNets(items []string) ([]*net.IPNet, error) {
 }
 
 type uaBlockStage struct {
-	cfg    UABlockConfig
-	env    *stageEnv
-	c      *counters
-	re     *regexp.Regexp
-	nets   []*net.IPNet
-	status int
-	body   string
+	cfg  UABlockConfig
+	env  *stageEnv
+	c    *counters
+	re   *regexp.Regexp
+	nets []*net.IPNet
+	deny rejection
 }
 
 func (c *UABlockConfig) build(env *stageEnv) (Stage, error) {
@@ -99,15 +98,10 @@ func (c *UABlockConfig) build(env *stageEnv) (Stage, error) {
 	}
 	re, _ := c.matcher()
 	nets, _ := parseNets(c.AllowIPs)
-	s := &uaBlockStage{cfg: *c, env: env, re: re, nets: nets, status: c.Status, body: c.Body}
+	s := &uaBlockStage{cfg: *c, env: env, re: re, nets: nets,
+		deny: newRejection(c.Status, c.Body, http.StatusForbidden, "middlebench uablock: forbidden\n")}
 	s.c = newCounters("uablock", env.index, "allowedByHeader", "allowedByIP")
 	env.c = s.c
-	if s.status == 0 {
-		s.status = http.StatusForbidden
-	}
-	if s.body == "" {
-		s.body = "middlebench uablock: forbidden\n"
-	}
 	return s, nil
 }
 
@@ -129,9 +123,9 @@ func (s *uaBlockStage) Wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		s.c.reject(s.status)
-		s.env.record(LedgerEntry{Conn: ex.conn, Req: ex.req, Action: ActRejected, Status: s.status, Note: "User-Agent " + ua})
-		reply(w, s.status, s.body)
+		s.c.reject(s.deny.status)
+		s.env.record(LedgerEntry{Conn: ex.conn, Req: ex.req, Action: ActRejected, Status: s.deny.status, Note: "User-Agent " + ua})
+		s.deny.send(w)
 	})
 }
 
