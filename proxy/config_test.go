@@ -190,9 +190,11 @@ func FuzzPathConfig(f *testing.F) {
 	f.Add("boxes:\n  - stages:\n      - kind: waf\n        delay: 450ms\n")
 	f.Add("seed: 1\nboxes:\n  - name: a\n    stages: [{kind: ratelimit, rate: 1/s}]\n")
 	f.Add("boxes: [{stages: [{kind: link, latency: 1ms}, {kind: fault, paths: ['(']}]}]")
+	f.Add("")
+	f.Add("null")
 	f.Fuzz(func(t *testing.T, src string) {
-		var cfg PathConfig
-		if yaml.Unmarshal([]byte(src), &cfg) == nil && len(cfg.Boxes) == 0 {
+		cfg, err := ParsePathConfig("fuzz.yaml", []byte(src))
+		if err == nil && len(cfg.Boxes) == 0 {
 			t.Fatal("a decoded path has no boxes")
 		}
 	})

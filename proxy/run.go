@@ -49,6 +49,9 @@ func ParsePathConfig(name string, b []byte) (PathConfig, error) {
 		}
 		return cfg, fmt.Errorf("%s: %w", name, err)
 	}
+	if len(cfg.Boxes) == 0 { // a null document decodes without calling UnmarshalYAML
+		return cfg, fmt.Errorf("%s: boxes: a path needs at least one box", name)
+	}
 	return cfg, nil
 }
 
