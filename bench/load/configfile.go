@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/middlebench/middlebench/strictyaml"
 )
 
 // LoadConfig reads a YAML scenario file strictly (see DecodeConfig).
@@ -23,17 +25,22 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// DecodeConfig decodes one YAML document into a Config. Unknown fields,
-// wrong types and bad values are errors that name the line; a second
-// document in the stream is refused.
+// DecodeConfig decodes one YAML document into a Config, strictly (package
+// strictyaml): an unknown field, a wrong type or a bad value is an error
+// that names the line and the field path ("line 9: stages[1].duration:
+// …"); a second document in the stream is refused. A harness embedding a
+// Config in its own spec can decode it with strictyaml.Decode the same way.
 func DecodeConfig(r io.Reader) (*Config, error) {
 	dec := yaml.NewDecoder(r)
-	dec.KnownFields(true)
-	var c Config
-	if err := dec.Decode(&c); err != nil {
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%w: the scenario is empty", ErrConfig)
 		}
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	var c Config
+	if err := strictyaml.Decode(&doc, &c); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	var extra yaml.Node
