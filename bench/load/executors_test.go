@@ -2,6 +2,7 @@ package load
 
 import (
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,6 +148,8 @@ func TestThinkTimeAndClientCPU(t *testing.T) {
 func TestBurnerBurnsCPU(t *testing.T) {
 	b := calibrateBurner()
 	var state uint64
+	runtime.LockOSThread() // the thread's CPU clock: stay on one thread
+	defer runtime.UnlockOSThread()
 	t0 := threadCPU()
 	b.burn(20*time.Millisecond, &state)
 	got := threadCPU() - t0
