@@ -69,6 +69,24 @@ rate() { # tool round → requests per second, from its own output
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json
+echo
+echo "acceptance: middlebench load (3 VUs, 5 s) against middlebench server --work 50ms"
+"$BIN/middlebench" server --work 50ms --listen 127.0.0.1:0 >"$OUT/server.out" 2>&1 &
+SERVER=$!
+trap 'kill $ORIGIN $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 50); do grep -q 'on http' "$OUT/server.out" 2>/dev/null && break; sleep 0.1; done
+SURL=$(awk '/on http/ {print $4; exit}' "$OUT/server.out")
+"$BIN/middlebench" load --vus 3 --duration 5s --quiet --no-summary --summary-export "$OUT/accept.json" "$SURL/?work=50ms"
+curl -s "$SURL/_mb/stats" >"$OUT/accept-server.json"
+kill $SERVER 2>/dev/null || true
+jq -r --slurpfile srv "$OUT/accept-server.json" '
+	.metrics as $m | $srv[0] as $s |
+	"  waiting avg \($m.http_req_waiting.values.avg * 1000 | round / 1000) ms (want 50–52): \(if $m.http_req_waiting.values.avg >= 50 and $m.http_req_waiting.values.avg <= 52 then "ok" else "OUT OF BAND" end)",
+	"  server_time avg \($m.server_time.values.avg * 1000 | round / 1000) ms, the server says \($s.server_time.avg * 1000 | round / 1000) ms (want within 0.5): \(if (($m.server_time.values.avg - $s.server_time.avg) | fabs) <= 0.5 then "ok" else "OFF" end)",
+	"  sending avg \($m.http_req_sending.values.avg * 1000 | round) µs, receiving avg \($m.http_req_receiving.values.avg * 1000 | round) µs",
+	"  requests \($m.http_reqs.values.count), the server saw \($s.requests); max |duration − phases span| \(.run.maxDurationSkewMs) ms (want < 0.2)"' "$OUT/accept.json"
+echo
+echo "peers: $CONNS connections for $DUR each against $URL"
 TOOLS="middlebench"
 command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
 [ -x "$BIN/fortio" ] && TOOLS="$TOOLS fortio"
