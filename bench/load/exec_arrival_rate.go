@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/middlebench/middlebench/precise"
 )
 
 // arrivalRate is k6's constant-arrival-rate and ramping-arrival-rate: a
@@ -94,14 +96,16 @@ func (x *arrivalRate) run(ctx context.Context, e *engine, start time.Time) {
 	}
 	ready.Wait() // the pre-allocated VUs wait for work before the first arrival
 	em := emitter{out: e.out, pool: e.batches}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	// Arrivals wait on a precise sleeper: Go's timers wake 0.3–1 ms late,
+	// enough to move an arrival across a rate limiter's window boundary.
+	sleeper := precise.NewSleeper()
+	defer sleeper.Close()
 	for i := int64(0); ; i++ {
 		at, ok := x.pacer.at(i)
 		if !ok || ctx.Err() != nil {
 			break
 		}
-		if !sleepUntil(timer, start.Add(at), ctx.Done()) {
+		if sleeper.SleepUntil(ctx, start.Add(at)) != nil {
 			break
 		}
 		select {
