@@ -77,6 +77,14 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return &ExitError{ExitInvalidConfig, err}
 	}
+	// Open the export before the run, so a bad path costs nothing.
+	var export *os.File
+	if o.SummaryExport != "" {
+		if export, err = os.Create(o.SummaryExport); err != nil {
+			return fmt.Errorf("--summary-export: %w", err)
+		}
+		defer export.Close()
+	}
 	var jsonOut io.WriteCloser
 	jsonPath := ""
 	for _, out := range o.Out {
@@ -128,8 +136,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 		writeErrorExamples(o.Stdout, res)
 	}
-	if o.SummaryExport != "" {
-		if err := writeExport(o.SummaryExport, doc); err != nil {
+	if export != nil {
+		if err := writeExport(export, doc); err != nil {
 			return err
 		}
 	}
@@ -169,17 +177,12 @@ func checkOutputOptions(o *Options) error {
 	return nil
 }
 
-func writeExport(path string, d *metrics.Document) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--summary-export: %w", err)
-	}
+func writeExport(f *os.File, d *metrics.Document) error {
 	if err := d.Write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("--summary-export %s: %w", path, err)
+		return fmt.Errorf("--summary-export %s: %w", f.Name(), err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("--summary-export %s: %w", path, err)
+		return fmt.Errorf("--summary-export %s: %w", f.Name(), err)
 	}
 	return nil
 }

@@ -95,6 +95,11 @@ func TestExitStatuses(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Code != ExitInvalidConfig || !strings.Contains(err.Error(), "duration") {
 		t.Errorf("bad config: %v", err)
 	}
+	start := time.Now()
+	_, err = run(t, Options{URL: url, Flags: &load.Config{VUs: 1, Duration: units.Duration(time.Minute)}, SummaryExport: "/nonexistent/dir/x.json", Quiet: true})
+	if err == nil || !strings.Contains(err.Error(), "--summary-export") || time.Since(start) > 5*time.Second {
+		t.Errorf("bad export path: %v after %v (want an error before the run)", err, time.Since(start))
+	}
 	_, err = run(t, Options{URL: url, Flags: &load.Config{Iterations: 1}, SummaryMode: "huge", Quiet: true})
 	if !errors.As(err, &ee) || ee.Code != ExitInvalidConfig {
 		t.Errorf("bad summary mode: %v", err)
