@@ -29,6 +29,9 @@ const (
 	DefaultServerTiming = "app"
 	DefaultScenario     = "default"
 	DefaultMaxRedirects = 10
+	// MaxVUs bounds the VUs of one run (each holds a connection pool and
+	// about 20 KB of buffers).
+	MaxVUs = 100_000
 )
 
 // Config is one load run: what to request and how to schedule it. It is
@@ -237,6 +240,9 @@ func (c *Config) Validate() error {
 	if len(c.Requests) == 0 && c.URL == "" {
 		return configErr("url", "no target: give a URL (or a requests mix)")
 	}
+	if len(c.Requests) > 1<<16-1 {
+		return configErr("requests", "%d entries: at most 65535", len(c.Requests))
+	}
 	for i, r := range c.mix() {
 		field := "url"
 		if len(c.Requests) > 0 {
@@ -249,6 +255,14 @@ func (c *Config) Validate() error {
 	if c.VUs < 0 || c.StartVUs < 0 || c.PreAllocatedVUs < 0 || c.MaxVUs < 0 || c.Iterations < 0 || c.StartRate < 0 {
 		return configErr("vus", "counts must not be negative")
 	}
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"vus", c.VUs}, {"startVUs", c.StartVUs}, {"preAllocatedVUs", c.PreAllocatedVUs}, {"maxVUs", c.MaxVUs}} {
+		if f.n > MaxVUs {
+			return configErr(f.name, "%d is more than the %d VUs one process runs", f.n, MaxVUs)
+		}
+	}
 	if c.MaxRedirects != nil && *c.MaxRedirects < 0 {
 		return configErr("maxRedirects", "must not be negative")
 	}
@@ -256,8 +270,8 @@ func (c *Config) Validate() error {
 		return configErr("clientCPU", "%s is more than a minute per response", c.ClientCPU)
 	}
 	for i, s := range c.Stages {
-		if s.Target < 0 || s.Target != s.Target {
-			return configErr(fmt.Sprintf("stages[%d].target", i), "must be a non-negative number")
+		if s.Target < 0 || s.Target != s.Target || s.Target > 1e9 {
+			return configErr(fmt.Sprintf("stages[%d].target", i), "must be a number from 0 to 1e9")
 		}
 	}
 	if err := validateSchedule(c); err != nil {
@@ -325,6 +339,8 @@ func validateSchedule(c *Config) error {
 		for i, s := range c.Stages {
 			if s.Target != float64(int(s.Target)) {
 				errs = append(errs, configErr(fmt.Sprintf("stages[%d].target", i), "VUs must be a whole number, not %g", s.Target))
+			} else if s.Target > MaxVUs {
+				errs = append(errs, configErr(fmt.Sprintf("stages[%d].target", i), "%g is more than the %d VUs one process runs", s.Target, MaxVUs))
 			}
 		}
 		errs = append(errs, need(totalStages(c.Stages) > 0, "stages", "the stages last 0s in total"))

@@ -26,6 +26,9 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"arrival without duration", Config{URL: "http://a/", Rate: rate, MaxVUs: 3}, "duration"},
 		{"maxVUs below preAllocated", Config{URL: "http://a/", Rate: rate, Duration: dur(time.Second), PreAllocatedVUs: 5, MaxVUs: 2}, "maxVUs"},
 		{"negative VUs", Config{URL: "http://a/", VUs: -1}, "negative"},
+		{"too many VUs", Config{URL: "http://a/", VUs: 200_000, Duration: dur(time.Second)}, "more than the 100000 VUs"},
+		{"huge stage target", Config{URL: "http://a/", Stages: []Stage{stage(time.Second, 1e12)}}, "stages[0].target"},
+		{"too many ramping VUs", Config{URL: "http://a/", Stages: []Stage{stage(time.Second, 5e5)}}, "more than the 100000 VUs"},
 		{"vus above shared iterations", Config{URL: "http://a/", VUs: 5, Iterations: 2}, "VUs must not exceed"},
 		{"bad header", Config{URL: "http://a/", Headers: map[string]string{"Bad Name": "x"}}, "headers"},
 		{"url and requests", Config{URL: "http://a/", Requests: []Request{{URL: "http://b/"}}}, "either url or requests"},
@@ -155,4 +158,16 @@ func TestExampleScenario(t *testing.T) {
 		t.Errorf("Describe = %q, %d, %v, %v", text, maxVUs, maxDur, err)
 	}
 	t.Log(text)
+}
+
+func FuzzParseStage(f *testing.F) {
+	for _, s := range []string{"30s:100", "0:0", "1m30s:2.5", ":", "10s:1e308", "5s: 3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, err := ParseStage(s)
+		if err == nil && (st.Target < 0 || st.Target != st.Target || st.Duration < 0) {
+			t.Fatalf("%q parsed to %+v", s, st)
+		}
+	})
 }
