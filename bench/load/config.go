@@ -32,6 +32,9 @@ const (
 	// MaxVUs bounds the VUs of one run (each holds a connection pool and
 	// about 20 KB of buffers).
 	MaxVUs = 100_000
+	// MaxRate bounds an open model's arrivals per second (far above what
+	// one process can send: the bound keeps a typo from spinning).
+	MaxRate = 10_000_000
 )
 
 // Config is one load run: what to request and how to schedule it. It is
@@ -263,6 +266,13 @@ func (c *Config) Validate() error {
 			return configErr(f.name, "%d is more than the %d VUs one process runs", f.n, MaxVUs)
 		}
 	}
+	if r := c.Rate.PerSecond(); r > MaxRate {
+		return configErr("rate", "%s is more than %g arrivals per second", c.Rate, float64(MaxRate))
+	}
+	unitRate := float64(time.Second) / float64(c.timeUnit())
+	if c.StartRate*unitRate > MaxRate {
+		return configErr("startRate", "%g per %s is more than %g arrivals per second", c.StartRate, c.timeUnit(), float64(MaxRate))
+	}
 	if c.MaxRedirects != nil && *c.MaxRedirects < 0 {
 		return configErr("maxRedirects", "must not be negative")
 	}
@@ -354,6 +364,11 @@ func validateSchedule(c *Config) error {
 			need(c.Duration > 0, "duration", "constant-arrival-rate needs a duration > 0"),
 			forbid(len(c.Stages) > 0, "stages"), forbid(c.Iterations > 0, "iterations"))
 	case RampingArrivalRate:
+		for i, s := range c.Stages {
+			if s.Target*float64(time.Second)/float64(c.timeUnit()) > MaxRate {
+				errs = append(errs, configErr(fmt.Sprintf("stages[%d].target", i), "%g per %s is more than %g arrivals per second", s.Target, c.timeUnit(), float64(MaxRate)))
+			}
+		}
 		errs = append(errs, need(len(c.Stages) > 0, "stages", "ramping-arrival-rate needs at least one stage"),
 			need(totalStages(c.Stages) > 0, "stages", "the stages last 0s in total"),
 			forbid(c.Iterations > 0, "iterations"), forbid(c.Duration > 0, "duration"))

@@ -26,6 +26,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"arrival without duration", Config{URL: "http://a/", Rate: rate, MaxVUs: 3}, "duration"},
 		{"maxVUs below preAllocated", Config{URL: "http://a/", Rate: rate, Duration: dur(time.Second), PreAllocatedVUs: 5, MaxVUs: 2}, "maxVUs"},
 		{"negative VUs", Config{URL: "http://a/", VUs: -1}, "negative"},
+		{"absurd rate", Config{URL: "http://a/", Rate: units.Rate{N: 1e9, Per: time.Second}, Duration: dur(time.Second), MaxVUs: 1}, "arrivals per second"},
 		{"too many VUs", Config{URL: "http://a/", VUs: 200_000, Duration: dur(time.Second)}, "more than the 100000 VUs"},
 		{"huge stage target", Config{URL: "http://a/", Stages: []Stage{stage(time.Second, 1e12)}}, "stages[0].target"},
 		{"too many ramping VUs", Config{URL: "http://a/", Stages: []Stage{stage(time.Second, 5e5)}}, "more than the 100000 VUs"},
