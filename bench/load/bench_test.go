@@ -3,8 +3,10 @@ package load
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"testing"
+	"time"
 )
 
 // cannedServer answers every request on a connection with the same bytes,
@@ -94,5 +96,20 @@ func BenchmarkCollector(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		r.end = int64(i)
 		c.add(&r)
+	}
+}
+
+// BenchmarkJSONOutput is --out json's cost per request (nine points).
+func BenchmarkJSONOutput(b *testing.B) {
+	cfg := &Config{URL: "http://127.0.0.1:8080/?work=50ms"}
+	m, _ := newMix(cfg)
+	o := newJSONOutput(io.Discard, cfg, m)
+	o.setBase(time.Now())
+	recs := []record{{kind: kindRequest, status: 200, proto: 11, hasServer: true, server: 51e6,
+		ph: phases{blocked: 3000, sending: 20000, waiting: 51e6, receiving: 60000, dur: 51080000, wall: 51080000, wrote: true}}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		recs[0].end = int64(i) * 1000
+		o.write(recs)
 	}
 }
