@@ -116,6 +116,12 @@ func Run(ctx context.Context, o Options) error {
 			runErr = fmt.Errorf("--out json: %w", err)
 		}
 	}
+	if opts.Progress != nil && res != nil {
+		// The last line, as k6 ends its progress: the totals, no VU running.
+		opts.Progress(load.Progress{Elapsed: res.Duration(), MaxVUs: int(res.Document().Metrics["vus_max"].Values["max"]),
+			Requests: res.Requests, Failed: res.Failed, Iterations: res.Iterations, Interrupted: res.Interrupted, Dropped: res.Dropped,
+			ReqRate: float64(res.Requests) / max(res.Duration().Seconds(), 1e-9)})
+	}
 	if opts.Progress != nil && tty {
 		fmt.Fprintln(o.Stderr)
 	}
