@@ -1,0 +1,158 @@
+package diagnose
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Report is the analysis of one Observation.
+type Report struct {
+	Source   string  `json:"source,omitempty"`
+	Format   Format  `json:"format,omitempty"`
+	Run      Run     `json:"run"`
+	Requests int64   `json:"requests"`
+	Failed   int64   `json:"failed"`
+	Seconds  float64 `json:"seconds,omitempty"`
+	RPS      float64 `json:"rps,omitempty"`
+	// Findings, ordered by the time they explain (ExplainsMs).
+	Findings []Finding  `json:"findings"`
+	Phases   PhaseTable `json:"phases"`
+	Steps    []StepRow  `json:"steps,omitempty"`
+	Notes    []string   `json:"notes,omitempty"`
+}
+
+// Codes returns the findings' codes in the report's order.
+func (r Report) Codes() []string {
+	out := make([]string, len(r.Findings))
+	for i, f := range r.Findings {
+		out[i] = f.Code
+	}
+	return out
+}
+
+// Finding returns the finding with the given code.
+func (r Report) Finding(code string) (Finding, bool) {
+	for _, f := range r.Findings {
+		if f.Code == code {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+// PhaseTable is the run's phases beside the server's own time, and the
+// time spent outside the server: waiting − server time − server queue
+// (the average exactly; the p95 as a difference of p95s, an estimate).
+// When some requests failed and the source separates expected responses,
+// "outside" is computed on those (failures may never reach the server).
+type PhaseTable struct {
+	Blocked     Stat `json:"blocked"`
+	Connecting  Stat `json:"connecting"`
+	TLS         Stat `json:"tls_handshaking"`
+	Sending     Stat `json:"sending"`
+	Waiting     Stat `json:"waiting"`
+	Receiving   Stat `json:"receiving"`
+	Duration    Stat `json:"duration"`
+	ServerTime  Stat `json:"server_time"`
+	ServerQueue Stat `json:"server_queue"`
+	Outside     Stat `json:"outside_server"`
+}
+
+// phaseRows names the rows of a PhaseTable in print order.
+func (t *PhaseTable) rows() []struct {
+	name string
+	s    *Stat
+} {
+	return []struct {
+		name string
+		s    *Stat
+	}{
+		{"blocked", &t.Blocked}, {"connecting", &t.Connecting}, {"tls_handshaking", &t.TLS},
+		{"sending", &t.Sending}, {"waiting", &t.Waiting}, {"receiving", &t.Receiving},
+		{"duration", &t.Duration}, {"server_time", &t.ServerTime}, {"server_queue", &t.ServerQueue},
+		{"outside_server", &t.Outside},
+	}
+}
+
+// MarshalJSON leaves out rows the source did not have.
+func (t PhaseTable) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	for _, r := range t.rows() {
+		if !r.s.Present() {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		k, _ := json.Marshal(r.name)
+		v, err := json.Marshal(*r.s)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (t *PhaseTable) UnmarshalJSON(data []byte) error {
+	var m map[string]Stat
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	for _, r := range t.rows() {
+		*r.s = m[r.name]
+	}
+	return nil
+}
+
+// StepRow is one step of a sweep as the report shows it: load, TPS and
+// the phases the sweep rules read.
+type StepRow struct {
+	Name          string  `json:"name"`
+	VUs           float64 `json:"vus,omitempty"`
+	Rate          float64 `json:"rate,omitempty"`
+	Requests      int64   `json:"requests"`
+	Failed        int64   `json:"failed"`
+	Dropped       int64   `json:"dropped_iterations,omitempty"`
+	RPS           float64 `json:"rps"`
+	DurationP95   float64 `json:"duration_p95_ms"`
+	WaitingAvg    float64 `json:"waiting_avg_ms"`
+	ReceivingAvg  float64 `json:"receiving_avg_ms"`
+	SendingAvg    float64 `json:"sending_avg_ms"`
+	ServerTimeP95 float64 `json:"server_time_p95_ms,omitempty"`
+	CPU           float64 `json:"generator_cpu,omitempty"`
+}
+
+func newReport(obs *Observation, f *facts) Report {
+	r := Report{
+		Source: obs.Source, Format: obs.Format, Run: obs.Run,
+		Requests: obs.Requests, Failed: obs.Failed, Seconds: obs.Seconds, RPS: obs.RPS(),
+		Notes: append([]string(nil), obs.Notes...),
+	}
+	p := &obs.Phases
+	r.Phases = PhaseTable{Blocked: p.Blocked, Connecting: p.Connecting, TLS: p.TLS, Sending: p.Sending,
+		Waiting: p.Waiting, Receiving: p.Receiving, Duration: p.Duration}
+	if f.hasServer {
+		r.Phases.ServerTime, r.Phases.ServerQueue = f.srv, f.queue
+		r.Phases.Outside = Stat{Avg: f.outside, P95: f.outsideP95}
+	}
+	for i := range obs.Steps {
+		s := &obs.Steps[i]
+		sf := newFacts(f.cfg, obs, &s.Window, s.Name)
+		row := StepRow{Name: s.Name, VUs: s.VUs, Rate: s.Rate, Requests: s.Requests, Failed: s.Failed, Dropped: s.Dropped,
+			RPS: s.RPS(), DurationP95: sf.served.Duration.Tail(), WaitingAvg: sf.served.Waiting.Avg,
+			ReceivingAvg: s.Phases.Receiving.Avg, SendingAvg: s.Phases.Sending.Avg, CPU: s.CPU}
+		if sf.hasServer {
+			row.ServerTimeP95 = sf.srv.Tail()
+		}
+		r.Steps = append(r.Steps, row)
+	}
+	return r
+}
