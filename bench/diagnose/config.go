@@ -111,6 +111,9 @@ type CeilingConfig struct {
 	Load    Ratio `yaml:"load"`    // a later step offered this much more load …
 	Growth  Ratio `yaml:"growth"`  // … but TPS grew less than this …
 	Latency Ratio `yaml:"latency"` // … while p95 grew at least this much
+	// Absorb: with arrival-rate steps, a later step served at most this
+	// share of the arrivals added since the ceiling step.
+	Absorb Ratio `yaml:"absorb"`
 }
 
 // DefaultConfig returns the defaults.
@@ -131,7 +134,7 @@ func DefaultConfig() Config {
 		ToolBlocked: ToolBlockedConfig{Failed: 0.95, ServerShare: 0.05, Fast: ms(10)},
 		Generator:   GeneratorConfig{CPU: 80, Dropped: 0.001, Diverge: 2, ServerFlat: 1.3},
 		Backlog:     BacklogConfig{Little: 0.25, Ratio: 4, QueueShare: 0.5},
-		Ceiling:     CeilingConfig{Reach: 0.9, Load: 1.3, Growth: 1.1, Latency: 1.5},
+		Ceiling:     CeilingConfig{Reach: 0.9, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5},
 	}
 }
 

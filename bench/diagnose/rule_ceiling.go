@@ -9,9 +9,11 @@ import "fmt"
 // what stopped, generator-saturated takes the finding instead (E7).
 //
 // A step reaches the ceiling when its TPS is within `reach` of the top
-// TPS; a later step then offered `load` times more (VUs or rate) while its
-// TPS grew by less than `growth` and its p95 grew by `latency` times and
-// at least the floor.
+// TPS. A later step then offered more load without being served: with VUs,
+// `load` times the VUs for less than `growth` times the TPS; with arrival
+// rates, at most `absorb` of the added arrivals per second served (past
+// the ceiling an open model queues the rest: seed 003's 190 → 210/s). And
+// its p95 grew by `latency` times and at least the floor.
 func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 	c := cfg.Ceiling
 	type pt struct {
@@ -45,10 +47,14 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 	}
 	var names []string
 	last := -1
+	open := obs.Steps[0].Rate > 0
 	for j := k + 1; j < len(pts); j++ {
 		a, b := pts[k], pts[j]
-		if b.load >= float64(c.Load)*a.load && b.tps <= float64(c.Growth)*a.tps &&
-			b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= ms(cfg.Floor) {
+		unserved := b.load >= float64(c.Load)*a.load && b.tps <= float64(c.Growth)*a.tps
+		if open {
+			unserved = b.load > a.load && b.tps-a.tps <= float64(c.Absorb)*(b.load-a.load)
+		}
+		if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= ms(cfg.Floor) {
 			names = append(names, b.name)
 			last = j
 		}
@@ -62,7 +68,7 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 	fd.add("ceiling_rps", a.tps).add("load_at_ceiling", a.load).add("p95_at_ceiling_ms", a.p95)
 	fd.add("top_load", b.load).add("rps_at_top", b.tps).add("p95_at_top_ms", b.p95)
 	unit := "VUs"
-	if obs.Steps[0].Rate > 0 {
+	if open {
 		unit = "req/s offered"
 	}
 	fd.Summary = fmt.Sprintf("Throughput stops at about %.0f req/s (reached at %.0f %s): at %.0f %s it is %.0f req/s while p95 climbs from %s to %s. "+

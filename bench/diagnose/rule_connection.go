@@ -9,10 +9,13 @@ import "fmt"
 // connValue returns the value to judge a connection phase by and whether
 // most requests paid it.
 func connValue(s Stat) (float64, bool) {
-	if t := s.Tail(); t > 0 {
-		return t, true
+	switch {
+	case s.P95 > 0:
+		return s.P95, true
+	case s.Max > 0 || s.P99 > 0:
+		return s.Peak(), false
 	}
-	return s.Peak(), false
+	return s.Avg, true // only an average was given
 }
 
 // tlsHandshakeSlow is rule 2: tls_handshaking high — the TLS-terminating LB
