@@ -124,7 +124,6 @@ func e4Step(vus int, tps float64) Step {
 	}}
 }
 
-
 // e4 is E4's VU sweep 1 → 32; the whole run aggregates the steps.
 func e4() *Observation {
 	steps := []Step{e4Step(1, 8), e4Step(2, 15.5), e4Step(4, 30), e4Step(8, 38), e4Step(16, 40), e4Step(32, 40)}
