@@ -37,6 +37,14 @@ func (r Reader) readJSONFile(br *bufio.Reader, name string) (*Observation, error
 		return nil, jsonError(name, data, offsetInto(data, raw, err))
 	}
 	if typedMetrics(ms) {
+		for _, m := range sortedKeys(ms) { // per metric, so that errors name it
+			var one metrics.Metric
+			if err := json.Unmarshal(ms[m], &one); err != nil {
+				e := jsonInputError(name, data, offsetInto(data, ms[m], err))
+				e.Msg = "metric " + m + ": " + e.Msg
+				return nil, e
+			}
+		}
 		var doc metrics.Document
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return nil, jsonError(name, data, err)
@@ -100,6 +108,10 @@ func offsetInto(data, sub []byte, err error) error {
 
 // jsonError names the line and byte of a JSON decoding error.
 func jsonError(name string, data []byte, err error) error {
+	return jsonInputError(name, data, err)
+}
+
+func jsonInputError(name string, data []byte, err error) *InputError {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {

@@ -31,6 +31,10 @@ func (r Reader) readNDJSON(ctx context.Context, br *bufio.Reader, name string) (
 			}
 			line = long
 		}
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, &InputError{Source: name, Line: lineNo + 1, Byte: offset + 1,
+				Msg: fmt.Sprintf("reading after %d lines: %v (a truncated gzip stream?)", lineNo, err), Err: err}
+		}
 		if len(line) > 0 {
 			lineNo++
 			if len(line) > maxLine {
@@ -41,12 +45,8 @@ func (r Reader) readNDJSON(ctx context.Context, br *bufio.Reader, name string) (
 			}
 			offset += int64(len(line))
 		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, &InputError{Source: name, Line: lineNo + 1, Byte: offset + 1,
-				Msg: fmt.Sprintf("reading after %d lines: %v (a truncated gzip stream?)", lineNo, err), Err: err}
+		if err != nil { // io.EOF: the other errors returned above
+			break
 		}
 		if lineNo%4096 == 0 && ctx.Err() != nil {
 			o := st.observation(FormatNDJSON)
