@@ -177,7 +177,7 @@ func statusList(m map[string]int64) string {
 // healthy: nothing stands out.
 func healthy(f *facts) Finding {
 	d := f.served.Duration
-	fd := Finding{Code: CodeHealthy, Severity: SeverityInfo, Confidence: ConfidenceMedium}
+	fd := Finding{Code: CodeHealthy, Severity: SeverityInfo, Confidence: ConfidenceMedium, Suspect: []string{}}
 	fd.add("duration_avg_ms", d.Avg).add("duration_p95_ms", d.Tail()).add("waiting_avg_ms", f.served.Waiting.Avg)
 	if f.hasServer {
 		fd.Confidence = ConfidenceHigh

@@ -46,12 +46,12 @@ func server(requests int64, avg, p95 float64) *ServerSide {
 	return &ServerSide{Source: "test", Requests: requests, Time: st(avg, p95)}
 }
 
-func closedRun(vus int) Run {
-	return Run{Executor: "constant-vus", Model: ModelClosed, VUs: vus}
+func closedRun(vus int) RunInfo {
+	return RunInfo{Executor: "constant-vus", Model: ModelClosed, VUs: vus}
 }
 
-func openRun(rate float64, maxVUs int) Run {
-	return Run{Executor: "constant-arrival-rate", Model: ModelOpen, Rate: rate, MaxVUs: maxVUs}
+func openRun(rate float64, maxVUs int) RunInfo {
+	return RunInfo{Executor: "constant-arrival-rate", Model: ModelOpen, Rate: rate, MaxVUs: maxVUs}
 }
 
 // e0 is E0 / E3b: a device inspects 450 ms, the server works 50 ms; 3 VUs,
@@ -127,7 +127,7 @@ func e4Step(vus int, tps float64) Step {
 // e4 is E4's VU sweep 1 → 32; the whole run aggregates the steps.
 func e4() *Observation {
 	steps := []Step{e4Step(1, 8), e4Step(2, 15.5), e4Step(4, 30), e4Step(8, 38), e4Step(16, 40), e4Step(32, 40)}
-	o := &Observation{Run: Run{Executor: "ramping-vus", Model: ModelClosed, VUs: 32}, Steps: steps, DownlinkBps: 10_240_000}
+	o := &Observation{Run: RunInfo{Executor: "ramping-vus", Model: ModelClosed, VUs: 32}, Steps: steps, DownlinkBps: 10_240_000}
 	o.Window = aggregate(steps)
 	return o
 }
@@ -237,7 +237,7 @@ func e7() *Observation {
 		e7Step(3200, 93, 2950, 1000, 45, 7, 1.1),
 		e7Step(3600, 191, 3000, 2148, 61, 13, 1.9),
 	}
-	o := &Observation{Run: Run{Executor: "ramping-arrival-rate", Model: ModelOpen, MaxVUs: 1000}, Steps: steps}
+	o := &Observation{Run: RunInfo{Executor: "ramping-arrival-rate", Model: ModelOpen, MaxVUs: 1000}, Steps: steps}
 	o.Window = aggregate(steps)
 	return o
 }
@@ -270,7 +270,7 @@ func seed3Open() *Observation {
 		p := req(st(0.02, 0.05), st(0.01, 0.03), Stat{}, st(0.03, 0.06), Stat{Avg: 1.05 * p50[i], Med: p50[i], Min: 30, P95: p95[i], Max: 1.5 * p95[i]}, st(0.05, 0.1))
 		steps = append(steps, Step{Name: "rate " + fmtRate(r), Window: Window{Seconds: 90, Rate: r, Requests: n, Iterations: n, Phases: p}})
 	}
-	o := &Observation{Run: Run{Executor: "ramping-arrival-rate", Model: ModelOpen}, Steps: steps}
+	o := &Observation{Run: RunInfo{Executor: "ramping-arrival-rate", Model: ModelOpen}, Steps: steps}
 	o.Window = aggregate(steps)
 	return o
 }
@@ -303,7 +303,7 @@ func seed3ClosedSweep() *Observation {
 			Seconds: 60, VUs: v, Requests: n, Iterations: n, IterAvg: lat + 0.2, Phases: p,
 		}})
 	}
-	o := &Observation{Run: Run{Executor: "ramping-vus", Model: ModelClosed, VUs: 400}, Steps: steps}
+	o := &Observation{Run: RunInfo{Executor: "ramping-vus", Model: ModelClosed, VUs: 400}, Steps: steps}
 	o.Window = aggregate(steps)
 	return o
 }
@@ -330,7 +330,7 @@ func seed4Sweep() *Observation {
 			Seconds: 120, VUs: v, Requests: n, Iterations: n, IterAvg: v / tps[i] * 1000, Phases: p, Server: server(n, srv[i], 1.3*srv[i]),
 		}})
 	}
-	o := &Observation{Run: Run{Executor: "ramping-vus", Model: ModelClosed, VUs: 15}, Steps: steps}
+	o := &Observation{Run: RunInfo{Executor: "ramping-vus", Model: ModelClosed, VUs: 15}, Steps: steps}
 	o.Window = aggregate(steps)
 	return o
 }

@@ -163,7 +163,7 @@ func fromDocument(doc *metrics.Document, serverMetric string) (*Observation, err
 		o.Seconds = doc.State.TestRunDurationMs / 1000
 	}
 	if run := doc.Run; run != nil {
-		o.Run = Run{Tool: run.Tool, Executor: run.Executor, Model: ModelOf(run.Executor), VUs: run.VUs, MaxVUs: run.MaxVUs, Rate: run.Rate}
+		o.Run = RunInfo{Tool: run.Tool, Executor: run.Executor, Model: ModelOf(run.Executor), VUs: run.VUs, MaxVUs: run.MaxVUs, Rate: run.Rate}
 		if o.Seconds == 0 && run.DurationMs > 0 {
 			o.Seconds = run.DurationMs / 1000
 		}

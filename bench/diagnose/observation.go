@@ -42,8 +42,8 @@ func ModelOf(executor string) Model {
 	return ModelUnknown
 }
 
-// Run is what load was asked for, as far as the source says.
-type Run struct {
+// RunInfo is what load was asked for, as far as the source says.
+type RunInfo struct {
 	Tool     string  `json:"tool,omitempty"`
 	Executor string  `json:"executor,omitempty"`
 	Model    Model   `json:"model,omitempty"`
@@ -157,11 +157,11 @@ type Threshold struct {
 
 // Observation is one run, whatever file it was read from.
 type Observation struct {
-	Source string `json:"source,omitempty"`
-	Format Format `json:"format"`
-	Run    Run    `json:"run"`
-	Window        // the whole run
-	Steps  []Step `json:"steps,omitempty"`
+	Source string  `json:"source,omitempty"`
+	Format Format  `json:"format"`
+	Run    RunInfo `json:"run"`
+	Window         // the whole run
+	Steps  []Step  `json:"steps,omitempty"`
 	// Breakdowns (NDJSON and CSV): by response status and by k6's name tag.
 	ByStatus   []Group     `json:"by_status,omitempty"`
 	ByName     []Group     `json:"by_name,omitempty"`

@@ -9,7 +9,7 @@ import (
 type Report struct {
 	Source   string  `json:"source,omitempty"`
 	Format   Format  `json:"format,omitempty"`
-	Run      Run     `json:"run"`
+	Run      RunInfo `json:"run"`
 	Requests int64   `json:"requests"`
 	Failed   int64   `json:"failed"`
 	Seconds  float64 `json:"seconds,omitempty"`

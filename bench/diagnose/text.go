@@ -21,7 +21,7 @@ func (r Reader) readText(br *bufio.Reader, name string) (*Observation, error) {
 	ms := map[string]metrics.Metric{}
 	var last string // the metric a "{ tag:value }" line belongs to
 	var lineNo int64
-	run := Run{}
+	run := RunInfo{}
 	var elapsed float64
 	for sc.Scan() {
 		lineNo++

@@ -19,7 +19,8 @@ says fine" to check that the diagnosis names the right cause.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(
-	// one line per sub-command, each defined in its own file
+		// one line per sub-command, each defined in its own file
+		newAnalyzeCmd(),
 	)
 	return root
 }
