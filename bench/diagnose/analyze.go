@@ -56,10 +56,9 @@ func Analyze(obs *Observation, cfg Config) Report {
 			}
 		}
 	}
-	if genSweep != nil {
-		whole.fired[CodeGeneratorSaturated] = genSweep
-	}
-	judge(whole)
+	// Steps first: a cause found in a step silences its symptoms in the
+	// whole run, where loads are mixed (Little's law, for one, does not
+	// hold over a sweep).
 	for i := range obs.Steps {
 		s := &obs.Steps[i]
 		if s.Requests < cfg.MinRequests {
@@ -71,6 +70,13 @@ func Analyze(obs *Observation, cfg Config) Report {
 		}
 		judge(f)
 	}
+	for code, fd := range merged {
+		whole.fired[code] = fd
+	}
+	if genSweep != nil {
+		whole.fired[CodeGeneratorSaturated] = genSweep
+	}
+	judge(whole)
 	if genSweep != nil {
 		for i := range obs.Steps {
 			if genSteps[obs.Steps[i].Name] {

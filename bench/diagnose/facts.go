@@ -27,6 +27,10 @@ type facts struct {
 	outside    float64 // waiting − server time − queue, avg (ms)
 	outsideP95 float64 // the same with p95s (an estimate: p95s do not add)
 
+	// unloaded is the lowest average latency of the sweep's steps: what a
+	// request costs without a queue (0 without steps).
+	unloaded float64
+
 	fired map[string]*Finding
 }
 
@@ -55,6 +59,12 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 	}
 	if w.Server != nil {
 		f.srvRequests = w.Server.Requests
+	}
+	for i := range obs.Steps {
+		s := &obs.Steps[i]
+		if d := s.Served().Duration.Avg; s.Requests >= cfg.MinRequests && d > 0 && (f.unloaded == 0 || d < f.unloaded) {
+			f.unloaded = d
+		}
 	}
 	if f.hasServer {
 		wt := f.served.Waiting

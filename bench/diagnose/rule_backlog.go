@@ -43,7 +43,13 @@ func closedModelBacklog(f *facts) *Finding {
 		return nil
 	}
 	queueShare := share(f.queue.Avg, f.served.Waiting.Avg)
+	// The unloaded latency: the fastest request (the first ones find the
+	// system empty), the sweep's lightest step, or the server's time with
+	// everything but its queue.
 	unloaded := f.served.Duration.Min
+	if f.unloaded > 0 && (unloaded <= 0 || f.unloaded < unloaded) {
+		unloaded = f.unloaded
+	}
 	if f.hasServer && f.queue.Present() {
 		unloaded = f.srv.Avg + f.all.Sending.Avg + f.all.Receiving.Avg + max(f.outside, 0)
 	}

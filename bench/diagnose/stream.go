@@ -296,25 +296,27 @@ func groups(m map[string]*acc) []Group {
 
 // steps cuts the time buckets into steps where the offered load changes
 // by more than 10 %: VUs for a closed model, arrivals (iterations started
-// plus dropped) per second for an open one. A run at one load is one step:
-// then there is no sweep and steps returns nil.
+// plus dropped) per second for an open one. A lone bucket that straddles a
+// change between two longer steps is a transition and belongs to none. A
+// run at one load is one step: then there is no sweep and steps returns nil.
 func (s *stream) steps() []Step {
 	if len(s.buckets) < 2 {
 		return nil
 	}
 	open := s.all.dropped > 0
 	type cut struct {
-		a     *acc
-		start int64
-		load  float64
+		a          *acc
+		start, end int64
+		load       float64
+		n          int
 	}
 	var cuts []cut
 	lastVUs := 0.0
 	for i, b := range s.buckets {
 		start := s.t0 + int64(i)*s.width
-		secs := float64(s.width) / 1e9
-		if i == len(s.buckets)-1 && b.last > start {
-			secs = max(float64(b.last-start)/1e9, 1e-3)
+		end := start + s.width
+		if i == len(s.buckets)-1 {
+			end = max(s.all.last, start+int64(1e6))
 		}
 		load := lastVUs
 		if b.vusN > 0 {
@@ -322,27 +324,33 @@ func (s *stream) steps() []Step {
 			lastVUs = load
 		}
 		if open {
-			load = float64(b.iterations+b.dropped) / secs
+			load = float64(b.iterations+b.dropped) / (float64(end-start) / 1e9)
 		}
 		if n := len(cuts); n > 0 && sameLoad(cuts[n-1].load, load) {
 			cuts[n-1].a.merge(b)
+			cuts[n-1].end = end
+			cuts[n-1].n++
 			continue
 		}
-		c := cut{a: newAcc(2, phDuration, phWaiting, phServer), start: start, load: load}
+		c := cut{a: newAcc(2, phDuration, phWaiting, phServer), start: start, end: end, load: load, n: 1}
 		c.a.merge(b)
 		cuts = append(cuts, c)
 	}
-	if len(cuts) < 2 {
+	kept := cuts[:0:0]
+	for i, c := range cuts {
+		if i > 0 && i < len(cuts)-1 && c.n == 1 && cuts[i-1].n > 1 && cuts[i+1].n > 1 &&
+			(c.load-cuts[i-1].load)*(cuts[i+1].load-c.load) > 0 {
+			continue // a transition between two steps
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) < 2 {
 		return nil
 	}
-	steps := make([]Step, len(cuts))
-	for i, c := range cuts {
-		end := s.all.last
-		if i+1 < len(cuts) {
-			end = cuts[i+1].start
-		}
+	steps := make([]Step, len(kept))
+	for i, c := range kept {
 		startMs := float64(c.start-s.t0) / 1e6
-		endMs := float64(end-s.t0) / 1e6
+		endMs := float64(c.end-s.t0) / 1e6
 		w := c.a.window(max(endMs-startMs, 1) / 1000)
 		if open {
 			w.Rate = float64(c.a.iterations+c.a.dropped) / w.Seconds
