@@ -45,6 +45,14 @@ func Analyze(obs *Observation, cfg Config) Report {
 	r := newReport(obs, whole)
 	merged := map[string]*Finding{}
 	genSweep, genSteps := generatorSweep(obs, &cfg)
+	ceiling := throughputCeiling(obs, &cfg)
+	past := map[string]bool{}
+	if ceiling != nil {
+		for _, n := range ceiling.Steps {
+			past[n] = true
+		}
+		whole.pastCeiling = true
+	}
 	judge := func(f *facts) {
 		for _, rule := range windowRules {
 			if f.fired[rule.code] != nil {
@@ -65,6 +73,7 @@ func Analyze(obs *Observation, cfg Config) Report {
 			continue
 		}
 		f := newFacts(&cfg, obs, &s.Window, s.Name)
+		f.pastCeiling = past[s.Name]
 		if genSteps[s.Name] {
 			f.fired[CodeGeneratorSaturated] = genSweep
 		}
@@ -84,8 +93,8 @@ func Analyze(obs *Observation, cfg Config) Report {
 			}
 		}
 		merged[CodeGeneratorSaturated] = genSweep
-	} else if fd := throughputCeiling(obs, &cfg); fd != nil && merged[CodeToolBlocked] == nil {
-		merged[fd.Code] = fd
+	} else if ceiling != nil && merged[CodeToolBlocked] == nil {
+		merged[ceiling.Code] = ceiling
 	}
 	for _, sweep := range []func(*Observation, *Config) *Finding{downloadSweep, serverSweep} {
 		if fd := sweep(obs, &cfg); fd != nil && merged[fd.Code] == nil && merged[CodeGeneratorSaturated] == nil && merged[CodeToolBlocked] == nil {

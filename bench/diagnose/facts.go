@@ -30,6 +30,9 @@ type facts struct {
 	// unloaded is the lowest average latency of the sweep's steps: what a
 	// request costs without a queue (0 without steps).
 	unloaded float64
+	// pastCeiling: the window is a step past the sweep's throughput ceiling
+	// (or the whole run of such a sweep).
+	pastCeiling bool
 
 	fired map[string]*Finding
 }

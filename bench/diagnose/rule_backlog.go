@@ -54,11 +54,16 @@ func closedModelBacklog(f *facts) *Finding {
 		unloaded = f.srv.Avg + f.all.Sending.Avg + f.all.Receiving.Avg + max(f.outside, 0)
 	}
 	ratio := share(lat, unloaded)
-	if queueShare < float64(c.QueueShare) && (unloaded <= 0 || ratio < float64(c.Ratio)) {
+	// Past a sweep's ceiling more VUs only add queue: half the ratio will do.
+	need := float64(c.Ratio)
+	if f.pastCeiling {
+		need /= 2
+	}
+	if queueShare < float64(c.QueueShare) && (unloaded <= 0 || ratio < need) {
 		return nil
 	}
 	conf := ConfidenceMedium
-	if f.model == ModelClosed && (queueShare >= float64(c.QueueShare) || ratio >= float64(c.Ratio)) {
+	if f.model == ModelClosed && (queueShare >= float64(c.QueueShare) || ratio >= need) {
 		conf = ConfidenceHigh
 	}
 	fd := &Finding{Code: CodeClosedModelBacklog, Severity: SeverityWarning, Confidence: conf, ExplainsMs: max(lat-unloaded, 0)}
