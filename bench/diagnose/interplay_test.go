@@ -198,3 +198,19 @@ func TestFindingsOrderedByTimeExplained(t *testing.T) {
 		t.Errorf("first %s, want hidden-connection-cost (301 ms of setup)", r.Codes()[0])
 	}
 }
+
+// Rule 11: the same scenario straight at the server and through the path;
+// the difference, phase by phase, is the path's.
+func TestCompareWithBaseline(t *testing.T) {
+	direct := e0()
+	direct.Phases = quick(51.1, 51.7)
+	base := Analyze(direct, DefaultConfig())
+	r := Analyze(e0(), DefaultConfig())
+	r.Compare(base)
+	if d := r.Difference.Waiting.Avg; d < 451.9 || d > 452 {
+		t.Errorf("waiting difference %v, want 451.91 (the device's 450 ms and change)", d)
+	}
+	if r.Difference.ServerTime.Avg != 0 || r.Difference.TLS.Present() {
+		t.Errorf("server time difference %v (want 0), tls %+v (want absent)", r.Difference.ServerTime.Avg, r.Difference.TLS)
+	}
+}

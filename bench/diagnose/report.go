@@ -19,6 +19,17 @@ type Report struct {
 	Phases   PhaseTable `json:"phases"`
 	Steps    []StepRow  `json:"steps,omitempty"`
 	Notes    []string   `json:"notes,omitempty"`
+	// Difference is this run's phases minus a baseline's (rule 11: the
+	// same scenario straight at the server), when one was given.
+	Difference *PhaseTable `json:"difference_to_baseline,omitempty"`
+}
+
+// Compare sets r.Difference to r's phases minus the baseline's (rule 11:
+// run the same scenario straight at the server and through the path, and
+// read the difference phase by phase).
+func (r *Report) Compare(baseline Report) {
+	d := r.Phases.Diff(baseline.Phases)
+	r.Difference = &d
 }
 
 // Codes returns the findings' codes in the report's order.
@@ -58,7 +69,21 @@ type PhaseTable struct {
 	Outside     Stat `json:"outside_server"`
 }
 
-// phaseRows names the rows of a PhaseTable in print order.
+// Diff returns t minus base, row by row (avg and p95; a row either lacks
+// is left out).
+func (t PhaseTable) Diff(base PhaseTable) PhaseTable {
+	var d PhaseTable
+	rows, brows, drows := t.rows(), base.rows(), d.rows()
+	for i := range rows {
+		a, b := rows[i].s, brows[i].s
+		if a.Present() && b.Present() {
+			*drows[i].s = Stat{Avg: a.Avg - b.Avg, P95: a.P95 - b.P95}
+		}
+	}
+	return d
+}
+
+// rows names the rows of a PhaseTable in print order.
 func (t *PhaseTable) rows() []struct {
 	name string
 	s    *Stat

@@ -56,6 +56,15 @@ func (r Report) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintln(b, "  outside server = waiting − server time − server queue (p95: difference of p95s)")
 	}
+	if d := r.Difference; d != nil {
+		fmt.Fprintln(b)
+		fmt.Fprintf(b, "  %-16s %12s %12s   (this run − baseline, rule 11)\n", "difference", "avg", "p95")
+		for _, row := range d.rows() {
+			if row.s.Present() {
+				fmt.Fprintf(b, "  %-16s %12s %12s\n", row.name, signed(row.s.Avg), signed(row.s.P95))
+			}
+		}
+	}
 	if len(r.Steps) > 0 {
 		fmt.Fprintln(b)
 		fmt.Fprintf(b, "  %-24s %8s %9s %11s %11s %11s %11s %8s\n", "step", "load", "req/s", "dur p95", "waiting", "receiving", "server p95", "dropped")
@@ -113,6 +122,13 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 	}
 	return b.Flush()
+}
+
+func signed(v float64) string {
+	if v > 0 {
+		return "+" + fmtMs(v)
+	}
+	return fmtMs(v)
 }
 
 // fmtEvidence prints one number by what its name says it is.

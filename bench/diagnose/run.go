@@ -29,6 +29,9 @@ type Options struct {
 	Rate        float64 // arrivals per second
 	UplinkBps   float64
 	DownlinkBps float64
+	// Baseline is a run of the same scenario straight at the server: each
+	// report then shows its difference phase by phase (rule 11).
+	Baseline string
 	// ServerMetric names the server-time trend in k6 files.
 	ServerMetric string
 	ConfigPath   string
@@ -58,6 +61,15 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	rd := Reader{ServerMetric: opts.ServerMetric}
+	var base *Report
+	if opts.Baseline != "" {
+		obs, err := rd.ReadFile(ctx, opts.Baseline)
+		if err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		b := Analyze(obs, cfg)
+		base = &b
+	}
 	var errs []error
 	for i, path := range opts.Files {
 		obs, err := rd.ReadFile(ctx, path)
@@ -67,6 +79,9 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		obs.Apply(extra)
 		r := Analyze(obs, cfg)
+		if base != nil {
+			r.Compare(*base)
+		}
 		if opts.JSON {
 			enc := json.NewEncoder(out)
 			enc.SetIndent("", "  ")

@@ -40,7 +40,8 @@ cannot be read.`,
   k6 run --out json=points.json.gz script.js && middlebench analyze points.json.gz
   middlebench analyze summary.json --server-count 36 --server-avg 51.27ms --server-p95 51.6ms
   middlebench analyze points.json.gz --server-stats stats.json --generator-cpu 85 --json
-  middlebench analyze export.json --executor constant-vus --vus 400 --config rules.yaml`,
+  middlebench analyze export.json --executor constant-vus --vus 400 --config rules.yaml
+  middlebench analyze through-path.json --baseline straight-at-server.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
@@ -67,6 +68,7 @@ cannot be read.`,
 	f.Var(&uplink, "uplink", "the generator's uplink capacity, e.g. 1Gbit/s")
 	f.Var(&downlink, "downlink", "the generator's downlink capacity, e.g. 10MiB/s")
 	f.StringVar(&opts.ServerMetric, "server-metric", "server_time", "name of the trend that carries the server's time in k6 files")
+	f.StringVar(&opts.Baseline, "baseline", "", "the same scenario run straight at the server: show the difference phase by phase (rule 11)")
 	f.StringVar(&opts.ConfigPath, "config", "", "rules thresholds (YAML) over the defaults")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	return cmd
