@@ -72,9 +72,7 @@ func (r Reader) readCSV(ctx context.Context, br *bufio.Reader, name string) (*Ob
 			return nil, &InputError{Source: name, Line: int64(line), Msg: err.Error()}
 		}
 		if rows%4096 == 0 && ctx.Err() != nil {
-			o := st.observation(FormatCSV)
-			o.Notes = append(o.Notes, fmt.Sprintf("interrupted after %d rows: what was read so far", rows))
-			return o, ctx.Err()
+			return st.interrupted(ctx, FormatCSV, rows, "rows")
 		}
 	}
 	if st.points == 0 {

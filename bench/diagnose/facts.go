@@ -77,6 +77,22 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 	return f
 }
 
+// stepFacts returns the facts of the steps that have enough requests to
+// be judged (and the server's time, if withServer), in order.
+func stepFacts(obs *Observation, cfg *Config, withServer bool) []*facts {
+	var out []*facts
+	for i := range obs.Steps {
+		s := &obs.Steps[i]
+		if s.Requests < cfg.MinRequests {
+			continue
+		}
+		if f := newFacts(cfg, obs, &s.Window, s.Name); !withServer || f.hasServer && f.srv.Tail() > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // ms converts a configured duration to ms.
 func ms[D ~int64](d D) float64 { return float64(d) / 1e6 }
 

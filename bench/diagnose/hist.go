@@ -15,11 +15,9 @@ import (
 // that a stream read here and k6's own summary of the same run agree within
 // the histogram's precision.
 type hist struct {
-	h        *hdr.Histogram
-	mag      int // log2 of the sub-bucket count: bucket width doubles past 1<<mag
-	n        int64
-	sum      int64
-	min, max int64
+	h   *hdr.Histogram
+	mag int // log2 of the sub-bucket count: bucket width doubles past 1<<mag
+	sums
 }
 
 // histHighest is the largest value tracked in the histogram (1 hour in ns);
@@ -35,17 +33,8 @@ func newHist(digits int) *hist {
 }
 
 func (h *hist) add(ns int64) {
-	if ns < 0 {
-		ns = 0
-	}
-	if h.n == 0 || ns < h.min {
-		h.min = ns
-	}
-	if ns > h.max {
-		h.max = ns
-	}
-	h.n++
-	h.sum += ns
+	ns = max(ns, 0)
+	h.sums.add(ns)
 	_ = h.h.RecordValue(min(ns, histHighest)) // cannot fail: within range
 }
 
@@ -53,12 +42,7 @@ func (h *hist) merge(o *hist) {
 	if o == nil || o.n == 0 {
 		return
 	}
-	if h.n == 0 || o.min < h.min {
-		h.min = o.min
-	}
-	h.max = max(h.max, o.max)
-	h.n += o.n
-	h.sum += o.sum
+	h.sums.merge(o.sums)
 	h.h.Merge(o.h)
 }
 

@@ -210,7 +210,7 @@ func TestCompareWithBaseline(t *testing.T) {
 	if d := r.Difference.Waiting.Avg; d < 451.9 || d > 452 {
 		t.Errorf("waiting difference %v, want 451.91 (the device's 450 ms and change)", d)
 	}
-	if r.Difference.ServerTime.Avg != 0 || r.Difference.TLS.Present() {
-		t.Errorf("server time difference %v (want 0), tls %+v (want absent)", r.Difference.ServerTime.Avg, r.Difference.TLS)
+	if r.Difference.Server.Avg != 0 || r.Difference.TLS.Present() {
+		t.Errorf("server time difference %v (want 0), tls %+v (want absent)", r.Difference.Server.Avg, r.Difference.TLS)
 	}
 }

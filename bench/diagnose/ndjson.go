@@ -49,9 +49,7 @@ func (r Reader) readNDJSON(ctx context.Context, br *bufio.Reader, name string) (
 			break
 		}
 		if lineNo%4096 == 0 && ctx.Err() != nil {
-			o := st.observation(FormatNDJSON)
-			o.Notes = append(o.Notes, fmt.Sprintf("interrupted after %d lines: what was read so far", lineNo))
-			return o, ctx.Err()
+			return st.interrupted(ctx, FormatNDJSON, lineNo, "lines")
 		}
 	}
 	if p.points == 0 {

@@ -57,14 +57,7 @@ func (r Report) Finding(code string) (Finding, bool) {
 // When some requests failed and the source separates expected responses,
 // "outside" is computed on those (failures may never reach the server).
 type PhaseTable struct {
-	Blocked     Stat `json:"blocked"`
-	Connecting  Stat `json:"connecting"`
-	TLS         Stat `json:"tls_handshaking"`
-	Sending     Stat `json:"sending"`
-	Waiting     Stat `json:"waiting"`
-	Receiving   Stat `json:"receiving"`
-	Duration    Stat `json:"duration"`
-	ServerTime  Stat `json:"server_time"`
+	Phases           // k6's phases and the server's own time (Server)
 	ServerQueue Stat `json:"server_queue"`
 	Outside     Stat `json:"outside_server"`
 }
@@ -94,7 +87,7 @@ func (t *PhaseTable) rows() []struct {
 	}{
 		{"blocked", &t.Blocked}, {"connecting", &t.Connecting}, {"tls_handshaking", &t.TLS},
 		{"sending", &t.Sending}, {"waiting", &t.Waiting}, {"receiving", &t.Receiving},
-		{"duration", &t.Duration}, {"server_time", &t.ServerTime}, {"server_queue", &t.ServerQueue},
+		{"duration", &t.Duration}, {"server_time", &t.Server}, {"server_queue", &t.ServerQueue},
 		{"outside_server", &t.Outside},
 	}
 }
@@ -161,11 +154,10 @@ func newReport(obs *Observation, f *facts) Report {
 		Requests: obs.Requests, Failed: obs.Failed, Seconds: obs.Seconds, RPS: obs.RPS(),
 		Notes: append([]string(nil), obs.Notes...),
 	}
-	p := &obs.Phases
-	r.Phases = PhaseTable{Blocked: p.Blocked, Connecting: p.Connecting, TLS: p.TLS, Sending: p.Sending,
-		Waiting: p.Waiting, Receiving: p.Receiving, Duration: p.Duration}
+	r.Phases = PhaseTable{Phases: obs.Phases}
+	r.Phases.Server = Stat{}
 	if f.hasServer {
-		r.Phases.ServerTime, r.Phases.ServerQueue = f.srv, f.queue
+		r.Phases.Server, r.Phases.ServerQueue = f.srv, f.queue
 		r.Phases.Outside = Stat{Avg: f.outside, P95: f.outsideP95}
 	}
 	for i := range obs.Steps {

@@ -51,7 +51,7 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(b, "  %-16s %12s %12s\n", name, fmtMs(row.s.Avg), fmtMs(row.s.P95))
 	}
-	if !r.Phases.ServerTime.Present() {
+	if !r.Phases.Server.Present() {
 		fmt.Fprintln(b, "  (no server time: waiting cannot be split between the server and the path)")
 	} else {
 		fmt.Fprintln(b, "  outside server = waiting − server time − server queue (p95: difference of p95s)")

@@ -68,28 +68,19 @@ func downloadFinding(f *facts, conf Confidence) *Finding {
 // downloadSweep: across steps receiving grows (×growth) while waiting
 // stays flat (×flat at most).
 func downloadSweep(obs *Observation, cfg *Config) *Finding {
-	var first, last *facts
-	var names []string
-	for i := range obs.Steps {
-		s := &obs.Steps[i]
-		if s.Requests < cfg.MinRequests {
-			continue
-		}
-		f := newFacts(cfg, obs, &s.Window, s.Name)
-		if first == nil {
-			first = f
-			continue
-		}
-		last = f
-		if f.all.Receiving.Avg >= float64(cfg.Download.Growth)*first.all.Receiving.Avg && f.all.Receiving.Avg >= f.floor {
-			names = append(names, s.Name)
-		}
-	}
-	if first == nil || last == nil || len(names) == 0 {
+	fs := stepFacts(obs, cfg, false)
+	if len(fs) < 2 {
 		return nil
 	}
 	c := cfg.Download
-	if last.all.Receiving.Avg < float64(c.Growth)*first.all.Receiving.Avg || last.all.Receiving.Avg < last.floor ||
+	first, last := fs[0], fs[len(fs)-1]
+	var names []string
+	for _, f := range fs[1:] {
+		if f.all.Receiving.Avg >= float64(c.Growth)*first.all.Receiving.Avg && f.all.Receiving.Avg >= f.floor {
+			names = append(names, f.name)
+		}
+	}
+	if len(names) == 0 || last.all.Receiving.Avg < float64(c.Growth)*first.all.Receiving.Avg || last.all.Receiving.Avg < last.floor ||
 		last.all.Waiting.Avg > float64(c.Flat)*first.all.Waiting.Avg {
 		return nil
 	}

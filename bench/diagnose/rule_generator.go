@@ -79,26 +79,22 @@ func generatorFinding(f *facts, conf Confidence) *Finding {
 // and the names of the steps from the knee on.
 func generatorSweep(obs *Observation, cfg *Config) (*Finding, map[string]bool) {
 	c := cfg.Generator
-	var base *facts
+	fs := stepFacts(obs, cfg, true)
+	if len(fs) < 2 {
+		return nil, nil
+	}
+	base := fs[0]
 	var fd *Finding
 	steps := map[string]bool{}
-	for i := range obs.Steps {
-		s := &obs.Steps[i]
-		f := newFacts(cfg, obs, &s.Window, s.Name)
-		if !f.hasServer || s.Requests < cfg.MinRequests || f.srv.Tail() <= 0 {
-			continue
-		}
-		if base == nil {
-			base = f
-			continue
-		}
+	for _, f := range fs[1:] {
+		s := f.w
 		ratio0 := share(base.served.Duration.Tail(), base.srv.Tail())
 		ratio := share(f.served.Duration.Tail(), f.srv.Tail())
 		flat := f.srv.Tail() <= float64(c.ServerFlat)*base.srv.Tail()
 		busy := s.Dropped > 0 || s.CPU >= float64(c.CPU)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
 		if ratio >= float64(c.Diverge)*ratio0 && flat && busy && grown {
-			steps[s.Name] = true
+			steps[f.name] = true
 			nf := generatorFinding(f, ConfidenceHigh)
 			nf.add("server_time_p95_first_ms", base.srv.Tail()).add("duration_p95_first_ms", base.served.Duration.Tail())
 			if fd == nil || nf.ExplainsMs > fd.ExplainsMs {

@@ -60,22 +60,11 @@ func serverFinding(f *facts, wait Stat, conf Confidence) *Finding {
 // growth): a server at capacity, e.g. CPU-bound (seed 004: server time
 // itself grows with load).
 func serverSweep(obs *Observation, cfg *Config) *Finding {
-	var first, last *facts
-	for i := range obs.Steps {
-		s := &obs.Steps[i]
-		f := newFacts(cfg, obs, &s.Window, s.Name)
-		if !f.hasServer || s.Requests < cfg.MinRequests {
-			continue
-		}
-		if first == nil {
-			first = f
-		} else {
-			last = f
-		}
-	}
-	if first == nil || last == nil || first.srv.Tail() <= 0 {
+	fs := stepFacts(obs, cfg, true)
+	if len(fs) < 2 {
 		return nil
 	}
+	first, last := fs[0], fs[len(fs)-1]
 	if last.srv.Tail() < float64(cfg.ServerSlow.Growth)*first.srv.Tail() || last.srv.Tail()-first.srv.Tail() < last.floor ||
 		share(last.srv.Avg+last.queue.Avg, last.served.Waiting.Avg) < float64(cfg.ServerSlow.Share) {
 		return nil

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -191,12 +192,7 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		}
 		b.phase(sp.phase, ns)
 		if sp.phase != phServer {
-			if len(tg.status) > 0 {
-				s.groupAcc(s.byStatus, tg.status, maxStatuses, &s.statuses).phase(sp.phase, ns)
-			}
-			if key := nameKey(tg); len(key) > 0 {
-				s.groupAcc(s.byName, key, s.opt.MaxNames, &s.names).phase(sp.phase, ns)
-			}
+			s.groups(tg, func(a *acc) { a.phase(sp.phase, ns) })
 		}
 	case kReqs:
 		n := int64(v)
@@ -211,22 +207,12 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		if len(tg.errorCode) > 0 {
 			count(&s.all.errors, tg.errorCode, n)
 		}
-		if len(tg.status) > 0 {
-			s.groupAcc(s.byStatus, tg.status, maxStatuses, &s.statuses).requests += n
-		}
-		if key := nameKey(tg); len(key) > 0 {
-			s.groupAcc(s.byName, key, s.opt.MaxNames, &s.names).requests += n
-		}
+		s.groups(tg, func(a *acc) { a.requests += n })
 	case kFailed:
 		if v != 0 {
 			s.all.failed++
 			b.failed++
-			if len(tg.status) > 0 {
-				s.groupAcc(s.byStatus, tg.status, maxStatuses, &s.statuses).failed++
-			}
-			if key := nameKey(tg); len(key) > 0 {
-				s.groupAcc(s.byName, key, s.opt.MaxNames, &s.names).failed++
-			}
+			s.groups(tg, func(a *acc) { a.failed++ })
 		}
 	case kIters:
 		s.all.iterations += int64(v)
@@ -253,11 +239,29 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 	return nil
 }
 
+// groups applies add to the point's status and name breakdowns.
+func (s *stream) groups(tg *tags, add func(*acc)) {
+	if len(tg.status) > 0 {
+		add(s.groupAcc(s.byStatus, tg.status, maxStatuses, &s.statuses))
+	}
+	if key := nameKey(tg); len(key) > 0 {
+		add(s.groupAcc(s.byName, key, s.opt.MaxNames, &s.names))
+	}
+}
+
 func nameKey(tg *tags) []byte {
 	if len(tg.name) > 0 {
 		return tg.name
 	}
 	return tg.url
+}
+
+// interrupted returns what was read before ctx was cancelled, with ctx's
+// error.
+func (s *stream) interrupted(ctx context.Context, f Format, n int64, unit string) (*Observation, error) {
+	o := s.observation(f)
+	o.Notes = append(o.Notes, fmt.Sprintf("interrupted after %d %s: what was read so far", n, unit))
+	return o, ctx.Err()
 }
 
 // observation turns what was aggregated into an Observation.
