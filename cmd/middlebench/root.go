@@ -19,7 +19,7 @@ says fine" to check that the diagnosis names the right cause.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(
-		// one line per sub-command, each defined in its own file
+		newServerCmd(),
 		newAnalyzeCmd(),
 	)
 	return root

@@ -1,0 +1,214 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Expect is what one run must show: finding codes that must and must not
+// appear, and numeric bands on its metrics.
+type Expect struct {
+	Codes  []string `yaml:"codes"`  // every one of these must be found
+	Absent []string `yaml:"absent"` // none of these may be found
+	Bands  []Band   `yaml:"bands"`
+}
+
+// Band bounds one metric of a run. Bounds are expressions over numbers and
+// durations (durations in ms), written relative to what the experiment
+// configured through its vars: min: ${delay}, max: ${delay} + 30ms. Or
+// relative to another run: near: no delay, within: 10%.
+type Band struct {
+	Metric    string `yaml:"metric"`    // see lookup: "http_req_blocked p(95)", "server requests", "statuses 429", …
+	Min       string `yaml:"min"`       // lowest value allowed
+	Max       string `yaml:"max"`       // highest value allowed
+	Equals    string `yaml:"equals"`    // exactly this, ± tolerance
+	Tolerance string `yaml:"tolerance"` // with equals: an expression, or a percentage "2%"
+	Near      string `yaml:"near"`      // another run of the experiment: the same metric there
+	Within    string `yaml:"within"`    // with near: "10%" or an expression ("5ms")
+	Why       string `yaml:"why"`       // the reason, one sentence, for the report
+}
+
+// metricSource answers a metric reference for one run.
+type metricSource interface {
+	lookup(ref string) (float64, error)
+}
+
+// Check is the outcome of one expectation.
+type Check struct {
+	What   string  // "http_req_blocked p(95)" or "finding tls-handshake-slow"
+	Value  float64 // measured (NaN for codes)
+	Lo, Hi float64 // the band (±Inf when open)
+	Band   string  // the band as written, e.g. "300ms .. 300ms + 30ms"
+	OK     bool
+	Msg    string // what failed, or empty
+}
+
+// validate checks a band's shape before anything runs.
+func (b Band) validate() error {
+	if strings.TrimSpace(b.Metric) == "" {
+		return fmt.Errorf("band: metric is required")
+	}
+	forms := 0
+	if b.Min != "" || b.Max != "" {
+		forms++
+	}
+	if b.Equals != "" {
+		forms++
+	}
+	if b.Near != "" {
+		forms++
+	}
+	switch {
+	case forms == 0:
+		return fmt.Errorf("band on %s: give min and/or max, equals (+ tolerance), or near (+ within)", b.Metric)
+	case forms > 1:
+		return fmt.Errorf("band on %s: min/max, equals and near are alternatives; use one", b.Metric)
+	case b.Near != "" && b.Within == "":
+		return fmt.Errorf("band on %s: near needs within (e.g. 10%% or 5ms)", b.Metric)
+	case b.Tolerance != "" && b.Equals == "":
+		return fmt.Errorf("band on %s: tolerance goes with equals", b.Metric)
+	case b.Within != "" && b.Near == "":
+		return fmt.Errorf("band on %s: within goes with near", b.Metric)
+	}
+	for _, e := range []string{b.Min, b.Max, b.Equals} {
+		if e != "" {
+			if _, err := evalExpr(e); err != nil {
+				return fmt.Errorf("band on %s: %w", b.Metric, err)
+			}
+		}
+	}
+	for _, e := range []string{b.Tolerance, b.Within} {
+		if e != "" {
+			if _, _, err := evalMargin(e); err != nil {
+				return fmt.Errorf("band on %s: %w", b.Metric, err)
+			}
+		}
+	}
+	return nil
+}
+
+// check evaluates the band against this run, and other runs for near.
+func (b Band) check(run metricSource, others map[string]metricSource) Check {
+	c := Check{What: b.Metric, Value: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1)}
+	fail := func(format string, a ...any) Check {
+		c.Msg = fmt.Sprintf(format, a...)
+		return c
+	}
+	v, err := run.lookup(b.Metric)
+	if err != nil {
+		return fail("%v", err)
+	}
+	c.Value = v
+	switch {
+	case b.Min != "" || b.Max != "":
+		if b.Min != "" {
+			c.Lo, _ = evalExpr(b.Min) // validated
+		}
+		if b.Max != "" {
+			c.Hi, _ = evalExpr(b.Max)
+		}
+		c.Band = orOpen(b.Min, "−∞") + " .. " + orOpen(b.Max, "+∞")
+	case b.Equals != "":
+		want, _ := evalExpr(b.Equals)
+		tol := 0.0
+		if b.Tolerance != "" {
+			tol = margin(b.Tolerance, want)
+		}
+		c.Lo, c.Hi = want-tol, want+tol
+		c.Band = b.Equals
+		if b.Tolerance != "" {
+			c.Band += " ± " + b.Tolerance
+		}
+	case b.Near != "":
+		other, ok := others[b.Near]
+		if !ok {
+			return fail("near: no run named %q", b.Near)
+		}
+		ref, err := other.lookup(b.Metric)
+		if err != nil {
+			return fail("near %q: %v", b.Near, err)
+		}
+		tol := margin(b.Within, ref)
+		c.Lo, c.Hi = ref-tol, ref+tol
+		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, fmtNum(ref))
+	}
+	c.OK = v >= c.Lo && v <= c.Hi
+	if !c.OK {
+		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, fmtNum(v), c.Band, fmtNum(c.Lo), fmtNum(c.Hi))
+	}
+	return c
+}
+
+// evalMargin reads "10%" (relative) or an expression (absolute).
+func evalMargin(s string) (v float64, relative bool, err error) {
+	t := strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(t, "%"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || f < 0 {
+			return 0, true, fmt.Errorf("percentage %q: want a non-negative number before %%", s)
+		}
+		return f / 100, true, nil
+	}
+	f, err := evalExpr(t)
+	if err == nil && f < 0 {
+		err = fmt.Errorf("margin %q must not be negative", s)
+	}
+	return f, false, err
+}
+
+func margin(s string, ref float64) float64 {
+	v, rel, _ := evalMargin(s) // validated
+	if rel {
+		return math.Abs(ref) * v
+	}
+	return v
+}
+
+// checkCodes compares the findings with the expected and forbidden codes.
+func (e Expect) checkCodes(found []string) []Check {
+	var out []Check
+	for _, code := range e.Codes {
+		c := Check{What: "finding " + code, Value: math.NaN(), Band: "present", OK: slices.Contains(found, code)}
+		if !c.OK {
+			c.Msg = fmt.Sprintf("finding %s expected, not found (found: %s)", code, strings.Join(found, ", "))
+		}
+		out = append(out, c)
+	}
+	for _, code := range e.Absent {
+		c := Check{What: "finding " + code, Value: math.NaN(), Band: "absent", OK: !slices.Contains(found, code)}
+		if !c.OK {
+			c.Msg = fmt.Sprintf("finding %s must not appear, but did", code)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func orOpen(s, open string) string {
+	if s == "" {
+		return open
+	}
+	return s
+}
+
+// fmtNum prints a measured value compactly: 503.1, 0.028, 1201.
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case math.IsInf(v, 1):
+		return "+∞"
+	case math.IsInf(v, -1):
+		return "−∞"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case math.Abs(v) >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}

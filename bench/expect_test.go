@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+type fakeSource map[string]float64
+
+func (f fakeSource) lookup(ref string) (float64, error) {
+	v, ok := f[ref]
+	if !ok {
+		return 0, fmt.Errorf("no metric %q", ref)
+	}
+	return v, nil
+}
+
+func TestBandCheck(t *testing.T) {
+	run := fakeSource{"http_req_blocked p(95)": 316.2, "http_req_duration avg": 55.1, "http_reqs count": 1201}
+	others := map[string]metricSource{"no delay": fakeSource{"http_req_duration avg": 54.0}}
+	tests := []struct {
+		band    Band
+		ok      bool
+		wantMsg string
+	}{
+		{band: Band{Metric: "http_req_blocked p(95)", Min: "300ms", Max: "300ms + 30ms"}, ok: true},
+		{band: Band{Metric: "http_req_blocked p(95)", Max: "300ms"}, ok: false, wantMsg: "http_req_blocked p(95) = 316.2, want −∞ .. 300ms [−∞ .. 300]"},
+		{band: Band{Metric: "http_req_duration avg", Near: "no delay", Within: "10%"}, ok: true},
+		{band: Band{Metric: "http_req_duration avg", Near: "no delay", Within: "1ms"}, ok: false, wantMsg: `within 1ms of run "no delay"`},
+		{band: Band{Metric: "http_reqs count", Equals: "1200", Tolerance: "1"}, ok: true},
+		{band: Band{Metric: "http_reqs count", Equals: "1199"}, ok: false, wantMsg: "= 1201, want 1199"},
+		{band: Band{Metric: "http_reqs count", Equals: "1000", Tolerance: "25%"}, ok: true},
+		{band: Band{Metric: "nope", Min: "1"}, ok: false, wantMsg: `no metric "nope"`},
+		{band: Band{Metric: "http_req_duration avg", Near: "missing", Within: "1%"}, ok: false, wantMsg: `no run named "missing"`},
+	}
+	for _, tt := range tests {
+		if err := tt.band.validate(); err != nil {
+			t.Fatalf("%+v: %v", tt.band, err)
+		}
+		c := tt.band.check(run, others)
+		if c.OK != tt.ok || !strings.Contains(c.Msg, tt.wantMsg) {
+			t.Errorf("%+v: ok=%v msg=%q, want ok=%v msg containing %q", tt.band, c.OK, c.Msg, tt.ok, tt.wantMsg)
+		}
+	}
+}
+
+func TestBandValidate(t *testing.T) {
+	tests := []struct {
+		band Band
+		want string
+	}{
+		{Band{Min: "1"}, "metric is required"},
+		{Band{Metric: "m"}, "give min and/or max"},
+		{Band{Metric: "m", Min: "1", Equals: "2"}, "alternatives"},
+		{Band{Metric: "m", Near: "x"}, "near needs within"},
+		{Band{Metric: "m", Equals: "1", Within: "2%"}, "within goes with near"},
+		{Band{Metric: "m", Min: "1", Tolerance: "2"}, "tolerance goes with equals"},
+		{Band{Metric: "m", Max: "fast"}, "neither a number nor a duration"},
+		{Band{Metric: "m", Near: "x", Within: "-3%"}, "non-negative"},
+	}
+	for _, tt := range tests {
+		err := tt.band.validate()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want %q", tt.band, err, tt.want)
+		}
+	}
+}
+
+func TestCheckCodes(t *testing.T) {
+	e := Expect{Codes: []string{"tls-handshake-slow"}, Absent: []string{"server-slow"}}
+	for _, tc := range []struct {
+		found []string
+		fails int
+	}{
+		{[]string{"tls-handshake-slow", "hidden-connection-cost"}, 0},
+		{[]string{"server-slow"}, 2},
+		{nil, 1},
+	} {
+		n := 0
+		for _, c := range e.checkCodes(tc.found) {
+			if !c.OK {
+				n++
+			}
+		}
+		if n != tc.fails {
+			t.Errorf("found %v: %d failures, want %d", tc.found, n, tc.fails)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package bench
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Machine says where a run was measured; RESULTS.md opens with it.
+type Machine struct {
+	CPU       string `json:"cpu"`
+	Cores     int    `json:"cores"`
+	MemoryGiB int    `json:"memoryGiB"`
+	OS        string `json:"os"`
+	Kernel    string `json:"kernel,omitempty"`
+	Go        string `json:"go"`
+	Date      string `json:"date"`
+}
+
+func readMachine(now time.Time) Machine {
+	m := Machine{
+		CPU:   "unknown",
+		Cores: runtime.NumCPU(),
+		OS:    runtime.GOOS + "/" + runtime.GOARCH,
+		Go:    runtime.Version(),
+		Date:  now.UTC().Format("2006-01-02 15:04 MST"),
+	}
+	if v := firstField("/proc/cpuinfo", "model name"); v != "" {
+		m.CPU = v
+	}
+	if v := firstField("/proc/meminfo", "MemTotal"); v != "" {
+		var kb int
+		for _, r := range v {
+			if r >= '0' && r <= '9' {
+				kb = kb*10 + int(r-'0')
+			}
+		}
+		m.MemoryGiB = (kb + 512*1024) / (1024 * 1024)
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	return m
+}
+
+// firstField returns the value of the first "key : value" line of a /proc file.
+func firstField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,23 @@
+//go:build !linux
+
+package bench
+
+import (
+	"os/exec"
+	"runtime"
+)
+
+// Other systems have no portable affinity call: nothing is pinned, and the
+// results say so.
+func pinSelf([]int) error                      { return nil }
+func unpinSelf() error                         { return nil }
+func startPinned(cmd *exec.Cmd, _ []int) error { return cmd.Start() }
+func allCPUs() []int {
+	cpus := make([]int, runtime.NumCPU())
+	for i := range cpus {
+		cpus[i] = i
+	}
+	return cpus
+}
+
+const canPin = false

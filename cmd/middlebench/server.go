@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/middlebench/middlebench/fakeserver"
+	"github.com/spf13/cobra"
+)
+
+func newServerCmd() *cobra.Command {
+	var cfg fakeserver.Config
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Run the fake origin: it works as told and reports its own time in Server-Timing",
+		Long: `Run the fake origin (the article's WAS). Per request it waits for a worker
+slot, reads the body (optionally capped), works (sleeps and/or burns CPU),
+and answers a body of the given size (optionally gzipped and capped).
+Every response carries Server-Timing: app;dur=<work ms>, queue;dur=, read;dur=.
+
+Its own view — the APM stand-in — is at /_mb/stats (JSON), /metrics
+(Prometheus) and /_mb/health; POST /_mb/reset starts a new window.
+Query parameters override the defaults per request:
+  ?work=500ms  ?work=normal:50ms,5ms  ?cpu=2ms  ?size=8KiB  ?status=429
+
+It listens on 127.0.0.1 unless --listen says otherwise; Ctrl-C finishes the
+requests in flight and prints what it served.`,
+		Example: `  # a 50 ms server, then look at what it reports
+  middlebench server --work 50ms &
+  curl -si 127.0.0.1:8080/ | grep Server-Timing
+  curl -s 127.0.0.1:8080/_mb/stats
+
+  # seed 003: 10 workers x 50 ms = about 200 requests/s of capacity
+  middlebench server --workers 10 --work 50ms
+
+  # E4: 256 KiB responses, 10 MiB/s egress for all connections together
+  middlebench server --work 100ms --size 256KiB --write-rate 10MiB/s
+
+  # seed 004: a CPU-bound handler (bcrypt-like), HTTPS
+  middlebench server --cpu 4ms --tls`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServer(cmd.Context(), cmd, cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "address to listen on")
+	f.Var(&cfg.Work, "work", "work per request: 50ms, normal:50ms,5ms, lognormal:p50=40ms,p99=200ms, uniform:20ms..80ms, exponential:50ms")
+	f.Var(&cfg.CPU, "cpu", "CPU time burnt per request (spinning), e.g. 4ms")
+	f.IntVar(&cfg.Workers, "workers", 0, "requests served at once; the rest queue (0 = unlimited)")
+	f.IntVar(&cfg.MaxQueue, "max-queue", 0, "queued requests beyond which 503 is answered (0 = unlimited)")
+	f.Var(&cfg.Size, "size", "response body size, e.g. 256KiB")
+	f.IntVar(&cfg.Status, "status", 200, "response status")
+	f.BoolVar(&cfg.Gzip, "gzip", false, "gzip the body when the client accepts it")
+	f.Var(&cfg.ReadRate, "read-rate", "request-body read cap for all connections together, e.g. 8MiB/s")
+	f.Var(&cfg.WriteRate, "write-rate", "response write cap for all connections together, e.g. 10MiB/s")
+	f.BoolVar(&cfg.TLS, "tls", false, "serve HTTPS with an in-memory self-signed certificate")
+	f.Uint64Var(&cfg.Seed, "seed", 1, "seed for the work distribution's draws")
+	return cmd
+}
+
+func runServer(ctx context.Context, cmd *cobra.Command, cfg fakeserver.Config) error {
+	srv, err := fakeserver.Start(context.WithoutCancel(ctx), cfg)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "middlebench server on %s (work %v, cpu %v, workers %s, size %v, status %d)\n",
+		srv.URL(), cfg.Work, cfg.CPU, orUnlimited(cfg.Workers), cfg.Size, cfg.Status)
+	fmt.Fprintf(out, "  stats %s/_mb/stats  metrics %s/metrics  Ctrl-C to stop\n", srv.URL(), srv.URL())
+	<-ctx.Done()
+	shut, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shut)
+	fmt.Fprintln(out, "middlebench server:", srv.Summary())
+	return err
+}
+
+func orUnlimited(n int) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return fmt.Sprint(n)
+}

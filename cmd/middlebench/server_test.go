@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestServerFlagErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"server", "--work", "soon"}, `--work`},
+		{[]string{"server", "--size", "8K"}, `ambiguous`},
+		{[]string{"server", "--read-rate", "8MiB"}, `--read-rate`},
+		{[]string{"server", "--workers", "-2"}, `workers`},
+		{[]string{"server", "--status", "42"}, `status`},
+		{[]string{"server", "--bogus"}, `unknown flag: --bogus`},
+		{[]string{"server", "extra"}, `unknown command "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			cmd := newRootCmd()
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			err := cmd.ExecuteContext(t.Context())
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestServerCommandServesAndSummarises runs the command as a user would:
+// it serves, and on cancel (Ctrl-C) prints one line of what it served.
+func TestServerCommandServesAndSummarises(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	var out bytes.Buffer
+	cmd := newRootCmd()
+	cmd.SetArgs([]string{"server", "--listen", addr, "--work", "20ms", "--size", "1KiB"})
+	cmd.SetOut(&out)
+	done := make(chan error)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	var resp *http.Response
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if resp, err = http.Get("http://" + addr + "/"); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(body) != 1024 || !strings.HasPrefix(resp.Header.Get("Server-Timing"), "app;dur=20.") {
+		t.Errorf("body %d bytes, Server-Timing %q", len(body), resp.Header.Get("Server-Timing"))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "served 1 requests (200×1)") {
+		t.Errorf("summary missing: %q", out.String())
+	}
+}

@@ -1,0 +1,62 @@
+package fakeserver
+
+import (
+	"runtime"
+	"time"
+)
+
+// burnCPU spins until the calling goroutine's thread has used d of CPU time
+// — the work of a CPU-bound handler such as bcrypt. It counts CPU time, not
+// wall time, so when more requests burn than there are cores, each one takes
+// longer in wall time and the server's own time grows with load (seed 004).
+// It returns the wall time it took.
+func burnCPU(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	start := time.Now()
+	runtime.LockOSThread() // thread CPU time is per thread: keep this one
+	defer runtime.UnlockOSThread()
+	t0, ok := threadCPUTime()
+	if !ok {
+		spinFor(d) // no per-thread clock: spin for wall time instead
+		return time.Since(start)
+	}
+	var sink uint64
+	for {
+		sink = spinChunk(sink)
+		t, _ := threadCPUTime()
+		if t-t0 >= d {
+			break
+		}
+	}
+	keep(sink)
+	return time.Since(start)
+}
+
+// keep uses the spin's result so the compiler cannot drop the work.
+func keep(x uint64) {
+	if x == 0 { // xorshift of a non-zero state never reaches 0
+		runtime.Gosched()
+	}
+}
+
+// spinChunk does about 10–20 µs of integer work (xorshift), small enough that
+// the overshoot past d stays in the microseconds.
+func spinChunk(x uint64) uint64 {
+	x |= 1
+	for range 8192 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+
+func spinFor(d time.Duration) {
+	var sink uint64
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		sink = spinChunk(sink)
+	}
+	keep(sink)
+}

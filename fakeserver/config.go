@@ -1,0 +1,66 @@
+package fakeserver
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/middlebench/middlebench/units"
+)
+
+// Config is what the server does per request unless the query overrides it.
+// The zero Config answers 200 with an empty body at once on 127.0.0.1:0.
+type Config struct {
+	Listen    string         `yaml:"listen"`    // host:port; default 127.0.0.1:0
+	Work      units.Dist     `yaml:"work"`      // time spent "working" (sleeping), per request
+	CPU       units.Duration `yaml:"cpu"`       // CPU time burnt per request (spinning), on top of Work
+	Workers   int            `yaml:"workers"`   // concurrent requests served; 0 = unlimited
+	MaxQueue  int            `yaml:"maxQueue"`  // requests waiting for a worker beyond which 503 is answered; 0 = unlimited
+	Size      units.Size     `yaml:"size"`      // response body size
+	Status    int            `yaml:"status"`    // response status; default 200
+	Gzip      bool           `yaml:"gzip"`      // gzip the body when the client accepts it
+	ReadRate  units.ByteRate `yaml:"readRate"`  // request-body read cap, shared by all connections; 0 = none
+	WriteRate units.ByteRate `yaml:"writeRate"` // response write cap, shared by all connections; 0 = none
+	TLS       bool           `yaml:"tls"`       // serve HTTPS with an in-memory self-signed certificate
+	Seed      uint64         `yaml:"seed"`      // seeds the work distribution's draws
+	MaxSize   units.Size     `yaml:"maxSize"`   // largest ?size= accepted; default 1GiB
+}
+
+// defaultMaxSize bounds ?size= so a typo cannot make the server stream forever.
+const defaultMaxSize = units.GiB
+
+// ErrConfig is wrapped by every configuration error.
+var ErrConfig = errors.New("fakeserver config")
+
+// Validate checks the fields that the types themselves cannot.
+func (c *Config) Validate() error {
+	bad := func(field, format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case c.Workers < 0:
+		return bad("workers", "must be 0 (unlimited) or more, got %d", c.Workers)
+	case c.MaxQueue < 0:
+		return bad("maxQueue", "must be 0 (unlimited) or more, got %d", c.MaxQueue)
+	case c.MaxQueue > 0 && c.Workers == 0:
+		return bad("maxQueue", "needs workers: without a pool nothing queues")
+	case c.Status != 0 && (c.Status < 200 || c.Status > 599):
+		return bad("status", "must be from 200 to 599, got %d", c.Status)
+	case c.MaxSize != 0 && c.Size > c.MaxSize:
+		return bad("size", "%v is above maxSize %v", c.Size, c.MaxSize)
+	}
+	return nil
+}
+
+func (c *Config) maxSize() units.Size {
+	if c.MaxSize > 0 {
+		return c.MaxSize
+	}
+	return defaultMaxSize
+}
+
+func (c *Config) status() int {
+	if c.Status == 0 {
+		return 200
+	}
+	return c.Status
+}

@@ -1,0 +1,104 @@
+package fakeserver
+
+import (
+	"context"
+	"io"
+	"math"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// start runs a server for one test and closes it at the end.
+func start(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	srv, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
+// get fetches url and returns the response with its body read.
+func get(t testing.TB, c *http.Client, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// serverTimingEntry follows the W3C grammar: a token name, then
+// ;param=value pairs where value is a token or a quoted string.
+var serverTimingEntry = regexp.MustCompile(`^[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+(\s*;\s*[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+\s*=\s*([!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+|"[^"]*"))*$`)
+
+// timing parses Server-Timing strictly and returns each metric's dur in ms.
+func timing(t testing.TB, h http.Header) map[string]float64 {
+	t.Helper()
+	vals := h.Values("Server-Timing")
+	if len(vals) == 0 {
+		t.Fatal("no Server-Timing header")
+	}
+	out := map[string]float64{}
+	for _, v := range vals {
+		for _, e := range strings.Split(v, ",") {
+			e = strings.TrimSpace(e)
+			if !serverTimingEntry.MatchString(e) {
+				t.Fatalf("Server-Timing entry %q does not follow the W3C syntax", e)
+			}
+			name, params, _ := strings.Cut(e, ";")
+			for _, p := range strings.Split(params, ";") {
+				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if k == "dur" {
+					d, err := strconv.ParseFloat(v, 64)
+					if err != nil {
+						t.Fatalf("dur %q: %v", v, err)
+					}
+					out[name] = d
+				}
+			}
+		}
+	}
+	return out
+}
+
+// assertWithin fails unless got is within [lo, hi], and logs what it measured.
+func assertWithin(t testing.TB, name string, got, lo, hi float64) {
+	t.Helper()
+	t.Logf("%s = %.4g (band %.4g..%.4g)", name, got, lo, hi)
+	if got < lo || got > hi || math.IsNaN(got) {
+		t.Errorf("%s = %.4g, want within %.4g..%.4g", name, got, lo, hi)
+	}
+}
+
+func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// waitRequests waits (up to 5 s) until the server has recorded n requests:
+// a handler records after its last write, which a client may see first.
+func waitRequests(t testing.TB, srv *Server, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Stats().Requests < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,200 @@
+package fakeserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ServeHTTP serves one request: admin paths, or queue → read → work → answer.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isAdminPath(r.URL.Path) {
+		s.admin.ServeHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	s.stats.inFlight.Add(1)
+	defer s.stats.inFlight.Add(-1)
+	cs, _ := r.Context().Value(connKey{}).(*connState)
+	if cs == nil { // served through another http.Server (tests, embedding)
+		cs = &connState{rng: rand.New(rand.NewPCG(s.cfg.Seed, 0))}
+	}
+
+	sp, err := parseSpec(r.URL.RawQuery, s.def, s.cfg.maxSize())
+	if err != nil {
+		s.reject(w, r, cs, start, http.StatusBadRequest, err.Error())
+		return
+	}
+
+	var t timings
+	if s.slots != nil {
+		if s.cfg.MaxQueue > 0 && s.queued.Load() >= int64(s.cfg.MaxQueue) && len(s.slots) == cap(s.slots) {
+			s.reject(w, r, cs, start, http.StatusServiceUnavailable, "server busy: worker queue full")
+			return
+		}
+		s.queued.Add(1)
+		select {
+		case s.slots <- struct{}{}:
+			s.queued.Add(-1)
+		case <-r.Context().Done():
+			s.queued.Add(-1)
+			s.record(cs, 499, t, start) // the client left while queued (nginx's 499)
+			return
+		}
+		defer func() { <-s.slots }()
+		t.queue = time.Since(start)
+	}
+
+	readStart := time.Now()
+	if err := s.readBody(r); err != nil {
+		t.read = time.Since(readStart)
+		s.record(cs, 499, t, start)
+		return
+	}
+	t.read = time.Since(readStart)
+
+	workStart := time.Now()
+	if err := s.work(r.Context(), cs, sp); err != nil {
+		t.app = time.Since(workStart)
+		s.record(cs, 499, t, start)
+		return
+	}
+	t.app = time.Since(workStart)
+
+	h := w.Header()
+	h["Server-Timing"] = []string{serverTiming(t)}
+	h["Content-Type"] = contentTypeText
+	zp := s.gzipFor(r)
+	if zp != nil {
+		h["Content-Encoding"] = contentEncodingGzip
+		h["Vary"] = varyAcceptEncoding
+	} else if bodyAllowed(r, sp.status) {
+		h["Content-Length"] = []string{strconv.FormatInt(sp.size, 10)}
+	}
+	w.WriteHeader(sp.status)
+	if bodyAllowed(r, sp.status) && sp.size > 0 {
+		cw := &countingWriter{ctx: r.Context(), w: w, cap: s.writeCap, n: &s.stats.bytesOut}
+		_ = writeBody(cw, sp.size, zp) // a write error is the client leaving; the status is still what we answered
+	}
+	s.record(cs, sp.status, t, start)
+}
+
+var (
+	contentTypeText     = []string{"text/plain; charset=utf-8"}
+	contentEncodingGzip = []string{"gzip"}
+	varyAcceptEncoding  = []string{"Accept-Encoding"}
+)
+
+func (s *Server) record(cs *connState, status int, t timings, start time.Time) {
+	t.handler = time.Since(start)
+	s.stats.record(cs.shard, status, t)
+}
+
+// reject answers at once with a status and a one-line reason.
+func (s *Server) reject(w http.ResponseWriter, r *http.Request, cs *connState, start time.Time, status int, msg string) {
+	w.Header()["Server-Timing"] = []string{serverTiming(timings{})}
+	http.Error(w, msg, status)
+	s.record(cs, status, timings{}, start)
+}
+
+// readBody drains the request body, paying the read cap piece by piece:
+// while the server does not read, the client's socket buffers fill and its
+// writes block, as with a server that reads uploads slowly (E2).
+func (s *Server) readBody(r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	bp := s.bufs.Get().(*[]byte)
+	defer s.bufs.Put(bp)
+	buf := (*bp)[:s.readCap.piece(len(*bp))]
+	for {
+		n, err := r.Body.Read(buf)
+		if n > 0 {
+			s.stats.bytesIn.Add(int64(n))
+			if perr := s.readCap.pay(r.Context(), n); perr != nil {
+				return perr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// work sleeps for a draw of the work distribution, then burns CPU.
+func (s *Server) work(ctx context.Context, cs *connState, sp spec) error {
+	var d time.Duration
+	if sp.work.IsFixed() {
+		d = sp.work.Sample(nil)
+	} else {
+		cs.mu.Lock()
+		d = sp.work.Sample(cs.rng)
+		cs.mu.Unlock()
+	}
+	if err := s.sleeper.Sleep(ctx, d); err != nil {
+		return err
+	}
+	burnCPU(sp.cpu)
+	return ctx.Err()
+}
+
+// serverTiming formats the W3C Server-Timing header: the app's own time
+// first, then queueing and reading, in ms with µs precision.
+func serverTiming(t timings) string {
+	var b [96]byte
+	out := append(b[:0], "app;dur="...)
+	out = strconv.AppendFloat(out, ms(t.app), 'f', 3, 64)
+	out = append(out, ", queue;dur="...)
+	out = strconv.AppendFloat(out, ms(t.queue), 'f', 3, 64)
+	out = append(out, ", read;dur="...)
+	out = strconv.AppendFloat(out, ms(t.read), 'f', 3, 64)
+	return string(out)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// gzipFor returns the gzip pool when the server gzips and the client accepts it.
+func (s *Server) gzipFor(r *http.Request) *sync.Pool {
+	if !s.cfg.Gzip {
+		return nil
+	}
+	for _, v := range r.Header["Accept-Encoding"] {
+		for _, enc := range strings.Split(v, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(enc), ";")
+			if strings.EqualFold(strings.TrimSpace(name), "gzip") && qualityAboveZero(params) {
+				return s.gzip
+			}
+		}
+	}
+	return nil
+}
+
+// qualityAboveZero reads an Accept-Encoding entry's parameters: "q=0"
+// means "not this one"; no q means q=1.
+func qualityAboveZero(params string) bool {
+	for _, p := range strings.Split(params, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err == nil && q > 0
+		}
+	}
+	return true
+}
+
+// bodyAllowed: HEAD, 204 and 304 carry no body.
+func bodyAllowed(r *http.Request, status int) bool {
+	return r.Method != http.MethodHead && status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+func sortedStrings(s []string) []string { sort.Strings(s); return s }

@@ -1,0 +1,72 @@
+package fakeserver
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/middlebench/middlebench/units"
+)
+
+// spec is what one request asks for: the server's defaults, overridden by
+// the query.
+type spec struct {
+	work   units.Dist
+	cpu    time.Duration
+	size   int64
+	status int
+}
+
+// overrideParams are the query parameters the server understands; any
+// other parameter (a cache buster, a tag) is ignored.
+const overrideParams = "work, cpu, size, status"
+
+// parseSpec applies ?work=&cpu=&size=&status= to the defaults. It walks the
+// raw query by hand so that a request without overrides allocates nothing.
+func parseSpec(rawQuery string, def spec, maxSize units.Size) (spec, error) {
+	s := def
+	for q := rawQuery; q != ""; {
+		var kv string
+		kv, q, _ = strings.Cut(q, "&")
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "work", "cpu", "size", "status":
+		default:
+			continue
+		}
+		if strings.ContainsAny(v, "%+") {
+			u, err := url.QueryUnescape(v)
+			if err != nil {
+				return s, fmt.Errorf("query parameter %s=%q: bad escape", k, v)
+			}
+			v = u
+		}
+		var err error
+		switch k {
+		case "work":
+			s.work, err = units.ParseDist(v)
+		case "cpu":
+			var d units.Duration
+			d, err = units.ParseDuration(v)
+			s.cpu = d.D()
+		case "size":
+			var z units.Size
+			z, err = units.ParseSize(v)
+			if err == nil && z > maxSize {
+				err = fmt.Errorf("%v is above the server's limit of %v", z, maxSize)
+			}
+			s.size = z.Bytes()
+		case "status":
+			s.status, err = strconv.Atoi(v)
+			if err != nil || s.status < 200 || s.status > 599 {
+				err = fmt.Errorf("want a status from 200 to 599, got %q", v)
+			}
+		}
+		if err != nil {
+			return s, fmt.Errorf("query parameter %s: %w", k, err)
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,170 @@
+package fakeserver
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/precise"
+	"github.com/middlebench/middlebench/selfsigned"
+)
+
+// Server is a running fake origin.
+type Server struct {
+	cfg      Config
+	def      spec
+	ln       net.Listener
+	http     *http.Server
+	url      string
+	stats    *stats
+	sleeper  *precise.Sleeper
+	readCap  *byteCap
+	writeCap *byteCap
+	slots    chan struct{} // worker pool; nil = unlimited
+	queued   atomic.Int64
+	conns    atomic.Uint64
+	gzip     *sync.Pool
+	bufs     sync.Pool // request-body read buffers
+	admin    http.Handler
+	done     chan struct{} // closed when Serve returns
+	serveErr error         // what Serve returned; read after done
+	once     sync.Once
+}
+
+// connState is per connection: which stats shard it records into, and its
+// own random source for the work distribution (HTTP/2 may multiplex, so it
+// is locked; on HTTP/1.1 the lock is never contended).
+type connState struct {
+	shard uint64
+	mu    sync.Mutex
+	rng   *rand.Rand
+}
+
+type connKey struct{}
+
+// Start listens and serves until ctx is done or Close is called.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	addr := cfg.Listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("fakeserver: listen %s: %w", addr, err)
+	}
+	scheme := "http"
+	if cfg.TLS {
+		cert, err := selfsigned.New()
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("fakeserver: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}})
+		scheme = "https"
+	}
+	s := &Server{
+		cfg:     cfg,
+		def:     spec{work: cfg.Work, cpu: cfg.CPU.D(), size: cfg.Size.Bytes(), status: cfg.status()},
+		ln:      ln,
+		url:     scheme + "://" + ln.Addr().String(),
+		stats:   newStats(4 * runtime.GOMAXPROCS(0)),
+		sleeper: precise.NewSleeper(),
+		gzip:    newGzipPool(),
+		done:    make(chan struct{}),
+	}
+	s.readCap = newByteCap(cfg.ReadRate, s.sleeper)
+	s.writeCap = newByteCap(cfg.WriteRate, s.sleeper)
+	if cfg.Workers > 0 {
+		s.slots = make(chan struct{}, cfg.Workers)
+	}
+	s.bufs.New = func() any { b := make([]byte, 32*1024); return &b }
+	s.admin = s.adminHandler()
+	s.http = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          log.New(io.Discard, "", 0), // a client's reset is data for the client, not noise here
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			id := s.conns.Add(1)
+			return context.WithValue(ctx, connKey{}, &connState{shard: id, rng: rand.New(rand.NewPCG(cfg.Seed, id))})
+		},
+	}
+	go func() {
+		s.serveErr = s.http.Serve(ln)
+		close(s.done)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = s.Close()
+		case <-s.done:
+		}
+	}()
+	return s, nil
+}
+
+// URL is the server's base URL, e.g. http://127.0.0.1:41234.
+func (s *Server) URL() string { return s.url }
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Stats returns the server's own view since start or the last Reset.
+func (s *Server) Stats() metrics.ServerView { return s.stats.view(s.cfg.Workers) }
+
+// Reset starts a new window of the server's view (the harness resets
+// between runs of one experiment).
+func (s *Server) Reset() { s.stats.reset() }
+
+// Shutdown stops accepting, lets requests in flight finish until ctx is
+// done, then closes what is left.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	s.once.Do(func() {
+		err = s.http.Shutdown(ctx)
+		if err != nil {
+			_ = s.http.Close()
+		}
+		<-s.done
+		s.sleeper.Close()
+		if err == nil && !errors.Is(s.serveErr, http.ErrServerClosed) {
+			err = s.serveErr
+		}
+	})
+	return err
+}
+
+// Close shuts down gracefully, giving requests in flight 10 seconds.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.Shutdown(ctx)
+}
+
+// Summary is one line saying what the server served.
+func (s *Server) Summary() string {
+	v := s.Stats()
+	var codes []string
+	for code, n := range v.Statuses {
+		codes = append(codes, fmt.Sprintf("%s×%d", code, n))
+	}
+	return fmt.Sprintf("served %d requests (%s) in %.1fs; server time avg %.2fms p95 %.2fms; queue avg %.2fms; %d B in, %d B out",
+		v.Requests, strings.Join(sortedStrings(codes), " "), v.WindowMs/1000,
+		v.ServerTime["avg"], v.ServerTime["p(95)"], v.QueueTime["avg"], v.BytesIn, v.BytesOut)
+}

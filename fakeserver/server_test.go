@@ -1,0 +1,331 @@
+package fakeserver
+
+import (
+	"compress/gzip"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/middlebench/middlebench/units"
+)
+
+func mustDist(t *testing.T, s string) units.Dist {
+	t.Helper()
+	d, err := units.ParseDist(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestWorkModels(t *testing.T) {
+	tests := []struct {
+		work       string
+		n          int
+		lo, hi     float64 // every app;dur must fall here (ms)
+		meanLo     float64 // and the mean here
+		meanHi     float64
+		wantSpread bool // a distribution must not come out fixed
+	}{
+		{work: "50ms", n: 5, lo: 50, hi: 51.5, meanLo: 50, meanHi: 51.5},
+		{work: "uniform:20ms..40ms", n: 30, lo: 20, hi: 41.5, meanLo: 26, meanHi: 34, wantSpread: true},
+		{work: "normal:30ms,3ms", n: 30, lo: 15, hi: 46, meanLo: 27.5, meanHi: 32.5, wantSpread: true},
+		{work: "lognormal:p50=20ms,p99=60ms", n: 30, lo: 4, hi: 200, meanLo: 15, meanHi: 35, wantSpread: true},
+		{work: "exponential:10ms", n: 40, lo: 0, hi: 150, meanLo: 5, meanHi: 17, wantSpread: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.work, func(t *testing.T) {
+			srv := start(t, Config{Work: mustDist(t, tt.work)})
+			var durs []float64
+			sum := 0.0
+			for range tt.n {
+				resp, _ := get(t, nil, srv.URL()+"/")
+				d := timing(t, resp.Header)["app"]
+				if d < tt.lo || d > tt.hi {
+					t.Errorf("app;dur=%.3f outside %v..%v ms", d, tt.lo, tt.hi)
+				}
+				durs = append(durs, d)
+				sum += d
+			}
+			assertWithin(t, "mean app ms", sum/float64(tt.n), tt.meanLo, tt.meanHi)
+			slices.Sort(durs)
+			if spread := durs[len(durs)-1] - durs[0]; tt.wantSpread && spread < 1 {
+				t.Errorf("spread %.3f ms: the distribution came out fixed", spread)
+			}
+			if got := srv.Stats().Requests; got != int64(tt.n) {
+				t.Errorf("stats count %d requests, want %d", got, tt.n)
+			}
+		})
+	}
+}
+
+// TestServerTimingMatchesStats: what the header says is what the APM view holds.
+func TestServerTimingMatchesStats(t *testing.T) {
+	srv := start(t, Config{Work: units.Fixed(20 * time.Millisecond)})
+	var sum float64
+	for range 5 {
+		resp, _ := get(t, nil, srv.URL()+"/")
+		sum += timing(t, resp.Header)["app"]
+	}
+	v := srv.Stats()
+	assertWithin(t, "stats avg − header avg (ms)", v.ServerTime["avg"]-sum/5, -0.001, 0.001)
+	if v.Statuses["200"] != 5 || v.ServerTime["count"] != 5 {
+		t.Errorf("statuses %v, count %v", v.Statuses, v.ServerTime["count"])
+	}
+}
+
+func TestWorkerPoolQueues(t *testing.T) {
+	// 2 workers, 100 ms each, 6 at once: three waves, queue waits ≈ 0, 100, 200 ms.
+	srv := start(t, Config{Workers: 2, Work: units.Fixed(100 * time.Millisecond)})
+	var mu sync.Mutex
+	var queues, apps []float64
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, _ := get(t, nil, srv.URL()+"/")
+			st := timing(t, resp.Header)
+			mu.Lock()
+			queues, apps = append(queues, st["queue"]), append(apps, st["app"])
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	assertWithin(t, "wall ms for 6 requests", msOf(time.Since(t0)), 299, 380)
+	slices.Sort(queues)
+	wants := []float64{0, 0, 100, 100, 200, 200}
+	for i, q := range queues {
+		assertWithin(t, "queue ms", q, wants[i]-1, wants[i]+25)
+	}
+	for _, a := range apps {
+		assertWithin(t, "app ms (queue excluded)", a, 100, 102)
+	}
+	v := srv.Stats()
+	assertWithin(t, "stats queue avg ms", v.QueueTime["avg"], 95, 125)
+}
+
+func TestMaxQueueAnswers503(t *testing.T) {
+	srv := start(t, Config{Workers: 1, MaxQueue: 1, Work: units.Fixed(150 * time.Millisecond)})
+	var wg sync.WaitGroup
+	codes := make(chan int, 3)
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 20 * time.Millisecond) // arrive in order
+			resp, _ := get(t, nil, srv.URL()+"/")
+			codes <- resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	var got []int
+	for c := range codes {
+		got = append(got, c)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []int{200, 200, 503}) {
+		t.Errorf("statuses %v, want one in service, one queued, one 503", got)
+	}
+}
+
+func TestBodySizeStatusAndOverrides(t *testing.T) {
+	srv := start(t, Config{Size: 1000, Status: 201})
+	tests := []struct {
+		query      string
+		wantStatus int
+		wantLen    int
+		wantErr    string
+	}{
+		{query: "", wantStatus: 201, wantLen: 1000},
+		{query: "?size=256KiB", wantStatus: 201, wantLen: 256 * 1024},
+		{query: "?size=0&status=204", wantStatus: 204, wantLen: 0},
+		{query: "?status=429&size=3", wantStatus: 429, wantLen: 3},
+		{query: "?status=503&cachebuster=1", wantStatus: 503, wantLen: 1000},
+		{query: "?work=10%6Ds", wantStatus: 201, wantLen: 1000}, // escaped "10ms"
+		{query: "?work=soon", wantStatus: 400, wantErr: "query parameter work"},
+		{query: "?cpu=-1ms", wantStatus: 400, wantErr: "query parameter cpu"},
+		{query: "?size=8K", wantStatus: 400, wantErr: "query parameter size"},
+		{query: "?size=2GiB", wantStatus: 400, wantErr: "limit"},
+		{query: "?status=99", wantStatus: 400, wantErr: "query parameter status"},
+		{query: "?status=abc", wantStatus: 400, wantErr: "query parameter status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			resp, body := get(t, nil, srv.URL()+"/"+tt.query)
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d (%s)", resp.StatusCode, tt.wantStatus, body)
+			}
+			if tt.wantErr != "" {
+				if !strings.Contains(string(body), tt.wantErr) {
+					t.Errorf("body %q does not name %q", body, tt.wantErr)
+				}
+				return
+			}
+			if len(body) != tt.wantLen {
+				t.Errorf("body %d bytes, want %d", len(body), tt.wantLen)
+			}
+			timing(t, resp.Header) // every answer carries a well-formed Server-Timing
+		})
+	}
+}
+
+func TestGzipWhenAccepted(t *testing.T) {
+	srv := start(t, Config{Size: 64 * 1024, Gzip: true})
+	noAuto := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	tests := []struct {
+		accept   string
+		wantGzip bool
+	}{
+		{accept: "gzip", wantGzip: true},
+		{accept: "br, gzip;q=0.5", wantGzip: true},
+		{accept: "gzip;q=0", wantGzip: false},
+		{accept: "identity", wantGzip: false},
+		{accept: "", wantGzip: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.accept, func(t *testing.T) {
+			resp, body := get(t, noAuto, srv.URL()+"/", "Accept-Encoding", tt.accept)
+			gz := resp.Header.Get("Content-Encoding") == "gzip"
+			if gz != tt.wantGzip {
+				t.Fatalf("Content-Encoding %q, want gzip=%v", resp.Header.Get("Content-Encoding"), tt.wantGzip)
+			}
+			if !gz {
+				if len(body) != 64*1024 {
+					t.Fatalf("plain body %d bytes", len(body))
+				}
+				return
+			}
+			zr, err := gzip.NewReader(strings.NewReader(string(body)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, err := io.ReadAll(zr)
+			if err != nil || len(plain) != 64*1024 {
+				t.Fatalf("gunzipped %d bytes (%v)", len(plain), err)
+			}
+			ratio := float64(len(body)) / float64(len(plain))
+			assertWithin(t, "gzip ratio", ratio, 0.2, 0.8) // text-like: shrinks, but not to nothing
+		})
+	}
+	waitRequests(t, srv, 5)
+	if out := srv.Stats().BytesOut; out >= 5*64*1024 {
+		t.Errorf("bytesOut %d counts uncompressed bytes; want wire bytes", out)
+	}
+}
+
+func TestCPUBurnCountsCPUTime(t *testing.T) {
+	srv := start(t, Config{CPU: units.Duration(20 * time.Millisecond)})
+	resp, _ := get(t, nil, srv.URL()+"/")
+	// Alone, CPU time ≈ wall time; the race detector or a busy machine only adds.
+	assertWithin(t, "app ms for cpu=20ms", timing(t, resp.Header)["app"], 20, 80)
+}
+
+func TestQueryOverridesCPUAndWork(t *testing.T) {
+	srv := start(t, Config{})
+	resp, _ := get(t, nil, srv.URL()+"/?work=30ms&cpu=5ms")
+	assertWithin(t, "app ms for work=30ms cpu=5ms", timing(t, resp.Header)["app"], 35, 60)
+}
+
+func TestAdminEndpoints(t *testing.T) {
+	srv := start(t, Config{Size: 10})
+	get(t, nil, srv.URL()+"/a")
+	get(t, nil, srv.URL()+"/b?status=500")
+	resp, body := get(t, nil, srv.URL()+"/_mb/stats")
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"requests": 2`) || !strings.Contains(string(body), `"500": 1`) {
+		t.Errorf("stats: %d %s", resp.StatusCode, body)
+	}
+	_, body = get(t, nil, srv.URL()+"/metrics")
+	for _, want := range []string{`middlebench_server_requests_total{code="200"} 1`, `middlebench_server_requests_total{code="500"} 1`, "middlebench_server_app_seconds_count 2", "middlebench_server_sent_body_bytes_total 20"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	resp, _ = get(t, nil, srv.URL()+"/_mb/health")
+	if resp.StatusCode != 200 {
+		t.Errorf("health %d", resp.StatusCode)
+	}
+	resp, body = get(t, nil, srv.URL()+"/_mb/nope")
+	if resp.StatusCode != 404 || !strings.Contains(string(body), "/_mb/stats") {
+		t.Errorf("unknown admin path: %d %s", resp.StatusCode, body)
+	}
+	r, err := http.Post(srv.URL()+"/_mb/reset", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if v := srv.Stats(); v.Requests != 0 || len(v.Statuses) != 0 {
+		t.Errorf("after reset: %d requests, %v", v.Requests, v.Statuses)
+	}
+}
+
+func TestTLS(t *testing.T) {
+	srv := start(t, Config{TLS: true, Size: 5})
+	if !strings.HasPrefix(srv.URL(), "https://127.0.0.1:") {
+		t.Fatalf("URL %s", srv.URL())
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig.InsecureSkipVerify = true
+	resp, body := get(t, &http.Client{Transport: tr}, srv.URL()+"/")
+	if resp.StatusCode != 200 || len(body) != 5 || resp.TLS == nil {
+		t.Fatalf("status %d body %d tls %v", resp.StatusCode, len(body), resp.TLS != nil)
+	}
+}
+
+func TestShutdownFinishesInFlight(t *testing.T) {
+	srv, err := Start(t.Context(), Config{Work: units.Fixed(200 * time.Millisecond), Size: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int)
+	go func() {
+		resp, body := get(t, nil, srv.URL()+"/")
+		done <- resp.StatusCode*10 + len(body)
+	}()
+	for srv.Stats().InFlight == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; got != 2003 {
+		t.Fatalf("in-flight request ended with %d, want 200 and 3 bytes", got)
+	}
+	if _, err := http.Get(srv.URL() + "/"); err == nil {
+		t.Fatal("server still accepts after Close")
+	}
+}
+
+func TestListensOnLoopbackByDefault(t *testing.T) {
+	srv := start(t, Config{})
+	if host := srv.Addr().String(); !strings.HasPrefix(host, "127.0.0.1:") {
+		t.Fatalf("listening on %s", host)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Workers: -1}, "workers"},
+		{Config{MaxQueue: 3}, "maxQueue: needs workers"},
+		{Config{Status: 99}, "status"},
+		{Config{Size: 2 * units.MiB, MaxSize: units.MiB}, "maxSize"},
+	}
+	for _, tt := range tests {
+		_, err := Start(t.Context(), tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Start(%+v) = %v, want an error naming %q", tt.cfg, err, tt.want)
+		}
+	}
+	if _, err := Start(t.Context(), Config{Listen: "127.0.0.1:99999"}); err == nil || !strings.Contains(err.Error(), "listen") {
+		t.Errorf("bad listen address: %v", err)
+	}
+}

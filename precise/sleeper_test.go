@@ -1,0 +1,109 @@
+package precise
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestSleepPrecision checks the property the package exists for; the band
+// is wide enough for a loaded 2-core CI machine, and the figures are logged.
+func TestSleepPrecision(t *testing.T) {
+	s := NewSleeper()
+	defer s.Close()
+	const n = 40
+	var mu sync.Mutex
+	var errs []time.Duration
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := 20*time.Millisecond + time.Duration(i)*137*time.Microsecond
+			t0 := time.Now()
+			if err := s.Sleep(context.Background(), d); err != nil {
+				t.Error(err)
+			}
+			e := time.Since(t0) - d
+			mu.Lock()
+			errs = append(errs, e)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	slices.Sort(errs)
+	p50, worst := errs[n/2], errs[n-1]
+	t.Logf("sleep error over %d concurrent sleeps: min %v p50 %v max %v", n, errs[0], p50, worst)
+	if errs[0] < -fireAhead {
+		t.Errorf("woke %v early; at most %v allowed", -errs[0], fireAhead)
+	}
+	if p50 > 500*time.Microsecond {
+		t.Errorf("p50 error %v, want under 500µs", p50)
+	}
+}
+
+func TestSleepCancel(t *testing.T) {
+	s := NewSleeper()
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	err := s.Sleep(ctx, time.Hour)
+	if err != context.DeadlineExceeded {
+		t.Fatalf("err = %v, want deadline exceeded", err)
+	}
+	if el := time.Since(t0); el > time.Second {
+		t.Fatalf("cancel took %v", el)
+	}
+	// The cancelled waiter left the heap: a later short sleep is not disturbed.
+	if err := s.Sleep(context.Background(), time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	left := len(s.waiters)
+	s.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d waiters left in the heap", left)
+	}
+}
+
+func TestEarlierDeadlineInterruptsLongWait(t *testing.T) {
+	s := NewSleeper()
+	defer s.Close()
+	go func() { _ = s.Sleep(context.Background(), time.Hour) }()
+	time.Sleep(5 * time.Millisecond) // let the long sleeper register first
+	t0 := time.Now()
+	if err := s.Sleep(context.Background(), 3*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el > 100*time.Millisecond {
+		t.Fatalf("3ms sleep behind a 1h sleep took %v", el)
+	}
+}
+
+func TestCloseWakesSleepers(t *testing.T) {
+	s := NewSleeper()
+	done := make(chan struct{})
+	go func() { _ = s.Sleep(context.Background(), time.Hour); close(done) }()
+	time.Sleep(5 * time.Millisecond)
+	s.Close()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not wake the sleeper")
+	}
+}
+
+func BenchmarkSleep1ms(b *testing.B) {
+	s := NewSleeper()
+	defer s.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_ = s.Sleep(ctx, time.Millisecond)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package precise
+
+func newWaker() waker { return &timerWaker{interrupts: make(chan struct{}, 1)} }
