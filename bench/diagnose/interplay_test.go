@@ -122,6 +122,18 @@ func TestRulesDoNotFireOnEachOthersSymptoms(t *testing.T) {
 			want: []string{CodeConnectSlow, CodeHiddenConnectionCost, CodePathLatency},
 		},
 		{
+			// The fake server reports reading the body (read;dur) apart
+			// from its work: the upload is still the uplink's or the read
+			// cap's, not a slow server.
+			name: "E2 with the server's body-read time",
+			obs: func() *Observation {
+				o := e2()
+				o.Server.Read = st(1890, 1950)
+				return o
+			},
+			want: []string{CodeUploadLimited},
+		},
+		{
 			// A small server delay with a closed model at low load is not a
 			// backlog, even though Little's law holds (it always does).
 			name: "Little's law alone is not a backlog",

@@ -60,6 +60,7 @@ type ServerSide struct {
 	Requests int64            `json:"requests"` // -1 when not known
 	Time     Stat             `json:"time"`     // app time per request, ms
 	Queue    Stat             `json:"queue"`    // time waiting for a worker before that, ms
+	Read     Stat             `json:"read"`     // time reading request bodies, ms (the fake server's read;dur)
 	Statuses map[string]int64 `json:"statuses,omitempty"`
 }
 
@@ -74,6 +75,7 @@ func ServerFromView(v *metrics.ServerView, source string) *ServerSide {
 		Requests: v.Requests,
 		Time:     statFromValues(v.ServerTime),
 		Queue:    statFromValues(v.QueueTime),
+		Read:     statFromValues(v.ReadTime),
 		Statuses: v.Statuses,
 	}
 }

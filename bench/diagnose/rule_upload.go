@@ -37,6 +37,11 @@ func uploadLimited(f *facts) *Finding {
 	if f.hasServer {
 		fd.add("server_time_avg_ms", f.srv.Avg)
 	}
+	read := 0.0
+	if f.w.Server != nil && f.w.Server.Read.Present() {
+		read = f.w.Server.Read.Avg
+		fd.add("server_read_avg_ms", read)
+	}
 	rate := 0.0
 	if body > 0 {
 		fd.add("bytes_per_request", body)
@@ -57,6 +62,9 @@ func uploadLimited(f *facts) *Finding {
 		fd.Summary += fmt.Sprintf(" (%s/s per request)", fmtBytes(rate))
 	}
 	fd.Summary += ". Read it as the uplink or a body-inspecting device, not as a slow server."
+	if read > 0 {
+		fd.Summary += fmt.Sprintf(" The server spent %s reading each body: its read rate, or the link feeding it, sets the pace.", fmtMs(read))
+	}
 	fd.Suspect = []string{
 		"the uplink, above all the generator's own",
 		"the request body's size",
