@@ -113,10 +113,11 @@ func (w *Window) RPS() float64 {
 }
 
 // Served returns the phases to set beside the server's own time: those of
-// expected responses when the source has them and some requests failed
-// (fast errors never reached the server), else those of all requests.
+// expected responses when the source has them (waiting included) and some
+// requests failed (fast errors never reached the server), else those of
+// all requests.
 func (w *Window) Served() *Phases {
-	if w.OK != nil && w.Failed > 0 && w.OK.Duration.Present() {
+	if w.OK != nil && w.Failed > 0 && w.OK.Waiting.Present() {
 		return w.OK
 	}
 	return &w.Phases

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // Report is the analysis of one Observation.
@@ -159,6 +160,10 @@ func newReport(obs *Observation, f *facts) Report {
 	if f.hasServer {
 		r.Phases.Server, r.Phases.ServerQueue = f.srv, f.queue
 		r.Phases.Outside = Stat{Avg: f.outside, P95: f.outsideP95}
+		if f.served != f.all {
+			r.Notes = append(r.Notes, fmt.Sprintf("outside server is computed on the %d expected responses only: the %d failures may never have reached the server",
+				obs.Requests-obs.Failed, obs.Failed))
+		}
 	}
 	for i := range obs.Steps {
 		s := &obs.Steps[i]
