@@ -164,6 +164,10 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 		found = true
 	}
 	w := f.w
+	if w.Requests == 0 && !f.all.Duration.Present() {
+		r.Notes = append(r.Notes, "the file holds no requests: nothing to judge")
+		found = true
+	}
 	if fs := share(float64(w.Failed), float64(w.Requests)); fs >= float64(f.cfg.RateLimited.Share) && !explained(CodeRateLimited, CodeToolBlocked) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d of %d requests failed (%s)%s: read the failures before the timings", w.Failed, w.Requests, pct(fs), statusList(w.Statuses)))
 		found = true

@@ -36,6 +36,9 @@ func (r Reader) readJSONFile(br *bufio.Reader, name string) (*Observation, error
 	if err := json.Unmarshal(raw, &ms); err != nil {
 		return nil, jsonError(name, data, offsetInto(data, raw, err))
 	}
+	if !hasHTTP(ms) {
+		return nil, &InputError{Source: name, Msg: "\"metrics\" has neither http_reqs nor any http_req_* metric: expected " + expected}
+	}
 	if typedMetrics(ms) {
 		for _, m := range sortedKeys(ms) { // per metric, so that errors name it
 			var one metrics.Metric
@@ -60,6 +63,16 @@ func (r Reader) readJSONFile(br *bufio.Reader, name string) (*Observation, error
 		return nil, &InputError{Source: name, Msg: err.Error(), Err: err}
 	}
 	return o, nil
+}
+
+// hasHTTP reports whether k6's HTTP metrics are there.
+func hasHTTP[V any](ms map[string]V) bool {
+	for k := range ms {
+		if strings.HasPrefix(k, "http_req") {
+			return true
+		}
+	}
+	return false
 }
 
 // typedMetrics reports whether metrics carry k6's {"type", "values"}

@@ -45,6 +45,7 @@ func TestMalformedInputs(t *testing.T) {
 		{"truncated summary export", export[:len(export)/2], []string{"line ", "byte ", "truncated JSON"}},
 		{"truncated handleSummary", hs[:1000], []string{"truncated JSON"}},
 		{"JSON without metrics", []byte(`{"foo": 1, "bar": 2}`), []string{`no "metrics" key`, "[bar, foo]"}},
+		{"JSON without HTTP metrics", []byte(`{"metrics": {"vus": {"value": 1, "min": 1, "max": 1}}}`), []string{"neither http_reqs nor any http_req_* metric"}},
 		{"JSON array", []byte(`[1,2,3]`), []string{"found a JSON array"}},
 		{"binary", []byte{0x00, 0x01, 0x02, 0xff, 0xfe}, []string{"binary data (first bytes 00 01 02 ff fe)"}},
 		{"other text", []byte("hello world\nthis is not k6\n"), []string{`found text starting "hello world"`}},

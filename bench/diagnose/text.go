@@ -57,10 +57,8 @@ func (r Reader) readText(br *bufio.Reader, name string) (*Observation, error) {
 	if err := sc.Err(); err != nil {
 		return nil, &InputError{Source: name, Line: lineNo + 1, Msg: err.Error(), Err: err}
 	}
-	if _, ok := ms["http_reqs"]; !ok {
-		if _, ok := ms["http_req_duration"]; !ok {
-			return nil, &InputError{Source: name, Msg: "no http_req metrics found: expected " + expected}
-		}
+	if !hasHTTP(ms) {
+		return nil, &InputError{Source: name, Msg: "no http_req metrics found: expected " + expected}
 	}
 	w, err := windowFromMetrics(ms, nil, r.ServerMetric)
 	if err != nil {
