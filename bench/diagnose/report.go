@@ -19,6 +19,9 @@ type Report struct {
 	Findings []Finding  `json:"findings"`
 	Phases   PhaseTable `json:"phases"`
 	Steps    []StepRow  `json:"steps,omitempty"`
+	// Breakdowns of an NDJSON or CSV stream, most requests first.
+	ByStatus []GroupRow `json:"by_status,omitempty"`
+	ByName   []GroupRow `json:"by_name,omitempty"`
 	Notes    []string   `json:"notes,omitempty"`
 	// Difference is this run's phases minus a baseline's (rule 11: the
 	// same scenario straight at the server), when one was given.
@@ -149,11 +152,32 @@ type StepRow struct {
 	CPU           float64 `json:"generator_cpu,omitempty"`
 }
 
+// GroupRow is one slice of a breakdown (a status, a request name).
+type GroupRow struct {
+	Key         string  `json:"key"`
+	Requests    int64   `json:"requests"`
+	Failed      int64   `json:"failed"`
+	DurationAvg float64 `json:"duration_avg_ms"`
+	DurationP95 float64 `json:"duration_p95_ms"`
+	WaitingAvg  float64 `json:"waiting_avg_ms"`
+}
+
+func groupRows(gs []Group) []GroupRow {
+	var out []GroupRow
+	for _, g := range gs {
+		out = append(out, GroupRow{Key: g.Key, Requests: g.Requests, Failed: g.Failed,
+			DurationAvg: g.Phases.Duration.Avg, DurationP95: g.Phases.Duration.P95, WaitingAvg: g.Phases.Waiting.Avg})
+	}
+	return out
+}
+
 func newReport(obs *Observation, f *facts) Report {
 	r := Report{
 		Source: obs.Source, Format: obs.Format, Run: obs.Run,
 		Requests: obs.Requests, Failed: obs.Failed, Seconds: obs.Seconds, RPS: obs.RPS(),
-		Notes: append([]string(nil), obs.Notes...),
+		Notes:    append([]string(nil), obs.Notes...),
+		ByStatus: groupRows(obs.ByStatus),
+		ByName:   groupRows(obs.ByName),
 	}
 	r.Phases = PhaseTable{Phases: obs.Phases}
 	r.Phases.Server = Stat{}

@@ -81,6 +81,24 @@ func (r Report) WriteText(w io.Writer) error {
 				fmtMs(s.DurationP95), fmtMs(s.WaitingAvg), fmtMs(s.ReceivingAvg), srv, s.Dropped)
 		}
 	}
+	for _, g := range []struct {
+		title string
+		rows  []GroupRow
+	}{{"status", r.ByStatus}, {"name", r.ByName}} {
+		if len(g.rows) < 2 { // one status or one name: the phase table says it all
+			continue
+		}
+		fmt.Fprintln(b)
+		fmt.Fprintf(b, "  %-32s %9s %8s %11s %11s %11s\n", g.title, "requests", "failed", "dur avg", "dur p95", "waiting")
+		for i, row := range g.rows {
+			if i == 10 {
+				fmt.Fprintf(b, "  … %d more\n", len(g.rows)-10)
+				break
+			}
+			fmt.Fprintf(b, "  %-32s %9d %8d %11s %11s %11s\n", cut(row.Key, 32), row.Requests, row.Failed,
+				fmtMs(row.DurationAvg), fmtMs(row.DurationP95), fmtMs(row.WaitingAvg))
+		}
+	}
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "findings (ordered by the time they explain):")
 	if len(r.Findings) == 0 {
