@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -99,7 +100,12 @@ func ReadFile(path string) (*Observation, error) {
 func (r Reader) ReadFile(ctx context.Context, path string) (*Observation, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &InputError{Source: path, Msg: err.Error(), Err: err}
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error() // the path is already the error's source
+		}
+		return nil, &InputError{Source: path, Msg: msg, Err: err}
 	}
 	defer f.Close()
 	return r.Read(ctx, f, filepath.Base(path))
