@@ -86,8 +86,12 @@ func count(m *map[string]int64, key []byte, n int64) {
 		*m = make(map[string]int64)
 	}
 	if _, ok := (*m)[string(key)]; ok {
-		(*m)[string(key)] += n
-		return
+		for k := range *m { // reuse the stored key: m[string(key)] += n would allocate it
+			if k == string(key) {
+				(*m)[k] += n
+				return
+			}
+		}
 	}
 	k := string(key)
 	if len(*m) >= maxKeys {
