@@ -260,3 +260,35 @@ func TestDocumentWithHistogramsAndSteps(t *testing.T) {
 		t.Errorf("read back %s %+v, want %+v", o2.Format, o2.Phases.Waiting, o.Phases.Waiting)
 	}
 }
+
+// The article's own E0 output, as printed with --summary-mode=full
+// --summary-trend-stats="avg,p(95)" (a device inspects 450 ms, the server
+// works 50 ms): read from the text, the diagnosis is path-latency.
+func TestArticlePrintedSummaryE0(t *testing.T) {
+	const e0 = `
+    CUSTOM
+    server_time....................: avg=51.27ms  p(95)=51.6ms
+
+    HTTP
+    http_req_blocked...............: avg=33.49µs  p(95)=324.5µs
+    http_req_connecting............: avg=23.77µs  p(95)=280µs
+    http_req_duration..............: avg=503.1ms  p(95)=503.46ms
+    http_req_failed................: 0.00%  0 out of 36
+    http_req_receiving.............: avg=58.13µs  p(95)=123.75µs
+    http_req_sending...............: avg=28.33µs  p(95)=46.74µs
+    http_req_tls_handshaking.......: avg=0s       p(95)=0s
+    http_req_waiting...............: avg=503.01ms p(95)=503.39ms
+`
+	o, err := Reader{}.Read(context.Background(), bytes.NewReader([]byte(e0)), "e0.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Format != FormatText || o.Requests != 36 || o.Phases.Waiting.P95 != 503.39 || o.Phases.Server.Avg != 51.27 {
+		t.Fatalf("format %s requests %d waiting %+v server %+v", o.Format, o.Requests, o.Phases.Waiting, o.Phases.Server)
+	}
+	r := Analyze(o, DefaultConfig())
+	assertCodes(t, r, CodePathLatency)
+	if f, _ := r.Finding(CodePathLatency); !within(f.ExplainsMs, 503.01-51.27) {
+		t.Errorf("explains %v, want 451.74 ms outside the server", f.ExplainsMs)
+	}
+}

@@ -51,12 +51,15 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 			}
 			*w.Phases.at(sp.phase) = st
 		case kReqs:
-			w.Requests = int64(v["count"])
+			w.Requests = int64(v["count"]) // sorted keys: http_reqs comes after http_req_failed
 			if r := v["rate"]; r > 0 && w.Seconds == 0 {
 				w.Seconds = v["count"] / r
 			}
 		case kFailed:
 			w.Failed = int64(v["passes"])
+			if w.Requests == 0 { // http_reqs missing (a partial summary): every request has a verdict
+				w.Requests = int64(v["passes"] + v["fails"])
+			}
 		case kIters:
 			w.Iterations = int64(v["count"])
 		case kDropped:
