@@ -163,6 +163,11 @@ func TestEvidenceCarriesTheNumbers(t *testing.T) {
 		{e0(), CodePathLatency, "server_time_avg_ms", 51.27},
 		{e5(), CodeRateLimited, "rejected", 535},
 		{e5(), CodeRateLimited, "server_requests", 666},
+		{func() *Observation {
+			o := e5()
+			o.ByStatus = []Group{{Key: "429", Requests: 535, Failed: 535, Phases: Phases{Duration: st(0.4, 0.6)}}}
+			return o
+		}(), CodeRateLimited, "rejected_duration_avg_ms", 0.4},
 		{e1(true, false), CodeTLSHandshakeSlow, "tls_p95_ms", 307},
 		{e4(), CodeThroughputCeiling, "ceiling_rps", 38},
 		{e6(false), CodeToolBlocked, "server_requests", 0},

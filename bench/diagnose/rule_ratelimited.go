@@ -47,6 +47,11 @@ func rateLimited(f *facts) *Finding {
 	if w.Seconds > 0 {
 		fd.add("passed_rps", float64(w.Requests-n429)/w.Seconds)
 	}
+	for _, g := range f.obs.ByStatus { // a stream says how fast the rejections came back
+		if g.Key == "429" && f.name == "" {
+			fd.add("rejected_duration_avg_ms", g.Phases.Duration.Avg)
+		}
+	}
 	fd.ExplainsMs = max(passed-all, 0)
 	what := "were answered 429"
 	if conf == ConfidenceMedium {
