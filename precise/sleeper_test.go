@@ -107,3 +107,23 @@ func BenchmarkSleep1ms(b *testing.B) {
 		}
 	})
 }
+
+// TestLongSleepNotWidened: a ppoll timeout would be widened by 0.1 % of its
+// length (450 µs on 450 ms); the timerfd is not.
+func TestLongSleepNotWidened(t *testing.T) {
+	s := NewSleeper()
+	defer s.Close()
+	var errs []time.Duration
+	for range 3 {
+		t0 := time.Now()
+		if err := s.Sleep(context.Background(), 450*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		errs = append(errs, time.Since(t0)-450*time.Millisecond)
+	}
+	slices.Sort(errs)
+	t.Logf("450ms sleeps: late by %v", errs)
+	if errs[1] > 300*time.Microsecond {
+		t.Errorf("median lateness %v on 450 ms; want under 300µs", errs[1])
+	}
+}

@@ -1,0 +1,275 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/middlebench/middlebench/proxy/clock"
+)
+
+// Box modes.
+const (
+	ModeBytes = "bytes" // connection stages only: bytes are forwarded, HTTP is not parsed
+	ModeHTTP  = "http"  // at least one HTTP stage: each request is parsed once and proxied
+)
+
+// Box is one running middlebox.
+type Box struct {
+	name    string
+	cfg     BoxConfig
+	mode    string
+	stages  []Stage
+	ln      net.Listener // raw listener
+	wrapped net.Listener // after the connection stages
+	url     *url.URL
+	next    *url.URL
+	nextTLS *tls.Config // for dialing the next hop when it speaks TLS
+	pool    *x509.CertPool
+	ledger  *ledger
+	log     *log.Logger
+	srv     *http.Server
+	rp      http.Handler
+
+	connSeq, reqSeq                  atomic.Uint64
+	accepted, active, requests       atomic.Int64
+	upstreamErrors, clientAborts     atomic.Int64
+	bytesUp, bytesDown, acceptErrors atomic.Int64
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{} // bytes mode: open client connections
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// BoxStats is one box's counters and its stages'.
+type BoxStats struct {
+	Name           string       `json:"name"`
+	Listen         string       `json:"listen"`
+	URL            string       `json:"url"`
+	Next           string       `json:"next"`
+	Mode           string       `json:"mode"`
+	Accepted       int64        `json:"connectionsAccepted"`
+	Active         int64        `json:"connectionsActive"`
+	Requests       int64        `json:"requests,omitempty"`
+	UpstreamErrors int64        `json:"upstreamErrors"` // 502s answered (HTTP) or upstream dials failed (bytes)
+	ClientAborts   int64        `json:"clientAborts"`   // clients gone before their exchange finished
+	BytesUp        int64        `json:"bytesUp,omitempty"`
+	BytesDown      int64        `json:"bytesDown,omitempty"`
+	Stages         []StageStats `json:"stages"`
+}
+
+// boxEnv is what a box needs from its path.
+type boxEnv struct {
+	index        int
+	seed         uint64
+	clock        clock.Clock
+	ledgerHeader bool
+	ledgerLimit  int
+	sink         *jsonlSink
+	log          io.Writer
+}
+
+func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nextPool *x509.CertPool) (*Box, error) {
+	name := cfg.displayName(env.index)
+	b := &Box{name: name, cfg: cfg, next: next, nextTLS: nextTLS, mode: ModeBytes,
+		ledger: newLedger(env.ledgerLimit, env.sink), conns: map[net.Conn]struct{}{}}
+	lw := env.log
+	if lw == nil {
+		lw = io.Discard
+	}
+	b.log = log.New(lw, "box "+name+": ", 0)
+	var term *tlsStage
+	backlog := 0
+	for i, sc := range cfg.Stages {
+		se := &stageEnv{box: name, index: i + 1, clock: env.clock, seed: stageSeed(env.seed, name, i+1), ledger: b.ledger}
+		st, err := sc.Spec.build(se)
+		if err != nil {
+			return nil, fmt.Errorf("box %q, stage %d (%s): %w", name, i+1, sc.Spec.Kind(), err)
+		}
+		b.stages = append(b.stages, st)
+		if _, ok := st.(HTTPStage); ok {
+			b.mode = ModeHTTP
+		}
+		if t, ok := st.(*tlsStage); ok {
+			term = t
+		}
+		if a, ok := st.(interface{ backlog() int }); ok {
+			backlog = a.backlog()
+		}
+	}
+	addr := cfg.Listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	var err error
+	if backlog > 0 {
+		b.ln, err = listenBacklog(addr, backlog)
+	} else {
+		b.ln, err = net.Listen("tcp", addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("box %q: listen: %w", name, err)
+	}
+	var ln net.Listener = &trackListener{Listener: b.ln, b: b}
+	for _, st := range b.stages {
+		if cs, ok := st.(ConnStage); ok {
+			ln = cs.WrapListener(ln)
+		}
+	}
+	b.wrapped = ln
+	b.url = &url.URL{Scheme: "http", Host: b.ln.Addr().String()}
+	switch {
+	case term != nil:
+		b.url.Scheme, b.pool = "https", term.pool
+	case b.mode == ModeBytes:
+		b.url.Scheme, b.pool = next.Scheme, nextPool // TLS, if any, passes through
+	}
+	if b.mode == ModeHTTP {
+		b.startHTTP(env)
+	} else {
+		b.wg.Add(1)
+		go b.acceptBytes()
+	}
+	return b, nil
+}
+
+func (b *Box) startHTTP(env boxEnv) {
+	b.rp = b.reverseProxy()
+	var h = b.rp
+	for i := len(b.stages) - 1; i >= 0; i-- {
+		if hs, ok := b.stages[i].(HTTPStage); ok {
+			h = hs.Wrap(h)
+		}
+	}
+	inner := h
+	desc := strings.ReplaceAll(b.name, `"`, "'")
+	b.srv = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b.requests.Add(1)
+			id, _ := r.Context().Value(connKey{}).(uint64)
+			ex := &exchange{conn: id, req: b.reqSeq.Add(1)}
+			r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
+			if env.ledgerHeader {
+				w = &timingWriter{ResponseWriter: w, ex: ex, desc: desc}
+			}
+			inner.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          b.log,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, connID(c))
+		},
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		if err := b.srv.Serve(b.wrapped); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			b.log.Printf("serve: %v", err)
+		}
+	}()
+}
+
+// Name is the box's name.
+func (b *Box) Name() string { return b.name }
+
+// Addr is the box's listening address (127.0.0.1:port).
+func (b *Box) Addr() string { return b.ln.Addr().String() }
+
+// URL is how a client reaches the box: https when it terminates TLS or
+// passes TLS through to a box that does.
+func (b *Box) URL() string { return b.url.String() }
+
+// Mode is ModeBytes or ModeHTTP.
+func (b *Box) Mode() string { return b.mode }
+
+// Stats returns a snapshot of the box's counters.
+func (b *Box) Stats() BoxStats {
+	s := BoxStats{Name: b.name, Listen: b.Addr(), URL: b.URL(), Next: b.next.String(), Mode: b.mode,
+		Accepted: b.accepted.Load(), Active: b.active.Load(), Requests: b.requests.Load(),
+		UpstreamErrors: b.upstreamErrors.Load(), ClientAborts: b.clientAborts.Load(),
+		BytesUp: b.bytesUp.Load(), BytesDown: b.bytesDown.Load()}
+	for _, st := range b.stages {
+		s.Stages = append(s.Stages, st.Stats())
+	}
+	return s
+}
+
+// Summary is the box's one-line account, printed at shutdown.
+func (b *Box) Summary() string {
+	s := b.Stats()
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "box %s %s → %s (%s): %d conns", s.Name, s.Listen, s.Next, s.Mode, s.Accepted)
+	if s.Mode == ModeHTTP {
+		fmt.Fprintf(&sb, ", %d requests", s.Requests)
+	}
+	if s.UpstreamErrors > 0 {
+		fmt.Fprintf(&sb, ", %d upstream errors", s.UpstreamErrors)
+	}
+	for _, st := range s.Stages {
+		fmt.Fprintf(&sb, "; %s: seen %d passed %d", st.Kind, st.Seen, st.Passed)
+		for _, k := range sortedKeys(st.Rejected) {
+			fmt.Fprintf(&sb, " %s×%d", k, st.Rejected[k])
+		}
+		if st.Delay != nil {
+			fmt.Fprintf(&sb, " delay p50 %.1fms p99 %.1fms", st.Delay["med"], st.Delay["p(99)"])
+		}
+		if st.Queued != nil {
+			fmt.Fprintf(&sb, " queued p99 %.1fms", st.Queued["p(99)"])
+		}
+		if st.Bytes > 0 {
+			fmt.Fprintf(&sb, " %d bytes", st.Bytes)
+		}
+	}
+	return sb.String()
+}
+
+// close stops the box: the listener first, then every connection.
+func (b *Box) close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	conns := make([]net.Conn, 0, len(b.conns))
+	for c := range b.conns {
+		conns = append(conns, c)
+	}
+	b.mu.Unlock()
+	var err error
+	if b.srv != nil {
+		err = b.srv.Close()
+	} else {
+		err = b.wrapped.Close()
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if tr, ok := b.rp.(interface{ closeIdle() }); ok {
+		tr.closeIdle()
+	}
+	for _, st := range b.stages {
+		if c, ok := st.(io.Closer); ok {
+			c.Close()
+		}
+	}
+	b.wg.Wait()
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("box %q: close: %w", b.name, err)
+	}
+	return nil
+}

@@ -1,0 +1,307 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/middlebench/middlebench/strictyaml"
+	"gopkg.in/yaml.v3"
+)
+
+// PathConfig describes a path: boxes in order from the client to the
+// upstream. It decodes strictly from YAML and can be embedded in another
+// strict config (the harness's experiment files):
+//
+//	seed: 42
+//	admin: 127.0.0.1:9090      # optional: JSON, Prometheus and the ledger for all boxes
+//	ledgerHeader: false         # true: each box appends its Server-Timing entries
+//	ledgerFile: ledger.jsonl    # optional: every ledger entry as JSON lines
+//	boxes:
+//	  - name: waf
+//	    listen: 127.0.0.1:8081  # default 127.0.0.1:0
+//	    stages:
+//	      - kind: waf
+//	        delay: 450ms
+type PathConfig struct {
+	Seed         uint64      `yaml:"seed"`
+	Admin        string      `yaml:"admin"`
+	LedgerHeader bool        `yaml:"ledgerHeader"`
+	LedgerFile   string      `yaml:"ledgerFile"`
+	LedgerLimit  int         `yaml:"ledgerLimit"` // entries kept in memory per box (default 100,000)
+	Boxes        []BoxConfig `yaml:"boxes"`
+
+	// Log receives one-line notices (box summaries at shutdown, serve
+	// errors); nil discards them.
+	Log io.Writer `yaml:"-"`
+}
+
+// BoxConfig is one box: a listener, stages in path order (the first is the
+// nearest the client), a forwarder to the next hop.
+type BoxConfig struct {
+	Name   string        `yaml:"name"`
+	Listen string        `yaml:"listen"`
+	Admin  string        `yaml:"admin"` // optional: this box's own admin endpoint
+	Stages []StageConfig `yaml:"stages"`
+	// MaxIdleConnsPerHost sizes the keep-alive pool to the next hop of a
+	// box that parses HTTP (default 1024: one per client connection for
+	// the loads middlebench runs).
+	MaxIdleConnsPerHost int `yaml:"maxIdleConnsPerHost"`
+}
+
+// StageConfig is one stage: its kind and its typed configuration.
+type StageConfig struct {
+	Kind string
+	Spec StageSpec
+}
+
+// UnmarshalYAML decodes a path strictly.
+func (p *PathConfig) UnmarshalYAML(n *yaml.Node) error {
+	type plain struct {
+		Seed         uint64      `yaml:"seed"`
+		Admin        string      `yaml:"admin"`
+		LedgerHeader bool        `yaml:"ledgerHeader"`
+		LedgerFile   string      `yaml:"ledgerFile"`
+		LedgerLimit  int         `yaml:"ledgerLimit"`
+		Boxes        []yaml.Node `yaml:"boxes"`
+	}
+	var v plain
+	if err := strictyaml.Decode(n, &v); err != nil {
+		return err
+	}
+	out := PathConfig{Seed: v.Seed, Admin: v.Admin, LedgerHeader: v.LedgerHeader, LedgerFile: v.LedgerFile, LedgerLimit: v.LedgerLimit, Log: p.Log}
+	for i := range v.Boxes {
+		var b BoxConfig
+		if err := b.decode(&v.Boxes[i], i); err != nil {
+			return err
+		}
+		out.Boxes = append(out.Boxes, b)
+	}
+	if err := out.validate(); err != nil {
+		return &strictyaml.Error{Line: n.Line, Msg: err.Error()}
+	}
+	*p = out
+	return nil
+}
+
+// UnmarshalYAML decodes one box strictly (errors say "box N").
+func (b *BoxConfig) UnmarshalYAML(n *yaml.Node) error { return b.decode(n, -1) }
+
+func (b *BoxConfig) decode(n *yaml.Node, i int) error {
+	type plain struct {
+		Name                string      `yaml:"name"`
+		Listen              string      `yaml:"listen"`
+		Admin               string      `yaml:"admin"`
+		Stages              []yaml.Node `yaml:"stages"`
+		MaxIdleConnsPerHost int         `yaml:"maxIdleConnsPerHost"`
+	}
+	where := "box"
+	if i >= 0 {
+		where = fmt.Sprintf("box %d", i+1)
+	}
+	if name := scalarAt(n, "name"); name != "" {
+		where = fmt.Sprintf("box %q", name)
+	}
+	var v plain
+	if err := strictyaml.Decode(n, &v); err != nil {
+		return inContext(err, where, n.Line)
+	}
+	out := BoxConfig{Name: v.Name, Listen: v.Listen, Admin: v.Admin, MaxIdleConnsPerHost: v.MaxIdleConnsPerHost}
+	for j := range v.Stages {
+		var s StageConfig
+		if err := s.UnmarshalYAML(&v.Stages[j]); err != nil {
+			kind := scalarAt(&v.Stages[j], "kind")
+			return inContext(err, fmt.Sprintf("%s, stage %d (%s)", where, j+1, kind), v.Stages[j].Line)
+		}
+		out.Stages = append(out.Stages, s)
+	}
+	if err := out.validate(); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return &strictyaml.Error{Line: lineOf(n, fe.field), Msg: where + ", " + err.Error()}
+		}
+		return &strictyaml.Error{Line: n.Line, Msg: where + ": " + err.Error()}
+	}
+	*b = out
+	return nil
+}
+
+// UnmarshalYAML reads the kind and decodes the rest strictly into the
+// kind's spec, then validates it; errors name the field and its line.
+func (s *StageConfig) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return &strictyaml.Error{Line: n.Line, Msg: "a stage is a mapping with a kind: " + strings.Join(Kinds(), ", ")}
+	}
+	rest := *n
+	rest.Content = nil
+	kind, kindLine := "", 0
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "kind" {
+			kind, kindLine = n.Content[i+1].Value, n.Content[i+1].Line
+			continue
+		}
+		rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
+	}
+	if kind == "" {
+		return &strictyaml.Error{Line: n.Line, Field: "kind", Msg: "missing; valid kinds: " + strings.Join(Kinds(), ", ")}
+	}
+	spec, err := newSpec(kind)
+	if err != nil {
+		return &strictyaml.Error{Line: kindLine, Field: "kind", Msg: err.Error()}
+	}
+	if err := strictyaml.Decode(&rest, spec); err != nil {
+		return err
+	}
+	if err := spec.validate(); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			return &strictyaml.Error{Line: lineOf(n, fe.field), Field: fe.field, Msg: fe.msg}
+		}
+		return &strictyaml.Error{Line: n.Line, Msg: err.Error()}
+	}
+	s.Kind, s.Spec = kind, spec
+	return nil
+}
+
+// MarshalYAML writes the stage back as kind + fields.
+func (s StageConfig) MarshalYAML() (any, error) {
+	var n yaml.Node
+	if err := n.Encode(s.Spec); err != nil {
+		return nil, fmt.Errorf("stage %s: %w", s.Kind, err)
+	}
+	kind := []*yaml.Node{{Kind: yaml.ScalarNode, Value: "kind"}, {Kind: yaml.ScalarNode, Value: s.Kind}}
+	n.Content = append(kind, n.Content...)
+	return &n, nil
+}
+
+// inContext puts "box …, stage …" in front of a decoding error.
+func inContext(err error, where string, line int) error {
+	var se *strictyaml.Error
+	if errors.As(err, &se) {
+		msg := se.Msg
+		if se.Field != "" {
+			msg = se.Field + ": " + msg
+		}
+		return &strictyaml.Error{Line: se.Line, Msg: where + ", " + msg}
+	}
+	return &strictyaml.Error{Line: line, Msg: where + ": " + err.Error()}
+}
+
+// scalarAt returns the scalar value of key in mapping n ("" if absent).
+func scalarAt(n *yaml.Node, key string) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// lineOf returns the line of key's value in mapping n, or n's own line.
+func lineOf(n *yaml.Node, key string) int {
+	key, _, _ = strings.Cut(key, "[")
+	key, _, _ = strings.Cut(key, ".")
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1].Line
+		}
+	}
+	return n.Line
+}
+
+// validate checks what a box needs beyond its stages' own checks.
+func (b *BoxConfig) validate() error {
+	if err := checkLoopback(b.Listen); err != nil {
+		return errField("listen", "%v", err)
+	}
+	if err := checkLoopback(b.Admin); err != nil {
+		return errField("admin", "%v", err)
+	}
+	if b.MaxIdleConnsPerHost < 0 {
+		return errField("maxIdleConnsPerHost", "must not be negative")
+	}
+	firstHTTP := 0
+	once := map[string]int{}
+	for i, s := range b.Stages {
+		if s.Spec == nil {
+			return errField("stages", "stage %d has no configuration", i+1)
+		}
+		if err := s.Spec.validate(); err != nil {
+			return fmt.Errorf("stage %d (%s): %w", i+1, s.Spec.Kind(), err)
+		}
+		_, isHTTP := s.Spec.(httpSpec)
+		switch {
+		case isHTTP && firstHTTP == 0:
+			firstHTTP = i + 1
+		case !isHTTP && firstHTTP != 0:
+			return errField("stages", "stage %d (%s) works on connections and must come before the HTTP stages (stage %d, %s): a box parses HTTP after its connection stages",
+				i+1, s.Spec.Kind(), firstHTTP, b.Stages[firstHTTP-1].Spec.Kind())
+		}
+		if k := s.Spec.Kind(); k == "tls" || k == "accept" {
+			if prev, dup := once[k]; dup {
+				return errField("stages", "stage %d: a box has at most one %s stage (stage %d is one)", i+1, k, prev)
+			}
+			once[k] = i + 1
+		}
+	}
+	if at, ok := once["accept"]; ok && at != 1 {
+		return errField("stages", "the accept stage limits what the listener accepts and must be stage 1 (it is stage %d)", at)
+	}
+	return nil
+}
+
+func (p *PathConfig) validate() error {
+	if len(p.Boxes) == 0 {
+		return fmt.Errorf("boxes: a path needs at least one box")
+	}
+	if err := checkLoopback(p.Admin); err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	if p.LedgerLimit < 0 {
+		return fmt.Errorf("ledgerLimit: must not be negative")
+	}
+	names := map[string]int{}
+	for i := range p.Boxes {
+		name := p.Boxes[i].displayName(i)
+		if prev, dup := names[name]; dup {
+			return fmt.Errorf("boxes: box %d and box %d are both named %q", prev, i+1, name)
+		}
+		names[name] = i + 1
+	}
+	return nil
+}
+
+func (b *BoxConfig) displayName(i int) string {
+	if b.Name != "" {
+		return b.Name
+	}
+	return fmt.Sprintf("box%d", i+1)
+}
+
+// checkLoopback refuses listen addresses off the loopback interface: boxes
+// are test devices, not services.
+func checkLoopback(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q: want host:port such as 127.0.0.1:8081", addr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%q: boxes listen on loopback only (127.0.0.1, ::1, localhost)", addr)
+	}
+	return nil
+}
+
+// httpSpec marks the specs of HTTP stages.
+type httpSpec interface{ isHTTP() }

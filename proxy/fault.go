@@ -1,0 +1,169 @@
+package proxy
+
+import (
+	"net"
+	"net/http"
+	"regexp"
+
+	"github.com/middlebench/middlebench/units"
+)
+
+// FaultConfig injects faults Envoy-style, each with its own probability
+// (percent), optionally only for requests whose path matches one of Paths
+// and whose headers match every Headers entry: a connection reset (RST),
+// an abort with a status, an extra delay.
+type FaultConfig struct {
+	ResetPercent float64           `yaml:"resetPercent"`
+	AbortStatus  int               `yaml:"abortStatus"` // default 503
+	AbortPercent float64           `yaml:"abortPercent"`
+	AbortBody    string            `yaml:"abortBody"`
+	Delay        units.Dist        `yaml:"delay"`
+	DelayPercent float64           `yaml:"delayPercent"`
+	Paths        []string          `yaml:"paths"`   // regular expressions on the path
+	Headers      map[string]string `yaml:"headers"` // header name → regular expression on its value
+}
+
+// Kind is "fault".
+func (*FaultConfig) Kind() string { return "fault" }
+func (*FaultConfig) isHTTP()      {}
+
+func (c *FaultConfig) validate() error {
+	for _, p := range []struct {
+		f string
+		v float64
+	}{{"resetPercent", c.ResetPercent}, {"abortPercent", c.AbortPercent}, {"delayPercent", c.DelayPercent}} {
+		if err := checkPercent(p.f, p.v); err != nil {
+			return err
+		}
+	}
+	if c.DelayPercent > 0 && c.Delay.IsZero() {
+		return errField("delay", "delayPercent is set but delay is 0")
+	}
+	if _, err := compileAll("paths", c.Paths); err != nil {
+		return err
+	}
+	for name, expr := range c.Headers {
+		if _, err := regexp.Compile(expr); err != nil {
+			return errField("headers", "%s %q: %v", name, expr, err)
+		}
+	}
+	return checkStatus("abortStatus", c.AbortStatus)
+}
+
+type faultStage struct {
+	cfg     FaultConfig
+	env     *stageEnv
+	c       *counters
+	paths   []*regexp.Regexp
+	headers map[string]*regexp.Regexp
+	abort   rejection
+}
+
+func (c *FaultConfig) build(env *stageEnv) (Stage, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	paths, _ := compileAll("paths", c.Paths)
+	s := &faultStage{cfg: *c, env: env, paths: paths, headers: map[string]*regexp.Regexp{},
+		abort: newRejection(c.AbortStatus, c.AbortBody, http.StatusServiceUnavailable, "middlebench fault: injected abort\n")}
+	for name, expr := range c.Headers {
+		s.headers[http.CanonicalHeaderKey(name)] = regexp.MustCompile(expr) // checked in validate
+	}
+	s.c = newCounters("fault", env.index, "resets", "aborts", "delays")
+	env.c = s.c
+	return s, nil
+}
+
+func (s *faultStage) Stats() StageStats { return s.c.stats() }
+
+func (s *faultStage) matches(r *http.Request) bool {
+	if len(s.paths) > 0 {
+		hit := false
+		for _, re := range s.paths {
+			if re.MatchString(r.URL.Path) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			return false
+		}
+	}
+	for name, re := range s.headers {
+		if !re.MatchString(r.Header.Get(name)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *faultStage) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.c.seen.Add(1)
+		active := s.cfg.ResetPercent > 0 || s.cfg.AbortPercent > 0 || s.cfg.DelayPercent > 0
+		if !active || !s.matches(r) {
+			s.c.passed.Add(1)
+			next.ServeHTTP(w, r)
+			return
+		}
+		ex := exchangeFrom(r.Context())
+		rng := s.env.rng(ex.req)
+		// Draw all three each time, so one fault's probability does not
+		// shift the others' draws.
+		uReset, uAbort, uDelay := rng.Float64()*100, rng.Float64()*100, rng.Float64()*100
+		entry := LedgerEntry{Conn: ex.conn, Req: ex.req}
+		switch {
+		case uReset < s.cfg.ResetPercent:
+			s.c.inc(0, 1)
+			s.c.reject(0)
+			entry.Action = ActReset
+			s.env.record(entry)
+			resetConn(w)
+			return
+		case uAbort < s.cfg.AbortPercent:
+			s.c.inc(1, 1)
+			s.c.reject(s.abort.status)
+			entry.Action, entry.Status = ActRejected, s.abort.status
+			s.env.record(entry)
+			s.abort.send(w)
+			return
+		}
+		if uDelay < s.cfg.DelayPercent {
+			asked := s.cfg.Delay.Sample(rng)
+			applied, err := s.env.wait(r.Context(), asked)
+			s.c.inc(2, 1)
+			s.c.addDelay(applied)
+			ex.addTiming("fault", applied)
+			entry.Action, entry.AskedMs, entry.AppliedMs = ActDelayed, ms(asked), ms(applied)
+			if err != nil {
+				s.env.recordClientGone(r, entry, err)
+				return
+			}
+			s.env.record(entry)
+		}
+		s.c.passed.Add(1)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// resetConn takes the connection from net/http and closes it with
+// SO_LINGER 0, so the client sees a reset (ECONNRESET), not a clean close.
+func resetConn(w http.ResponseWriter) {
+	c, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // cannot hijack: abort the response instead
+	}
+	inner := c
+	for range 16 {
+		if tc, ok := inner.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+			break
+		}
+		u, ok := inner.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		inner = u.NetConn()
+	}
+	c.Close()
+}

@@ -1,0 +1,185 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// bufPool holds the copy buffers of byte forwarding and of the reverse
+// proxy (32 KiB, io.Copy's size).
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// acceptBytes is a byte-forwarding box's accept loop.
+func (b *Box) acceptBytes() {
+	defer b.wg.Done()
+	var backoff time.Duration
+	for {
+		c, err := b.wrapped.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// EMFILE and friends: back off as net/http does, bounded.
+			b.acceptErrors.Add(1)
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		if !b.track(c) {
+			c.Close()
+			return
+		}
+		b.wg.Add(1)
+		go b.forward(c)
+	}
+}
+
+func (b *Box) track(c net.Conn) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.conns[c] = struct{}{}
+	return true
+}
+
+func (b *Box) untrack(c net.Conn) {
+	b.mu.Lock()
+	delete(b.conns, c)
+	b.mu.Unlock()
+}
+
+// forward copies bytes both ways between a client connection and a new
+// connection to the next hop, half-closing each side as the other ends.
+func (b *Box) forward(c net.Conn) {
+	defer b.wg.Done()
+	defer b.untrack(c)
+	defer c.Close()
+	up, err := b.dialNext(context.Background())
+	if err != nil {
+		// Without parsing HTTP there is no 502 to send: the client sees
+		// its connection closed, as behind a TCP proxy whose backend is down.
+		b.upstreamErrors.Add(1)
+		b.log.Printf("conn %d: next hop %s: %v", connID(c), b.next.Host, err)
+		return
+	}
+	defer up.Close()
+	client := unwrapPlain(c) // the socket itself when no stage wrapped it: splice(2)
+	// half copies one way; at the end it passes a half-close on, or on an
+	// error closes both sides so that the other way ends too.
+	half := func(dst, src net.Conn, count *atomic.Int64) {
+		n, err := copyConn(dst, src)
+		count.Add(n)
+		if err != nil {
+			c.Close()
+			up.Close()
+		} else {
+			closeWrite(dst)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		half(up, client, &b.bytesUp)
+		close(done)
+	}()
+	half(client, up, &b.bytesDown)
+	<-done
+}
+
+// dialNext connects to the next hop, speaking TLS when it does.
+func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
+	d := net.Dialer{Timeout: 10 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", hostPort(b.next))
+	if err != nil {
+		return nil, err
+	}
+	if b.next.Scheme != "https" || !b.terminatesTLS() {
+		return conn, nil // plain, or the client's TLS passing through untouched
+	}
+	tc := tls.Client(conn, b.nextTLS)
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return tc, nil
+}
+
+func (b *Box) terminatesTLS() bool {
+	for _, st := range b.stages {
+		if _, ok := st.(*tlsStage); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// copyConn copies src to dst through a pooled buffer, hiding dst's
+// ReadFrom (which would allocate its own). Between two sockets, once a read
+// fills the whole buffer — a bulk transfer — the rest goes through io.Copy,
+// which splices in the kernel. Not before: for small HTTP messages splice's
+// two calls through a pipe cost more than a read and a write (measured:
+// ~20 % fewer requests/s with splice from the start).
+func copyConn(dst, src net.Conn) (int64, error) {
+	_, srcTCP := src.(*net.TCPConn)
+	_, dstTCP := dst.(*net.TCPConn)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	if !srcTCP || !dstTCP {
+		n, err := io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, buf)
+		return n, quiet(err)
+	}
+	var total int64
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			w, werr := dst.Write(buf[:n])
+			total += int64(w)
+			if werr != nil {
+				return total, quiet(werr)
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return total, nil
+			}
+			return total, quiet(err)
+		}
+		if n == len(buf) {
+			m, err := io.Copy(dst, src)
+			return total + m, quiet(err)
+		}
+	}
+}
+
+// quiet turns the errors of a connection closed by the other copy into
+// an ordinary end.
+func quiet(err error) error {
+	if err == nil || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+func unwrapPlain(c net.Conn) net.Conn {
+	if tc, ok := c.(*trackedConn); ok {
+		return tc.Conn
+	}
+	return c
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+}

@@ -1,0 +1,245 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"testing"
+	"time"
+)
+
+// phases measures one request the way k6 does (httptrace): waiting is
+// request written → first response byte.
+type phases struct {
+	connect, tls, waiting, total time.Duration
+}
+
+func trace(t testing.TB, c *http.Client, req *http.Request) (phases, *http.Response) {
+	t.Helper()
+	var ph phases
+	var connStart, tlsStart, wrote time.Time
+	start := time.Now()
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		ConnectStart:         func(string, string) { connStart = time.Now() },
+		ConnectDone:          func(string, string, error) { ph.connect = time.Since(connStart) },
+		TLSHandshakeStart:    func() { tlsStart = time.Now() },
+		TLSHandshakeDone:     func(tls.ConnectionState, error) { ph.tls = time.Since(tlsStart) },
+		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote = time.Now() },
+		GotFirstResponseByte: func() { ph.waiting = time.Since(wrote) },
+	}))
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		if _, err := resp.Body.Read(buf); err != nil {
+			break
+		}
+	}
+	resp.Body.Close()
+	ph.total = time.Since(start)
+	return ph, resp
+}
+
+// TestWAFInspectionE3b: waf 450 ms in front of a 50 ms server: waiting ≈
+// 500 ms while the server reports 50 ms.
+func TestWAFInspectionE3b(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, "ledgerHeader: true\nboxes:\n  - name: waf\n    stages:\n      - kind: waf\n        delay: 450ms\n", up.URL)
+	c := &http.Client{}
+	for i := range 3 {
+		req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
+		ph, resp := trace(t, c, req)
+		within(t, "waiting", ph.waiting, 500*time.Millisecond, 15*time.Millisecond)
+		st := resp.Header.Get("Server-Timing")
+		var app float64
+		if _, err := fmt.Sscanf(st, "app;dur=%g,", &app); err != nil || !strings.Contains(st, `, waf;dur=4`) || !strings.Contains(st, `desc="waf"`) {
+			t.Errorf("request %d: Server-Timing %q", i, st)
+		}
+		within(t, "server_time", time.Duration(app*1e6), 50*time.Millisecond, 5*time.Millisecond)
+	}
+	s := p.Stats().Boxes[0].Stages[0]
+	if s.Seen != 3 || s.Passed != 3 || s.Delay["count"] != 3 {
+		t.Fatalf("stats %+v", s)
+	}
+	// Applied within 1 ms of asked (timer slack on a shared machine included).
+	for _, e := range p.Ledger() {
+		within(t, "applied", time.Duration(e.AppliedMs*1e6), 450*time.Millisecond, time.Millisecond)
+		if e.AskedMs != 450 || e.Action != ActDelayed {
+			t.Errorf("ledger entry %+v", e)
+		}
+	}
+}
+
+// TestWAFReadsBodyFirstAndBlocks: the upstream sees the whole body after
+// the inspection; rules block with 403; the queue beyond capacity 503s.
+func TestWAFReadsBodyFirstAndBlocks(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, `boxes:
+  - stages:
+      - kind: waf
+        perKiB: 1ms
+        block:
+          - path: ^/admin
+          - header: X-Attack
+            value: "1"
+          - body: "DROP TABLE"
+`, up.URL)
+	body := strings.Repeat("x", 100<<10) // 100 KiB → 100 ms
+	start := time.Now()
+	resp, err := http.Post(p.URL()+"/upload", "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	within(t, "100 KiB at 1ms/KiB", time.Since(start), 100*time.Millisecond, 20*time.Millisecond)
+	if resp.Header.Get("X-Body-Bytes") != "102400" {
+		t.Fatalf("upstream saw %s bytes", resp.Header.Get("X-Body-Bytes"))
+	}
+	for _, tt := range []struct {
+		path, header, body string
+		want               int
+	}{
+		{"/admin/x", "", "", 403}, {"/ok", "1", "", 403}, {"/ok", "", "x; DROP TABLE users", 403}, {"/ok", "0", "fine", 200},
+	} {
+		req, _ := http.NewRequest("POST", p.URL()+tt.path, strings.NewReader(tt.body))
+		if tt.header != "" {
+			req.Header.Set("X-Attack", tt.header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s %q %q: %d, want %d", tt.path, tt.header, tt.body, resp.StatusCode, tt.want)
+		}
+	}
+	if got := p.Stats().Boxes[0].Stages[0].Rejected["403"]; got != 3 {
+		t.Errorf("rejected 403 = %d, want 3", got)
+	}
+}
+
+func TestWAFCapacityQueues(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, "boxes:\n  - stages:\n      - kind: waf\n        delay: 100ms\n        maxConcurrent: 1\n        queue: 1\n", up.URL)
+	type res struct {
+		code int
+		took time.Duration
+	}
+	out := make(chan res, 3)
+	for range 3 {
+		go func() {
+			start := time.Now()
+			resp, err := http.Get(p.URL())
+			if err != nil {
+				out <- res{}
+				return
+			}
+			resp.Body.Close()
+			out <- res{resp.StatusCode, time.Since(start)}
+		}()
+	}
+	codes := map[int]int{}
+	var slowest time.Duration
+	for range 3 {
+		r := <-out
+		codes[r.code]++
+		if r.code == 200 {
+			slowest = max(slowest, r.took)
+		}
+	}
+	if codes[200] != 2 || codes[503] != 1 {
+		t.Fatalf("codes %v, want two 200 (one queued) and one 503", codes)
+	}
+	within(t, "the queued request", slowest, 200*time.Millisecond, 30*time.Millisecond)
+	if q := p.Stats().Boxes[0].Stages[0].Queued; q == nil || q["max"] < 90 {
+		t.Fatalf("queued stats %v", q)
+	}
+}
+
+func TestUABlock(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, "boxes:\n  - stages:\n      - kind: uablock\n        allowHeader: X-Load-Test\n        allowValue: agreed\n", up.URL)
+	do := func(ua, allow string) int {
+		req, _ := http.NewRequest("GET", p.URL(), nil)
+		req.Header.Set("User-Agent", ua)
+		if allow != "" {
+			req.Header.Set("X-Load-Test", allow)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	blocked := 0
+	for range 20 {
+		if do("Grafana k6/1.4.2", "") == 403 {
+			blocked++
+		}
+	}
+	if blocked != 20 {
+		t.Fatalf("k6 blocked %d of 20, want all", blocked)
+	}
+	for _, tt := range []struct {
+		ua, allow string
+		want      int
+	}{{"Grafana k6/1.4.2", "agreed", 200}, {"Grafana k6/1.4.2", "guess", 403}, {"Mozilla/5.0", "", 200}, {"middlebench/0.1.0", "", 403}} {
+		if got := do(tt.ua, tt.allow); got != tt.want {
+			t.Errorf("%q with %q: %d, want %d", tt.ua, tt.allow, got, tt.want)
+		}
+	}
+	s := p.Stats().Boxes[0].Stages[0]
+	if s.Rejected["403"] != 22 || s.Extra["allowedByHeader"] != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func TestFaultProbabilitiesAreSeeded(t *testing.T) {
+	up := origin(t)
+	run := func() []int {
+		p := startYAML(t, "seed: 7\nboxes:\n  - stages:\n      - kind: fault\n        abortPercent: 30\n        abortStatus: 500\n        paths: [^/api]\n", up.URL)
+		var codes []int
+		for range 40 {
+			resp, _ := get(t, http.DefaultClient, p.URL()+"/api/x")
+			codes = append(codes, resp.StatusCode)
+		}
+		if resp, _ := get(t, http.DefaultClient, p.URL()+"/other"); resp.StatusCode != 200 {
+			t.Errorf("unmatched path got %d", resp.StatusCode)
+		}
+		p.Close()
+		return codes
+	}
+	a, b := run(), run()
+	aborts := 0
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("same seed, different draws at request %d: %v vs %v", i, a, b)
+		}
+		if a[i] == 500 {
+			aborts++
+		}
+	}
+	if aborts < 4 || aborts > 22 {
+		t.Fatalf("%d aborts of 40 at 30%%", aborts)
+	}
+	t.Logf("%d aborts of 40", aborts)
+}
+
+func TestFaultReset(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, "boxes:\n  - stages:\n      - kind: fault\n        resetPercent: 100\n", up.URL)
+	_, err := http.Get(p.URL())
+	if err == nil {
+		t.Fatal("want a reset")
+	}
+	contains(t, err.Error(), "reset")
+	if got := p.Stats().Boxes[0].Stages[0].Extra["resets"]; got != 1 {
+		t.Fatalf("resets = %d", got)
+	}
+}

@@ -1,0 +1,259 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/middlebench/middlebench/selfsigned"
+	"github.com/middlebench/middlebench/units"
+)
+
+// TLSConfig terminates TLS like a load balancer or TLS device and forwards
+// plain HTTP (or bytes) to the next hop. The TCP connection is accepted at
+// once; the handshake starts HandshakeDelay later (E1), while holding one
+// of MaxConcurrentHandshakes slots (a terminator's capacity: beyond it,
+// handshakes queue).
+type TLSConfig struct {
+	HandshakeDelay          units.Dist     `yaml:"handshakeDelay"`
+	MaxConcurrentHandshakes int            `yaml:"maxConcurrentHandshakes"` // 0: unlimited
+	Resumption              *bool          `yaml:"resumption"`              // session tickets (default on)
+	MinVersion              string         `yaml:"minVersion"`              // "1.2" (default) or "1.3"
+	MaxVersion              string         `yaml:"maxVersion"`              // "1.3" (default) or "1.2"
+	Cert                    string         `yaml:"cert"`                    // PEM files; default an in-memory self-signed certificate
+	Key                     string         `yaml:"key"`
+	HandshakeTimeout        units.Duration `yaml:"handshakeTimeout"` // default 10s, queueing included
+}
+
+// Kind is "tls".
+func (*TLSConfig) Kind() string { return "tls" }
+
+func parseTLSVersion(field, s string, def uint16) (uint16, error) {
+	switch s {
+	case "":
+		return def, nil
+	case "1.2", "TLS1.2", "tls1.2":
+		return tls.VersionTLS12, nil
+	case "1.3", "TLS1.3", "tls1.3":
+		return tls.VersionTLS13, nil
+	}
+	return 0, errField(field, "%q: want 1.2 or 1.3", s)
+}
+
+func (c *TLSConfig) validate() error {
+	lo, err := parseTLSVersion("minVersion", c.MinVersion, tls.VersionTLS12)
+	if err != nil {
+		return err
+	}
+	hi, err := parseTLSVersion("maxVersion", c.MaxVersion, tls.VersionTLS13)
+	if err != nil {
+		return err
+	}
+	if lo > hi {
+		return errField("minVersion", "%s is above maxVersion %s", c.MinVersion, c.MaxVersion)
+	}
+	if c.MaxConcurrentHandshakes < 0 {
+		return errField("maxConcurrentHandshakes", "must not be negative")
+	}
+	if (c.Cert == "") != (c.Key == "") {
+		return errField("cert", "cert and key go together")
+	}
+	return nil
+}
+
+type tlsStage struct {
+	cfg     TLSConfig
+	env     *stageEnv
+	c       *counters
+	tls     *tls.Config
+	pool    *x509.CertPool
+	slots   chan struct{}
+	timeout time.Duration
+}
+
+// extra counter indexes
+const (
+	tlsHandshakes = iota
+	tlsResumed
+	tlsFailed
+	tlsQueued
+	tls12
+	tls13
+)
+
+func (c *TLSConfig) build(env *stageEnv) (Stage, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	var cert tls.Certificate
+	var err error
+	if c.Cert != "" {
+		cert, err = tls.LoadX509KeyPair(c.Cert, c.Key)
+		if err != nil {
+			return nil, errField("cert", "%v", err)
+		}
+		if cert.Leaf == nil && len(cert.Certificate) > 0 {
+			cert.Leaf, _ = x509.ParseCertificate(cert.Certificate[0])
+		}
+	} else if cert, err = selfsigned.New(); err != nil {
+		return nil, fmt.Errorf("tls: %w", err)
+	}
+	lo, _ := parseTLSVersion("minVersion", c.MinVersion, tls.VersionTLS12)
+	hi, _ := parseTLSVersion("maxVersion", c.MaxVersion, tls.VersionTLS13)
+	s := &tlsStage{cfg: *c, env: env, pool: selfsigned.Pool(cert), timeout: c.HandshakeTimeout.D()}
+	s.tls = &tls.Config{
+		Certificates:           []tls.Certificate{cert},
+		MinVersion:             lo,
+		MaxVersion:             hi,
+		SessionTicketsDisabled: c.Resumption != nil && !*c.Resumption,
+		NextProtos:             []string{"http/1.1"},
+	}
+	if s.timeout == 0 {
+		s.timeout = 10 * time.Second
+	}
+	if c.MaxConcurrentHandshakes > 0 {
+		s.slots = make(chan struct{}, c.MaxConcurrentHandshakes)
+	}
+	s.c = newCounters("tls", env.index, "handshakes", "resumed", "failed", "queued", "tls1.2", "tls1.3")
+	env.c = s.c
+	return s, nil
+}
+
+func (s *tlsStage) Stats() StageStats { return s.c.stats() }
+
+func (s *tlsStage) WrapListener(l net.Listener) net.Listener { return &tlsListener{Listener: l, s: s} }
+
+type tlsListener struct {
+	net.Listener
+	s *tlsStage
+}
+
+func (l *tlsListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.s.c.seen.Add(1)
+	ctx, cancel := context.WithCancel(context.Background())
+	return &tlsConn{Conn: tls.Server(c, l.s.tls), raw: c, s: l.s, accepted: l.s.env.clock.Now(), ctx: ctx, cancel: cancel}, nil
+}
+
+// tlsConn does its server handshake on first use, after the delay and
+// with a slot, and reports what it did.
+type tlsConn struct {
+	*tls.Conn
+	raw      net.Conn
+	s        *tlsStage
+	accepted time.Time
+	once     sync.Once
+	err      error
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+// NetConn returns the connection under TLS.
+func (c *tlsConn) NetConn() net.Conn { return c.raw }
+
+func (c *tlsConn) Read(p []byte) (int, error) {
+	if err := c.handshake(); err != nil {
+		return 0, err
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *tlsConn) Write(p []byte) (int, error) {
+	if err := c.handshake(); err != nil {
+		return 0, err
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *tlsConn) Close() error {
+	c.cancel()
+	return c.Conn.Close()
+}
+
+func (c *tlsConn) handshake() error {
+	c.once.Do(func() { c.err = c.s.handshake(c) })
+	return c.err
+}
+
+func (s *tlsStage) handshake(c *tlsConn) error {
+	ctx, cancel := context.WithTimeout(c.ctx, s.timeout)
+	defer cancel()
+	id := connID(c.raw)
+	entry := LedgerEntry{Conn: id, Action: ActHandshake}
+	start := c.accepted
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			s.c.inc(tlsQueued, 1)
+			select {
+			case s.slots <- struct{}{}:
+			case <-ctx.Done():
+				return s.failed(entry, fmt.Errorf("tls: waiting for a handshake slot: %w", ctx.Err()))
+			}
+		}
+		defer func() { <-s.slots }()
+		if now := s.env.clock.Now(); now.After(start) {
+			entry.QueuedMs = ms(now.Sub(start))
+			s.c.addQueued(now.Sub(start))
+			start = now
+		}
+	}
+	asked := s.cfg.HandshakeDelay.Sample(s.rngFor(id))
+	if asked > 0 {
+		if err := waitUntil(ctx, s.env, start.Add(asked)); err != nil {
+			return s.failed(entry, fmt.Errorf("tls: handshake delay: %w", err))
+		}
+		applied := s.env.clock.Now().Sub(start)
+		s.c.addDelay(applied)
+		entry.AskedMs, entry.AppliedMs = ms(asked), ms(applied)
+	}
+	if err := c.Conn.HandshakeContext(ctx); err != nil {
+		return s.failed(entry, err)
+	}
+	st := c.Conn.ConnectionState()
+	s.c.inc(tlsHandshakes, 1)
+	s.c.passed.Add(1)
+	entry.Note = tls.VersionName(st.Version)
+	if st.Version == tls.VersionTLS13 {
+		s.c.inc(tls13, 1)
+	} else {
+		s.c.inc(tls12, 1)
+	}
+	if st.DidResume {
+		s.c.inc(tlsResumed, 1)
+		entry.Note += " resumed"
+	}
+	if asked > 0 || entry.QueuedMs > 0 {
+		s.env.record(entry)
+	}
+	return nil
+}
+
+func (s *tlsStage) rngFor(id uint64) randSource {
+	if s.cfg.HandshakeDelay.IsFixed() {
+		return nil
+	}
+	return s.env.rng(id)
+}
+
+func (s *tlsStage) failed(entry LedgerEntry, err error) error {
+	s.c.inc(tlsFailed, 1)
+	s.c.reject(0)
+	entry.Action, entry.Note = ActRejected, err.Error()
+	s.env.record(entry)
+	return err
+}
+
+// waitUntil waits on the stage's clock until deadline.
+func waitUntil(ctx context.Context, env *stageEnv, deadline time.Time) error {
+	_, err := env.wait(ctx, deadline.Sub(env.clock.Now()))
+	return err
+}
