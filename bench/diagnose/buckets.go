@@ -124,3 +124,29 @@ func stepName(startMs, endMs float64, w Window, open bool) string {
 	}
 	return span + " " + strconv.FormatFloat(w.VUs, 'f', 0, 64) + " VUs"
 }
+
+// series returns every time bucket as a step of its own: the run over time
+// (at most MaxBuckets points), whether or not the load changed.
+func (s *stream) series() []Step {
+	open := s.all.dropped > 0
+	out := make([]Step, 0, len(s.buckets))
+	vus := 0.0
+	for i, b := range s.buckets {
+		start := s.t0 + int64(i)*s.width
+		end := start + s.width
+		if i == len(s.buckets)-1 {
+			end = max(s.all.last, start+int64(1e6))
+		}
+		startMs, endMs := float64(start-s.t0)/1e6, float64(end-s.t0)/1e6
+		w := b.window((endMs - startMs) / 1000)
+		if b.vusN > 0 {
+			vus = w.VUs
+		}
+		w.VUs = vus
+		if open {
+			w.Rate = float64(b.iterations+b.dropped) / w.Seconds
+		}
+		out = append(out, Step{Name: stepName(startMs, endMs, w, open), StartMs: startMs, EndMs: endMs, Window: w})
+	}
+	return out
+}

@@ -165,6 +165,9 @@ type Observation struct {
 	Run    RunInfo `json:"run"`
 	Window         // the whole run
 	Steps  []Step  `json:"steps,omitempty"`
+	// Series is an NDJSON or CSV stream's time buckets, one Step each:
+	// the run over time, whether or not the load changed.
+	Series []Step `json:"series,omitempty"`
 	// Breakdowns (NDJSON and CSV): by response status and by k6's name tag.
 	ByStatus   []Group     `json:"by_status,omitempty"`
 	ByName     []Group     `json:"by_name,omitempty"`

@@ -19,6 +19,8 @@ type Report struct {
 	Findings []Finding  `json:"findings"`
 	Phases   PhaseTable `json:"phases"`
 	Steps    []StepRow  `json:"steps,omitempty"`
+	// Series: a stream's time buckets (JSON only; the text shows steps).
+	Series []StepRow `json:"series,omitempty"`
 	// Breakdowns of an NDJSON or CSV stream, most requests first.
 	ByStatus []GroupRow `json:"by_status,omitempty"`
 	ByName   []GroupRow `json:"by_name,omitempty"`
@@ -189,16 +191,23 @@ func newReport(obs *Observation, f *facts) Report {
 				obs.Requests-obs.Failed, obs.Failed))
 		}
 	}
-	for i := range obs.Steps {
-		s := &obs.Steps[i]
-		sf := newFacts(f.cfg, obs, &s.Window, s.Name)
+	r.Steps = stepRows(obs, obs.Steps, f.cfg)
+	r.Series = stepRows(obs, obs.Series, f.cfg)
+	return r
+}
+
+func stepRows(obs *Observation, steps []Step, cfg *Config) []StepRow {
+	var rows []StepRow
+	for i := range steps {
+		s := &steps[i]
+		sf := newFacts(cfg, obs, &s.Window, s.Name)
 		row := StepRow{Name: s.Name, VUs: s.VUs, Rate: s.Rate, Requests: s.Requests, Failed: s.Failed, Dropped: s.Dropped,
 			RPS: s.RPS(), DurationP95: sf.served.Duration.Tail(), WaitingAvg: sf.served.Waiting.Avg,
 			ReceivingAvg: s.Phases.Receiving.Avg, SendingAvg: s.Phases.Sending.Avg, CPU: s.CPU}
 		if sf.hasServer {
 			row.ServerTimeP95 = sf.srv.Tail()
 		}
-		r.Steps = append(r.Steps, row)
+		rows = append(rows, row)
 	}
-	return r
+	return rows
 }

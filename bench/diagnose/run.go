@@ -34,9 +34,11 @@ type Options struct {
 	Baseline string
 	// ServerMetric names the server-time trend in k6 files.
 	ServerMetric string
-	ConfigPath   string
-	JSON         bool
-	Out          io.Writer
+	// Bucket is the narrowest time bucket of a stream (0: 1s).
+	Bucket     time.Duration
+	ConfigPath string
+	JSON       bool
+	Out        io.Writer
 }
 
 // Run reads each file, analyses it and prints the report (text, or JSON
@@ -60,7 +62,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	rd := Reader{ServerMetric: opts.ServerMetric}
+	rd := Reader{ServerMetric: opts.ServerMetric, Bucket: opts.Bucket}
 	var base *Report
 	if opts.Baseline != "" {
 		obs, err := rd.ReadFile(ctx, opts.Baseline)

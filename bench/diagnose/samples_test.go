@@ -83,6 +83,14 @@ func TestNDJSONAgreesWithSummaryExport(t *testing.T) {
 	if nd.DataSent != ex.DataSent || nd.DataReceived != ex.DataReceived || nd.Iterations != ex.Iterations {
 		t.Errorf("data %d/%d, %d/%d, iterations %d/%d", nd.DataSent, ex.DataSent, nd.DataReceived, ex.DataReceived, nd.Iterations, ex.Iterations)
 	}
+	// A constant-VU run: one step (no sweep), and a series of 1 s buckets.
+	var inSeries int64
+	for _, b := range nd.Series {
+		inSeries += b.Requests
+	}
+	if nd.Steps != nil || len(nd.Series) != 5 || inSeries != 291 || nd.Series[2].VUs != 3 {
+		t.Errorf("steps %d, series %d buckets holding %d requests", len(nd.Steps), len(nd.Series), inSeries)
+	}
 	if nd.Statuses["200"] != 291 || len(nd.ByStatus) != 1 || len(nd.ByName) != 1 || nd.ByName[0].Requests != 291 {
 		t.Errorf("breakdowns: statuses %v, by status %d, by name %+v", nd.Statuses, len(nd.ByStatus), nd.ByName)
 	}

@@ -245,6 +245,7 @@ func (s *stream) observation(f Format) *Observation {
 	o.ByStatus = groups(s.byStatus)
 	o.ByName = groups(s.byName)
 	o.Steps = s.steps()
+	o.Series = s.series()
 	return o
 }
 

@@ -11,7 +11,7 @@ import (
 func newAnalyzeCmd() *cobra.Command {
 	var (
 		opts             = diagnose.Options{ServerCount: -1}
-		avg, p95         units.Duration
+		avg, p95, bucket units.Duration
 		rate             units.Rate
 		uplink, downlink units.ByteRate
 	)
@@ -45,7 +45,7 @@ cannot be read.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			opts.ServerAvg, opts.ServerP95 = avg.D(), p95.D()
+			opts.ServerAvg, opts.ServerP95, opts.Bucket = avg.D(), p95.D(), bucket.D()
 			opts.Rate = rate.PerSecond()
 			opts.UplinkBps, opts.DownlinkBps = uplink.BytesPerSecond(), downlink.BytesPerSecond()
 			opts.Out = cmd.OutOrStdout()
@@ -67,6 +67,7 @@ cannot be read.`,
 	f.Var(&rate, "rate", "arrival rate of an open-model run, e.g. 200/s")
 	f.Var(&uplink, "uplink", "the generator's uplink capacity, e.g. 1Gbit/s")
 	f.Var(&downlink, "downlink", "the generator's downlink capacity, e.g. 10MiB/s")
+	f.Var(&bucket, "bucket", "narrowest time bucket of a k6 --out json/csv stream (default 1s; doubles for long runs)")
 	f.StringVar(&opts.ServerMetric, "server-metric", "server_time", "name of the trend that carries the server's time in k6 files")
 	f.StringVar(&opts.Baseline, "baseline", "", "the same scenario run straight at the server: show the difference phase by phase (rule 11)")
 	f.StringVar(&opts.ConfigPath, "config", "", "rules thresholds (YAML) over the defaults")
