@@ -28,7 +28,7 @@ type Path struct {
 	admins   []*http.Server
 	adminURL []string
 	log      io.Writer
-	stopMu   sync.Mutex   // stop is set after AfterFunc, which may already be running Close
+	stopMu   sync.Mutex // stop is set after AfterFunc, which may already be running Close
 	stop     func() bool
 	sleeper  *precise.Sleeper
 	once     sync.Once
