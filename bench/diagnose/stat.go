@@ -24,14 +24,19 @@ type Stat struct {
 // Present reports whether the source carried anything for this timing.
 func (s Stat) Present() bool { return s != Stat{} }
 
-// Tail returns the p95, or the median, or the average, whichever the
-// source gave first: the value a rule reads as "most requests see this".
+// Tail returns the p95, or the p90, or the average when the source gave
+// no distribution (an APM figure copied by hand): the value a rule reads as
+// "most requests see this".
 func (s Stat) Tail() float64 {
 	switch {
 	case s.P95 != 0:
 		return s.P95
 	case s.P90 != 0:
 		return s.P90
+	case s.Max != 0:
+		// A full distribution whose p95 is 0: most requests saw nothing
+		// (a TLS delay paid only by each reused connection's first request).
+		return 0
 	}
 	return s.Avg
 }
