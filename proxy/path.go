@@ -28,6 +28,7 @@ type Path struct {
 	admins   []*http.Server
 	adminURL []string
 	log      io.Writer
+	stopMu   sync.Mutex // stop is set after AfterFunc, which may already be running Close
 	stop     func() bool
 	sleeper  *precise.Sleeper
 	once     sync.Once
@@ -103,7 +104,10 @@ func start(ctx context.Context, cfg PathConfig, upstreamURL string, clk clock.Cl
 			}
 		}
 	}
-	p.stop = context.AfterFunc(ctx, func() { p.Close() })
+	stop := context.AfterFunc(ctx, func() { p.Close() })
+	p.stopMu.Lock()
+	p.stop = stop
+	p.stopMu.Unlock()
 	return p, nil
 }
 
@@ -184,9 +188,11 @@ func (p *Path) Summary() []string {
 // call more than once.
 func (p *Path) Close() error {
 	p.once.Do(func() {
+		p.stopMu.Lock()
 		if p.stop != nil {
 			p.stop()
 		}
+		p.stopMu.Unlock()
 		var errs []error
 		for _, s := range p.admins {
 			errs = append(errs, s.Close())

@@ -22,6 +22,7 @@ says fine" to check that the diagnosis names the right cause.`,
 		newServerCmd(),
 		newProxyCmd(),
 		newLoadCmd(),
+		newAnalyzeCmd(),
 	)
 	return root
 }

@@ -1,0 +1,234 @@
+package diagnose
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/middlebench/middlebench/units"
+	"gopkg.in/yaml.v3"
+)
+
+// Config holds every rule's thresholds. They are relative where the
+// article's reasoning is relative (a share of waiting, a growth across
+// steps) and absolute only as a floor against noise. DefaultConfig gives
+// the defaults; a YAML file overrides any of them (ParseConfig).
+type Config struct {
+	// Floor: no time below it is "high", whatever its share (default 20ms).
+	Floor units.Duration `yaml:"floor"`
+	// MinRequests: a step with fewer requests is not judged on its own.
+	MinRequests int64 `yaml:"min_requests"`
+
+	ServerSlow  ServerSlowConfig  `yaml:"server_slow"`
+	PathLatency PathLatencyConfig `yaml:"path_latency"`
+	TLS         TLSConfig         `yaml:"tls_handshake_slow"`
+	Connect     ConnectConfig     `yaml:"connect_slow"`
+	ConnWait    ShareConfig       `yaml:"connection_wait"`
+	Hidden      ShareConfig       `yaml:"hidden_connection_cost"`
+	Upload      UploadConfig      `yaml:"upload_limited"`
+	Download    DownloadConfig    `yaml:"download_limited"`
+	RateLimited ShareConfig       `yaml:"rate_limited"`
+	ToolBlocked ToolBlockedConfig `yaml:"tool_blocked"`
+	Generator   GeneratorConfig   `yaml:"generator_saturated"`
+	Backlog     BacklogConfig     `yaml:"closed_model_backlog"`
+	Ceiling     CeilingConfig     `yaml:"throughput_ceiling"`
+}
+
+// ShareConfig is a rule with one threshold: a share (fraction).
+type ShareConfig struct {
+	Share Ratio `yaml:"share"`
+}
+
+// ServerSlowConfig: rule 5.
+type ServerSlowConfig struct {
+	Slow   units.Duration `yaml:"slow"`   // server time p95 at or above this is high
+	Share  Ratio          `yaml:"share"`  // server time ≥ this share of waiting: "waiting ≈ server time"
+	Growth Ratio          `yaml:"growth"` // or server p95 grows this much across steps
+}
+
+// PathLatencyConfig: rule 6.
+type PathLatencyConfig struct {
+	Share Ratio `yaml:"share"` // waiting − server time ≥ this share of waiting (and ≥ floor)
+}
+
+// TLSConfig: rule 2.
+type TLSConfig struct {
+	Slow         units.Duration `yaml:"slow"`          // a handshake this long is slow
+	ConnectRatio Ratio          `yaml:"connect_ratio"` // and this many times the TCP connect (distance)
+}
+
+// ConnectConfig: rule 1.
+type ConnectConfig struct {
+	Slow units.Duration `yaml:"slow"`
+}
+
+// UploadConfig: rule 4.
+type UploadConfig struct {
+	Share Ratio      `yaml:"share"` // sending ≥ this share of duration
+	Body  units.Size `yaml:"body"`  // or requests this large on average
+}
+
+// DownloadConfig: rule 7.
+type DownloadConfig struct {
+	Share   Ratio `yaml:"share"`    // receiving ≥ this share of duration
+	Growth  Ratio `yaml:"growth"`   // sweep: receiving grows this much …
+	Flat    Ratio `yaml:"flat"`     // … while waiting grows less than this
+	LinkUse Ratio `yaml:"link_use"` // data received ≥ this share of the downlink
+}
+
+// ToolBlockedConfig: rule 9.
+type ToolBlockedConfig struct {
+	Failed      Ratio          `yaml:"failed"`       // at least this share failed
+	ServerShare Ratio          `yaml:"server_share"` // the server saw at most this share
+	Fast        units.Duration `yaml:"fast"`         // failures answered faster than this
+}
+
+// GeneratorConfig: rule 10.
+type GeneratorConfig struct {
+	CPU        Ratio `yaml:"cpu"`         // generator CPU percent at or above this is saturated (k6: keep under 80)
+	Dropped    Ratio `yaml:"dropped"`     // dropped iterations ≥ this share of the iterations asked for
+	Diverge    Ratio `yaml:"diverge"`     // sweep: k6 p95 / server p95 grows this much …
+	ServerFlat Ratio `yaml:"server_flat"` // … while server p95 grows less than this
+}
+
+// BacklogConfig: seed 003's closed-model backlog.
+type BacklogConfig struct {
+	Little     Ratio `yaml:"little"`      // |latency − VUs/throughput| ≤ this share (Little's law holds)
+	Ratio      Ratio `yaml:"ratio"`       // latency ≥ this many times the unloaded latency
+	QueueShare Ratio `yaml:"queue_share"` // or the server's own queue ≥ this share of waiting
+}
+
+// CeilingConfig: seed 002's throughput ceiling.
+type CeilingConfig struct {
+	Reach   Ratio `yaml:"reach"`   // a step within this share of the top TPS has reached the ceiling
+	Load    Ratio `yaml:"load"`    // a later step offered this much more load …
+	Growth  Ratio `yaml:"growth"`  // … but TPS grew less than this …
+	Latency Ratio `yaml:"latency"` // … while p95 grew at least this much
+	// Absorb: with arrival-rate steps, a later step served at most this
+	// share of the arrivals added since the ceiling step.
+	Absorb Ratio `yaml:"absorb"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	ms := func(n int) units.Duration { return units.Duration(time.Duration(n) * time.Millisecond) }
+	return Config{
+		Floor:       ms(20),
+		MinRequests: 20,
+		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.7, Growth: 3},
+		PathLatency: PathLatencyConfig{Share: 0.3},
+		TLS:         TLSConfig{Slow: ms(50), ConnectRatio: 3},
+		Connect:     ConnectConfig{Slow: ms(50)},
+		ConnWait:    ShareConfig{Share: 0.5},
+		Hidden:      ShareConfig{Share: 0.5},
+		Upload:      UploadConfig{Share: 0.3, Body: 256 * units.KiB},
+		Download:    DownloadConfig{Share: 0.3, Growth: 3, Flat: 1.5, LinkUse: 0.9},
+		RateLimited: ShareConfig{Share: 0.01},
+		ToolBlocked: ToolBlockedConfig{Failed: 0.95, ServerShare: 0.05, Fast: ms(10)},
+		Generator:   GeneratorConfig{CPU: 80, Dropped: 0.001, Diverge: 2, ServerFlat: 1.3},
+		Backlog:     BacklogConfig{Little: 0.25, Ratio: 3, QueueShare: 0.5},
+		Ceiling:     CeilingConfig{Reach: 0.9, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5},
+	}
+}
+
+// Ratio is a non-negative number in a YAML file (a share, a factor, a
+// percentage).
+type Ratio float64
+
+// UnmarshalYAML implements yaml.Unmarshaler; errors name the line.
+func (r *Ratio) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a number", n.Line)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(n.Value, "%"), 64)
+	if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("line %d: %q: want a number ≥ 0", n.Line, n.Value)
+	}
+	*r = Ratio(v)
+	return nil
+}
+
+// LoadConfig reads a YAML rules file over the defaults.
+func LoadConfig(path string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("rules config: %w", err)
+	}
+	c, err := ParseConfig(b)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseConfig reads YAML over the defaults: fields left out keep their
+// default; unknown fields are refused with their line and the known ones.
+func ParseConfig(b []byte) (Config, error) {
+	c := DefaultConfig()
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return c, nil
+		}
+		return c, fmt.Errorf("rules config: %w", err)
+	}
+	if len(root.Content) == 0 {
+		return c, nil
+	}
+	if err := checkKeys(root.Content[0], reflect.TypeOf(c), "rules config"); err != nil {
+		return c, err
+	}
+	if err := root.Content[0].Decode(&c); err != nil {
+		return c, fmt.Errorf("rules config: %w", err)
+	}
+	return c, nil
+}
+
+// checkKeys refuses mapping keys that name no field of t.
+func checkKeys(n *yaml.Node, t reflect.Type, where string) error {
+	if t.Kind() != reflect.Struct || t == reflect.TypeOf(units.Duration(0)) {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: line %d: want a mapping of %s", where, n.Line, strings.Join(yamlFields(t), ", "))
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		f, ok := fieldByTag(t, k.Value)
+		if !ok {
+			return fmt.Errorf("%s: line %d: unknown field %q (known: %s)", where, k.Line, k.Value, strings.Join(yamlFields(t), ", "))
+		}
+		if err := checkKeys(v, f.Type, k.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func yamlFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" {
+			out = append(out, tag)
+		}
+	}
+	return out
+}

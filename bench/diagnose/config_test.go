@@ -1,0 +1,76 @@
+package diagnose
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/middlebench/middlebench/units"
+)
+
+func TestParseConfig(t *testing.T) {
+	c, err := ParseConfig([]byte(`
+floor: 5ms
+server_slow:
+  slow: 500ms
+path_latency:
+  share: 0.5
+generator_saturated:
+  cpu: 90
+upload_limited:
+  body: 1MiB
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultConfig()
+	if c.Floor.D() != 5*time.Millisecond || c.ServerSlow.Slow.D() != 500*time.Millisecond || c.PathLatency.Share != 0.5 ||
+		c.Generator.CPU != 90 || c.Upload.Body != units.MiB {
+		t.Errorf("overrides not applied: %+v", c)
+	}
+	if c.ServerSlow.Share != d.ServerSlow.Share || c.TLS != d.TLS || c.Ceiling != d.Ceiling {
+		t.Errorf("fields left out must keep their defaults: %+v", c)
+	}
+	if c, err := ParseConfig(nil); err != nil || c != d {
+		t.Errorf("empty config: %v, %+v", err, c)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"flor: 5ms\n", `line 1: unknown field "flor" (known: floor, min_requests, server_slow`},
+		{"server_slow:\n  slw: 1s\n", `line 2: unknown field "slw" (known: slow, share, growth)`},
+		{"server_slow:\n  slow: fast\n", `line 2: duration "fast"`},
+		{"path_latency:\n  share: -1\n", `line 2: "-1": want a number ≥ 0`},
+		{"path_latency: 0.3\n", "line 1: want a mapping of share"},
+		{"upload_limited:\n  body: 3K\n", "ambiguous"},
+		{"floor: [1, 2]\n", "line 1: want a single value"},
+		{"a: b: c\n", "rules config"},
+	}
+	for _, tt := range tests {
+		_, err := ParseConfig([]byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseConfig(%q) = %v, want an error containing %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestLoadConfigChangesTheVerdict(t *testing.T) {
+	// E3a's server at 502 ms is slow by default; under a 1 s line the
+	// server's time is simply the request's time: healthy.
+	p := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(p, []byte("server_slow:\n  slow: 1s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertCodes(t, Analyze(e3a(), c), CodeHealthy)
+	assertCodes(t, Analyze(e3a(), DefaultConfig()), CodeServerSlow)
+	if _, err := LoadConfig(filepath.Join(t.TempDir(), "none.yaml")); err == nil {
+		t.Error("a missing file must be an error")
+	}
+}

@@ -1,0 +1,153 @@
+package diagnose
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// facts are the numbers of one window (the whole run or one step) that the
+// rules read, derived once.
+type facts struct {
+	cfg   *Config
+	obs   *Observation
+	w     *Window
+	name  string // step name ("" for the whole run)
+	model Model
+	vus   float64
+	floor float64 // ms
+
+	all    *Phases // every request
+	served *Phases // the requests to set beside the server's time
+
+	hasServer   bool
+	srv         Stat  // the server's own (app) time
+	queue       Stat  // the server's queue time, when it reports one
+	srvRequests int64 // -1: not known
+
+	outside    float64 // waiting − server time − queue, avg (ms)
+	outsideP95 float64 // the same with p95s (an estimate: p95s do not add)
+
+	// unloaded is the lowest average latency of the sweep's steps: what a
+	// request costs without a queue (0 without steps).
+	unloaded float64
+	// pastCeiling: the window is a step past the sweep's throughput ceiling
+	// (or the whole run of such a sweep).
+	pastCeiling bool
+
+	fired map[string]*Finding
+}
+
+func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
+	f := &facts{
+		cfg: cfg, obs: obs, w: w, name: name,
+		model:       obs.Run.Model,
+		vus:         w.VUs,
+		floor:       ms(cfg.Floor),
+		all:         &w.Phases,
+		served:      w.Served(),
+		srvRequests: -1,
+		fired:       map[string]*Finding{},
+	}
+	if f.vus == 0 && name == "" {
+		f.vus = float64(obs.Run.VUs)
+	}
+	switch {
+	case w.Server != nil && w.Server.Time.Present():
+		f.hasServer, f.srv, f.queue = true, w.Server.Time, w.Server.Queue
+	case w.Phases.Server.Present():
+		f.hasServer, f.srv = true, w.Phases.Server
+		if w.Server != nil {
+			f.queue = w.Server.Queue
+		}
+	}
+	if w.Server != nil {
+		f.srvRequests = w.Server.Requests
+	}
+	for i := range obs.Steps {
+		s := &obs.Steps[i]
+		if d := s.Served().Duration.Avg; s.Requests >= cfg.MinRequests && d > 0 && (f.unloaded == 0 || d < f.unloaded) {
+			f.unloaded = d
+		}
+	}
+	if f.hasServer {
+		wt := f.served.Waiting
+		f.outside = wt.Avg - f.srv.Avg - f.queue.Avg
+		f.outsideP95 = wt.Tail() - f.srv.Tail() - f.queue.Tail()
+	}
+	return f
+}
+
+// stepFacts returns the facts of the steps that have enough requests to
+// be judged (and the server's time, if withServer), in order.
+func stepFacts(obs *Observation, cfg *Config, withServer bool) []*facts {
+	var out []*facts
+	for i := range obs.Steps {
+		s := &obs.Steps[i]
+		if s.Requests < cfg.MinRequests {
+			continue
+		}
+		if f := newFacts(cfg, obs, &s.Window, s.Name); !withServer || f.hasServer && f.srv.Tail() > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ms converts a configured duration to ms.
+func ms[D ~int64](d D) float64 { return float64(d) / 1e6 }
+
+// share is a/b, 0 when b is not positive.
+func share(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+func (f *facts) has(code string) bool { return f.fired[code] != nil }
+
+// bytesPer returns bytes per request of a counter.
+func (f *facts) bytesPer(n int64) float64 { return share(float64(n), float64(f.w.Requests)) }
+
+// generatorLine is what the article asks to rule out before blaming the
+// path: the generator's CPU and dropped iterations.
+func (f *facts) generatorLine() string {
+	cpu := "not known (pass --generator-cpu or use middlebench's results document)"
+	if f.w.CPU > 0 {
+		cpu = fmt.Sprintf("%.0f %%", f.w.CPU)
+	}
+	return fmt.Sprintf("rule out generator saturation first: generator CPU %s (keep it under %.0f %%), %d dropped iterations",
+		cpu, float64(f.cfg.Generator.CPU), f.w.Dropped)
+}
+
+// fmtMs prints a time in ms the way k6 prints it: µs below 1 ms, s above
+// 10 s.
+func fmtMs(v float64) string {
+	switch {
+	case v == 0:
+		return "0s"
+	case v < 0:
+		return "-" + fmtMs(-v)
+	case v < 1:
+		return strconv.FormatFloat(v*1000, 'f', 2, 64) + "µs"
+	case v < 10_000:
+		return strconv.FormatFloat(v, 'f', 2, 64) + "ms"
+	}
+	return strconv.FormatFloat(v/1000, 'f', 2, 64) + "s"
+}
+
+// fmtBytes prints a byte count in k6's decimal units.
+func fmtBytes(v float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	i := 0
+	for v >= 1000 && i < len(units)-1 {
+		v /= 1000
+		i++
+	}
+	if i == 0 {
+		return strconv.FormatFloat(v, 'f', 0, 64) + " B"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
+}
+
+func pct(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + " %" }

@@ -1,0 +1,93 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+)
+
+// closedModelBacklog is seed 003's lesson: with a closed model (N VUs, each
+// waiting for its response) driven past the system's capacity, latency is
+// the backlog — requests wait for those ahead of them — and Little's law
+// gives it: latency ≈ VUs / throughput. It answers "how much can it push
+// out", not the SLO question "at R req/s, what is p95?" (400 VUs at ~190/s:
+// ≈ 2.1 s; an open model at 190/s: 94 ms). Little's law holds for any
+// closed loop, so the rule also needs the latency to be mostly waiting in
+// line: the server's own queue, or latency many times the unloaded one.
+// Where the queue is a phase another rule owns (receiving for a download
+// cap, sending for an upload), that rule names it instead.
+func closedModelBacklog(f *facts) *Finding {
+	w, c := f.w, f.cfg.Backlog
+	if f.model == ModelOpen || f.vus < 2 || w.Seconds <= 0 {
+		return nil
+	}
+	for _, code := range []string{CodeToolBlocked, CodeGeneratorSaturated, CodeUploadLimited, CodeDownloadLimited} {
+		if f.has(code) {
+			return nil
+		}
+	}
+	n := w.Iterations
+	if n == 0 {
+		n = w.Requests
+	}
+	x := float64(n) / w.Seconds
+	lat := f.served.Duration.Avg
+	r := w.IterAvg
+	if r == 0 {
+		r = lat + f.all.Blocked.Avg
+	}
+	if x <= 0 || lat <= 0 || lat < 0.5*r {
+		return nil // no throughput, or think time dominates the iteration
+	}
+	little := f.vus / x * 1000
+	if math.Abs(r-little) > float64(c.Little)*little {
+		return nil
+	}
+	queueShare := share(f.queue.Avg, f.served.Waiting.Avg)
+	// The unloaded latency: the fastest request (the first ones find the
+	// system empty), the sweep's lightest step, or the server's time with
+	// everything but its queue.
+	unloaded := f.served.Duration.Min
+	if f.unloaded > 0 && (unloaded <= 0 || f.unloaded < unloaded) {
+		unloaded = f.unloaded
+	}
+	if f.hasServer && f.queue.Present() {
+		unloaded = f.srv.Avg + f.all.Sending.Avg + f.all.Receiving.Avg + max(f.outside, 0)
+	}
+	ratio := share(lat, unloaded)
+	// Past a sweep's ceiling more VUs only add queue: half the ratio will do.
+	need := float64(c.Ratio)
+	if f.pastCeiling {
+		need /= 2
+	}
+	if queueShare < float64(c.QueueShare) && (unloaded <= 0 || ratio < need) {
+		return nil
+	}
+	conf := ConfidenceMedium
+	if f.model == ModelClosed && (queueShare >= float64(c.QueueShare) || ratio >= need) {
+		conf = ConfidenceHigh
+	}
+	fd := &Finding{Code: CodeClosedModelBacklog, Severity: SeverityWarning, Confidence: conf, ExplainsMs: max(lat-unloaded, 0)}
+	fd.add("vus", f.vus).add("throughput_per_s", x).add("little_ms", little).add("latency_avg_ms", lat).add("unloaded_ms", unloaded)
+	if f.queue.Present() {
+		fd.add("server_queue_avg_ms", f.queue.Avg)
+	}
+	if f.hasServer {
+		fd.add("server_time_avg_ms", f.srv.Avg)
+	}
+	fd.Summary = fmt.Sprintf("%.0f VUs at %.0f/s: Little's law gives %s per iteration, and requests take %s, %.1f× their unloaded %s. "+
+		"This is the backlog of a closed model driven past its ceiling — each request waits for those ahead of it — "+
+		"not the latency users arriving at %.0f/s would see.", f.vus, x, fmtMs(little), fmtMs(lat), ratio, fmtMs(unloaded), x)
+	if f.queue.Present() {
+		fd.Summary += fmt.Sprintf(" The server's own queue holds %s of it.", fmtMs(f.queue.Avg))
+	}
+	fd.Suspect = []string{
+		"whatever caps throughput (worker or connection pool, DB, fsync, a device): the VUs queue in front of it",
+		"more VUs than the system can serve at once",
+	}
+	fd.Next = []string{
+		"for an SLO answer, run an open model (constant-arrival-rate) at the rates you care about and read p95 there",
+		"lower the VUs: latency falls to the service time while TPS stays at the ceiling",
+		"find what caps throughput: the server's pools and workers, its DB, the devices on the path",
+	}
+	return fd
+}

@@ -1,0 +1,86 @@
+package diagnose
+
+import "fmt"
+
+// throughputCeiling is seed 002's "ceiling RPS": across the steps of a
+// sweep, throughput stops growing while latency climbs — more offered load
+// only queues. It names the shape, not the cause: the other findings say
+// what stopped it (the server, the line, a device). When the generator is
+// what stopped, generator-saturated takes the finding instead (E7).
+//
+// A step reaches the ceiling when its TPS is within `reach` of the top
+// TPS. A later step then offered more load without being served: with VUs,
+// `load` times the VUs for less than `growth` times the TPS; with arrival
+// rates, at most `absorb` of the added arrivals per second served (past
+// the ceiling an open model queues the rest: seed 003's 190 → 210/s). And
+// its p95 grew by `latency` times and at least the floor.
+func throughputCeiling(obs *Observation, cfg *Config) *Finding {
+	c := cfg.Ceiling
+	type pt struct {
+		name           string
+		load, tps, p95 float64
+	}
+	var pts []pt
+	top := 0.0
+	for i := range obs.Steps {
+		s := &obs.Steps[i]
+		if s.Requests < cfg.MinRequests || s.Load() <= 0 || s.Seconds <= 0 {
+			continue
+		}
+		ok := float64(s.Requests-s.Failed) / s.Seconds
+		p := pt{name: s.Name, load: s.Load(), tps: ok, p95: s.Served().Duration.Tail()}
+		pts = append(pts, p)
+		top = max(top, ok)
+	}
+	if len(pts) < 3 || top <= 0 {
+		return nil
+	}
+	k := -1
+	for i, p := range pts {
+		if p.tps >= float64(c.Reach)*top {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		return nil
+	}
+	var names []string
+	last := -1
+	open := obs.Steps[0].Rate > 0
+	for j := k + 1; j < len(pts); j++ {
+		a, b := pts[k], pts[j]
+		unserved := b.load >= float64(c.Load)*a.load && b.tps <= float64(c.Growth)*a.tps
+		if open {
+			unserved = b.load > a.load && b.tps-a.tps <= float64(c.Absorb)*(b.load-a.load)
+		}
+		if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= ms(cfg.Floor) {
+			names = append(names, b.name)
+			last = j
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	a, b := pts[k], pts[last]
+	fd := &Finding{Code: CodeThroughputCeiling, Severity: SeverityWarning, Confidence: ConfidenceHigh,
+		ExplainsMs: b.p95 - a.p95, Steps: names}
+	fd.add("ceiling_rps", a.tps).add("load_at_ceiling", a.load).add("p95_at_ceiling_ms", a.p95)
+	fd.add("top_load", b.load).add("rps_at_top", b.tps).add("p95_at_top_ms", b.p95)
+	unit := "VUs"
+	if open {
+		unit = "req/s offered"
+	}
+	fd.Summary = fmt.Sprintf("Throughput stops at about %.0f req/s (reached at %.0f %s): at %.0f %s it is %.0f req/s while p95 climbs from %s to %s. "+
+		"Past the ceiling, more load only queues.", a.tps, a.load, unit, b.load, unit, b.tps, fmtMs(a.p95), fmtMs(b.p95))
+	fd.Suspect = []string{
+		"whatever saturates first: see the other findings (server-slow: the server; download-limited: the line; path-latency: a device)",
+		"the server's CPU, workers or DB pool; a device's capacity; the link's bandwidth",
+	}
+	fd.Next = []string{
+		"report the ceiling (TPS where latency starts to climb) and the p95 just below it",
+		"for the SLO, run an open model at rates below the ceiling and read p95 there",
+		"find what saturates at the ceiling step: server CPU and pools, devices' counters, link use",
+	}
+	return fd
+}

@@ -1,0 +1,109 @@
+package diagnose
+
+import "fmt"
+
+// generatorSaturated is rule 10: the load generator cannot keep up, so its
+// own delay lands in k6's phases. All phases grow together regardless of
+// the server's time, dropped_iterations appear (arrival-rate executors),
+// and the generator's CPU is near its limit (k6 docs: keep it under 80 %).
+// The time outside the server then belongs to the generator, not to the
+// path: this rule runs before path-latency and silences it (E7: at
+// 3,600/s waiting 61 ms, receiving 13 ms, sending 1.9 ms against a server
+// at 21 ms, 3,148 dropped iterations).
+//
+// One window needs a capacity sign (CPU at the limit, or dropped
+// iterations), time outside the server, and a sign that it is the
+// generator's: CPU at the limit, or sending and receiving inflated along
+// with waiting on small bodies (a device in the path adds to waiting only).
+func generatorSaturated(f *facts) *Finding {
+	w, c := f.w, f.cfg.Generator
+	if f.has(CodeToolBlocked) || !f.hasServer {
+		return nil
+	}
+	cpuHigh := w.CPU >= float64(c.CPU)
+	asked := w.Iterations + w.Dropped
+	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked)
+	wait := f.served.Waiting.Avg
+	outside := f.outside >= f.floor && f.outside >= float64(f.cfg.PathLatency.Share)*wait
+	client := f.served.Sending.Avg + f.served.Receiving.Avg
+	small := f.bytesPer(w.DataReceived) < float64(f.cfg.Upload.Body) && f.bytesPer(w.DataSent) < float64(f.cfg.Upload.Body)
+	inflated := client >= 1 && client >= 0.2*f.outside && small
+	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated) {
+		return nil
+	}
+	conf := ConfidenceMedium
+	if cpuHigh && (dropped || inflated) {
+		conf = ConfidenceHigh
+	}
+	return generatorFinding(f, conf)
+}
+
+func generatorFinding(f *facts, conf Confidence) *Finding {
+	w := f.w
+	fd := &Finding{Code: CodeGeneratorSaturated, Severity: SeverityCritical, Confidence: conf,
+		ExplainsMs: max(f.outside, 0) + f.served.Sending.Avg + f.served.Receiving.Avg}
+	if w.CPU > 0 {
+		fd.add("generator_cpu_pct", w.CPU)
+	}
+	fd.add("dropped_iterations", float64(w.Dropped))
+	fd.add("waiting_avg_ms", f.served.Waiting.Avg).add("server_time_avg_ms", f.srv.Avg).add("outside_server_ms", f.outside)
+	fd.add("sending_avg_ms", f.served.Sending.Avg).add("receiving_avg_ms", f.served.Receiving.Avg)
+	fd.add("duration_p95_ms", f.served.Duration.Tail()).add("server_time_p95_ms", f.srv.Tail())
+	if w.RPS() > 0 {
+		fd.add("rps", w.RPS())
+	}
+	cpu := ""
+	if w.CPU > 0 {
+		cpu = fmt.Sprintf(", generator CPU %.0f %%", w.CPU)
+	}
+	fd.Summary = fmt.Sprintf("k6's times grow without the server's: waiting %s against a server at %s (%s outside it), sending %s, receiving %s; "+
+		"%d iterations dropped%s. The generator cannot keep up: the time outside the server is its own, not the path's.",
+		fmtMs(f.served.Waiting.Avg), fmtMs(f.srv.Avg), fmtMs(f.outside), fmtMs(f.served.Sending.Avg), fmtMs(f.served.Receiving.Avg), w.Dropped, cpu)
+	fd.Suspect = []string{
+		"the generator's CPU: script work per response (checks, parsing, crypto), too many VUs for its cores",
+		"the generator's memory, network (1 Gbit/s), ports (~65 k per IP) or file descriptors",
+		"too few pre-allocated or maximum VUs for the arrival rate",
+	}
+	fd.Next = []string{
+		"watch the generator during the run: CPU under 80 %, memory under 90 %",
+		"find the generator's own limit first with a small run straight at a trivial server, then stay below it",
+		"cut the script's per-response work or spread the load over more generators",
+	}
+	return fd
+}
+
+// generatorSweep finds the steps where k6's p95 leaves the server's behind
+// while the server stays flat, with dropped iterations or a busy CPU: the
+// knee of E7 (lines together up to 2,800/s; at 3,200/s k6 p95 93 ms, at
+// 3,600/s 191 ms; server p95 ≈ 24 ms throughout). It returns the finding
+// and the names of the steps from the knee on.
+func generatorSweep(obs *Observation, cfg *Config) (*Finding, map[string]bool) {
+	c := cfg.Generator
+	fs := stepFacts(obs, cfg, true)
+	if len(fs) < 2 {
+		return nil, nil
+	}
+	base := fs[0]
+	var fd *Finding
+	steps := map[string]bool{}
+	for _, f := range fs[1:] {
+		s := f.w
+		ratio0 := share(base.served.Duration.Tail(), base.srv.Tail())
+		ratio := share(f.served.Duration.Tail(), f.srv.Tail())
+		flat := f.srv.Tail() <= float64(c.ServerFlat)*base.srv.Tail()
+		busy := s.Dropped > 0 || s.CPU >= float64(c.CPU)
+		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
+		if ratio >= float64(c.Diverge)*ratio0 && flat && busy && grown {
+			steps[f.name] = true
+			nf := generatorFinding(f, ConfidenceHigh)
+			nf.add("server_time_p95_first_ms", base.srv.Tail()).add("duration_p95_first_ms", base.served.Duration.Tail())
+			if fd == nil || nf.ExplainsMs > fd.ExplainsMs {
+				fd = nf
+			}
+		}
+	}
+	if fd == nil {
+		return nil, nil
+	}
+	return fd, steps
+}

@@ -1,0 +1,55 @@
+package diagnose
+
+import "fmt"
+
+// pathLatency is rule 6: waiting is high and the server's time is low —
+// the rest of waiting is outside the server: round trips, a security
+// device inspecting or queueing, a load balancer queueing (E0 and E3b:
+// waiting 503 ms, server 51 ms, 452 ms outside). Rule out a saturated
+// generator first (its delay lands in waiting too): generator-saturated,
+// upload-limited (an upload draining during waiting) and an unplaced
+// closed-model backlog silence this rule.
+func pathLatency(f *facts) *Finding {
+	if !f.hasServer {
+		return nil
+	}
+	for _, code := range []string{CodeToolBlocked, CodeGeneratorSaturated, CodeUploadLimited} {
+		if f.has(code) {
+			return nil
+		}
+	}
+	if f.has(CodeClosedModelBacklog) && !f.queue.Present() {
+		return nil // the backlog may be the server's queue: it cannot be placed
+	}
+	wait := f.served.Waiting
+	if f.outside < f.floor || f.outside < float64(f.cfg.PathLatency.Share)*wait.Avg {
+		return nil
+	}
+	conf := ConfidenceHigh
+	if f.w.CPU == 0 && f.model != ModelClosed {
+		conf = ConfidenceMedium // the generator's state is not known
+	}
+	fd := &Finding{Code: CodePathLatency, Severity: SeverityWarning, Confidence: conf, ExplainsMs: f.outside}
+	fd.add("waiting_avg_ms", wait.Avg).add("waiting_p95_ms", wait.Tail()).add("server_time_avg_ms", f.srv.Avg).add("server_time_p95_ms", f.srv.Tail())
+	if f.queue.Present() {
+		fd.add("server_queue_avg_ms", f.queue.Avg)
+	}
+	fd.add("outside_server_ms", f.outside).add("outside_server_p95_ms", f.outsideP95).add("outside_share", share(f.outside, wait.Avg))
+	if f.w.CPU > 0 {
+		fd.add("generator_cpu_pct", f.w.CPU)
+	}
+	fd.add("dropped_iterations", float64(f.w.Dropped))
+	fd.Summary = fmt.Sprintf("%s of the %s waiting (%s) is outside the server, which reports %s: round trips, a device inspecting or queueing requests, or a load balancer — not the server.",
+		fmtMs(f.outside), fmtMs(wait.Avg), pct(share(f.outside, wait.Avg)), fmtMs(f.srv.Avg+f.queue.Avg))
+	fd.Suspect = []string{
+		"round-trip time between the generator and the server",
+		"a security device (WAF, IPS) inspecting or queueing requests",
+		"a load balancer or proxy queueing requests",
+	}
+	fd.Next = []string{
+		f.generatorLine(),
+		"run the same scenario straight at the server and through the path, and compare waiting phase by phase (rule 11)",
+		"ask the devices for their own latency (WAF / LB logs, their Server-Timing entries)",
+	}
+	return fd
+}

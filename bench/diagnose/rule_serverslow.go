@@ -1,0 +1,78 @@
+package diagnose
+
+import "fmt"
+
+// serverSlow is rule 5: waiting is high and the server's own time is high
+// with it — the server itself (application, DB, threads) is slow (E3a:
+// waiting 503 ms, server time 502 ms). "Waiting ≈ server time" is read as
+// the server's share of waiting; "high" as its p95 reaching the configured
+// line. With a server queue in an open model the server is busy: arrivals
+// exceed its capacity. In a closed model that queue is the model's backlog
+// (closed-model-backlog), not slowness. A large upload that inflates
+// waiting belongs to upload-limited.
+func serverSlow(f *facts) *Finding {
+	c := f.cfg.ServerSlow
+	if !f.hasServer || f.has(CodeToolBlocked) || f.has(CodeUploadLimited) {
+		return nil
+	}
+	wait := f.served.Waiting
+	if !wait.Present() {
+		wait = f.served.Duration
+	}
+	total := f.srv.Avg + f.queue.Avg
+	tail := f.srv.Tail()
+	if f.model != ModelClosed && !f.has(CodeClosedModelBacklog) {
+		tail += f.queue.Tail()
+	}
+	if tail < ms(c.Slow) || share(total, wait.Avg) < float64(c.Share) {
+		return nil
+	}
+	return serverFinding(f, wait, ConfidenceHigh)
+}
+
+func serverFinding(f *facts, wait Stat, conf Confidence) *Finding {
+	total := f.srv.Avg + f.queue.Avg
+	fd := &Finding{Code: CodeServerSlow, Severity: SeverityWarning, Confidence: conf, ExplainsMs: total}
+	fd.add("waiting_avg_ms", wait.Avg).add("waiting_p95_ms", wait.Tail()).add("server_time_avg_ms", f.srv.Avg).add("server_time_p95_ms", f.srv.Tail())
+	if f.queue.Present() {
+		fd.add("server_queue_avg_ms", f.queue.Avg)
+	}
+	fd.add("server_share", share(total, wait.Avg))
+	fd.Summary = fmt.Sprintf("The server itself takes the time: waiting %s (p95 %s), server time %s (p95 %s) — %s of waiting is inside the server.",
+		fmtMs(wait.Avg), fmtMs(wait.Tail()), fmtMs(f.srv.Avg), fmtMs(f.srv.Tail()), pct(share(total, wait.Avg)))
+	if f.queue.Avg > f.srv.Avg {
+		fd.Summary += fmt.Sprintf(" Most of it (%s) is queueing for a worker: arrivals exceed the server's capacity.", fmtMs(f.queue.Avg))
+	}
+	fd.Suspect = []string{
+		"the application: its code, DB queries, locks, thread and connection pools",
+		"its CPU (seed 004: a CPU-bound password hash made a login server take 2 s)",
+		"a dependency it calls",
+	}
+	fd.Next = []string{
+		"look inside the server under load: APM transaction breakdown, thread dump, DB slow-query log",
+		"watch the server's CPU and pools (threads, DB connections) during the run",
+		"raise the load in steps: if server time grows with load, the server is at capacity",
+	}
+	return fd
+}
+
+// serverSweep: the server's own p95 grows with the load across steps (×
+// growth): a server at capacity, e.g. CPU-bound (seed 004: server time
+// itself grows with load).
+func serverSweep(obs *Observation, cfg *Config) *Finding {
+	fs := stepFacts(obs, cfg, true)
+	if len(fs) < 2 {
+		return nil
+	}
+	first, last := fs[0], fs[len(fs)-1]
+	if last.srv.Tail() < float64(cfg.ServerSlow.Growth)*first.srv.Tail() || last.srv.Tail()-first.srv.Tail() < last.floor ||
+		share(last.srv.Avg+last.queue.Avg, last.served.Waiting.Avg) < float64(cfg.ServerSlow.Share) {
+		return nil
+	}
+	fd := serverFinding(last, last.served.Waiting, ConfidenceHigh)
+	fd.add("server_time_p95_first_ms", first.srv.Tail())
+	fd.Summary = fmt.Sprintf("The server's own time grows with the load: p95 %s at the first step, %s at the last. ",
+		fmtMs(first.srv.Tail()), fmtMs(last.srv.Tail())) + fd.Summary
+	fd.Steps = []string{last.name}
+	return fd
+}

@@ -1,0 +1,68 @@
+package diagnose
+
+import "fmt"
+
+// toolBlocked is rule 9: (nearly) all requests fail fast, mostly with 403,
+// TPS is extreme and the average tiny, and the server saw few or none. A
+// security device rejects the tool itself (its User-Agent, its IP, its
+// request pattern): the run measured the device's rejections, and its TPS
+// and average are meaningless (E6: 240 k requests all failed at 40,574 TPS,
+// 0.1 ms on average, the server saw 0).
+func toolBlocked(f *facts) *Finding {
+	w, c := f.w, f.cfg.ToolBlocked
+	if w.Requests < 10 || share(float64(w.Failed), float64(w.Requests)) < float64(c.Failed) {
+		return nil
+	}
+	blocking := w.Status(401) + w.Status(403) + w.Status(406) + w.Status(451)
+	known := statusesKnown(w)
+	if known && float64(blocking) < 0.5*float64(w.Failed) {
+		return nil // failures of another kind (5xx, 429, resets): not a block
+	}
+	dur := f.all.Duration.Avg
+	fast := dur <= ms(c.Fast) || (f.hasServer && dur < 0.25*f.srv.Avg)
+	serverFew := f.srvRequests >= 0 && float64(f.srvRequests) <= float64(c.ServerShare)*float64(w.Requests)
+	if !fast && !serverFew {
+		return nil
+	}
+	conf := ConfidenceMedium
+	if serverFew && (fast || blocking > 0) {
+		conf = ConfidenceHigh
+	}
+	fd := &Finding{Code: CodeToolBlocked, Severity: SeverityCritical, Confidence: conf,
+		ExplainsMs: max(dur, f.srv.Avg)}
+	fd.add("requests", float64(w.Requests)).add("failed_share", share(float64(w.Failed), float64(w.Requests)))
+	if known {
+		fd.add("status_403", float64(w.Status(403)))
+	}
+	fd.add("duration_avg_ms", dur).add("rps", w.RPS())
+	seen := "an unknown number"
+	if f.srvRequests >= 0 {
+		fd.add("server_requests", float64(f.srvRequests))
+		seen = fmt.Sprint(f.srvRequests)
+	}
+	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed, %d of them with 403, in %s on average at %.0f req/s, and the server saw %s: "+
+		"something in the path rejects the tool itself. The TPS and the average are those of the rejections, not of the service.",
+		w.Failed, w.Requests, pct(share(float64(w.Failed), float64(w.Requests))), w.Status(403), fmtMs(dur), w.RPS(), seen)
+	fd.Suspect = []string{
+		"a WAF or bot protection blocking the tool's User-Agent (k6's default \"Grafana k6/<version>\") or request pattern",
+		"an IP block or geo rule on the generator's address",
+		"a missing credential the device expects (API key, cookie)",
+	}
+	fd.Next = []string{
+		"agree an allow-list with the security team (a test header with a secret, the generators' IPs, a test window), and run once with it and once without",
+		"put a threshold on http_req_failed (rate<0.01) so that such a run fails instead of looking fast",
+		"read one rejected response (status, body, headers) and the device's log",
+	}
+	return fd
+}
+
+// statusesKnown reports whether the window counts statuses (k6's summary
+// files do not).
+func statusesKnown(w *Window) bool {
+	for k := range w.Statuses {
+		if k != "unknown" {
+			return true
+		}
+	}
+	return false
+}

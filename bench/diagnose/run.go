@@ -1,0 +1,164 @@
+package diagnose
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
+
+// Options are the inputs of `middlebench analyze`.
+type Options struct {
+	Files []string
+	// The server's own view: a /_mb/stats JSON file, or figures copied off
+	// an APM screen (ServerCount < 0: not given).
+	ServerStats string
+	ServerCount int64
+	ServerAvg   time.Duration
+	ServerP95   time.Duration
+	// What else the user knows (zero: not known).
+	CPU         float64 // generator CPU, percent of its cores
+	Executor    string
+	VUs         int
+	Rate        float64 // arrivals per second
+	UplinkBps   float64
+	DownlinkBps float64
+	// Baseline is a run of the same scenario straight at the server: each
+	// report then shows its difference phase by phase (rule 11).
+	Baseline string
+	// ServerMetric names the server-time trend in k6 files.
+	ServerMetric string
+	// Bucket is the narrowest time bucket of a stream (0: 1s).
+	Bucket     time.Duration
+	ConfigPath string
+	JSON       bool
+	Out        io.Writer
+}
+
+// Run reads each file, analyses it and prints the report (text, or JSON
+// objects one after another). Unreadable inputs (files, the rules config,
+// the server stats) are reported and the others still analysed; the error
+// returned then wraps ErrUnreadable. A cancelled ctx prints what was read.
+func Run(ctx context.Context, opts Options) error {
+	out := opts.Out
+	if out == nil {
+		out = os.Stdout
+	}
+	cfg := DefaultConfig()
+	if opts.ConfigPath != "" {
+		c, err := LoadConfig(opts.ConfigPath)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrUnreadable, err)
+		}
+		cfg = c
+	}
+	extra, err := opts.extra()
+	if err != nil {
+		return err
+	}
+	rd := Reader{ServerMetric: opts.ServerMetric, Bucket: opts.Bucket}
+	var base *Report
+	if opts.Baseline != "" {
+		obs, err := rd.ReadFile(ctx, opts.Baseline)
+		if err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		b := Analyze(obs, cfg)
+		base = &b
+	}
+	var errs []error
+	for i, path := range opts.Files {
+		obs, err := rd.ReadFile(ctx, path)
+		if err != nil && (obs == nil || ctx.Err() == nil) {
+			errs = append(errs, err)
+			continue
+		}
+		obs.Apply(extra)
+		r := Analyze(obs, cfg)
+		if base != nil {
+			r.Compare(*base)
+		}
+		if opts.JSON {
+			enc := json.NewEncoder(out)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(r); err != nil {
+				return fmt.Errorf("write report: %w", err)
+			}
+		} else {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			if err := r.WriteText(out); err != nil {
+				return fmt.Errorf("write report: %w", err)
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// extra gathers the optional inputs.
+func (o Options) extra() (Extra, error) {
+	x := Extra{CPU: o.CPU, Executor: o.Executor, VUs: o.VUs, Rate: o.Rate, UplinkBps: o.UplinkBps, DownlinkBps: o.DownlinkBps}
+	flags := o.ServerCount >= 0 || o.ServerAvg > 0 || o.ServerP95 > 0
+	if flags && o.ServerStats != "" {
+		return x, fmt.Errorf("give --server-stats or --server-count/--server-avg/--server-p95, not both")
+	}
+	if o.Executor != "" && ModelOf(o.Executor) == ModelUnknown {
+		return x, fmt.Errorf("executor %q: want one of k6's: constant-vus, ramping-vus, per-vu-iterations, shared-iterations, constant-arrival-rate, ramping-arrival-rate", o.Executor)
+	}
+	if o.CPU < 0 || o.CPU > 100 {
+		return x, fmt.Errorf("generator CPU %v: want a percentage from 0 to 100", o.CPU)
+	}
+	switch {
+	case flags:
+		if o.ServerAvg == 0 && o.ServerP95 == 0 && o.ServerCount >= 0 {
+			x.Server = &ServerSide{Source: "flags", Requests: o.ServerCount} // a count alone: tool-blocked, rate-limited
+			break
+		}
+		x.Server = &ServerSide{Source: "flags", Requests: o.ServerCount,
+			Time: Stat{Avg: float64(o.ServerAvg) / 1e6, P95: float64(o.ServerP95) / 1e6}}
+	case o.ServerStats != "":
+		s, err := ReadServerStats(o.ServerStats)
+		if err != nil {
+			return x, err
+		}
+		x.Server = s
+	}
+	return x, nil
+}
+
+// ReadServerStats reads the fake server's /_mb/stats JSON (a
+// metrics.ServerView) saved to a file.
+func ReadServerStats(path string) (*ServerSide, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &InputError{Source: path, Msg: err.Error(), Err: err}
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, jsonError(path, b, err)
+	}
+	_, hasReq := probe["requests"]
+	_, hasTime := probe["server_time"]
+	if !hasReq && !hasTime {
+		return nil, &InputError{Source: path, Msg: "not the server's /_mb/stats: expected keys \"requests\" and \"server_time\", found " + keyList(probe)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var v metrics.ServerView
+	if err := dec.Decode(&v); err != nil {
+		return nil, jsonError(path, b, err)
+	}
+	if !hasReq {
+		v.Requests = -1
+	}
+	return ServerFromView(&v, path), nil
+}

@@ -1,0 +1,264 @@
+package diagnose
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// maxStatuses bounds the per-status breakdown (HTTP has about 60 codes).
+const maxStatuses = 64
+
+// maxTime is 2200-01-01 in unix ns: later times are not a k6 run's.
+const maxTime = 7258118400 * int64(1e9)
+
+// metricKind is what a stream does with a metric's points.
+type metricKind uint8
+
+const (
+	kIgnore metricKind = iota
+	kPhase
+	kReqs
+	kFailed
+	kIters
+	kDropped
+	kIterDur
+	kSent
+	kReceived
+	kVUs
+	kVUsMax
+)
+
+// metricSpec is how a stream treats one metric name.
+type metricSpec struct {
+	kind  metricKind
+	phase phaseIndex
+	want  string // k6 type the metric must have ("" for any)
+}
+
+// builtinSpecs maps k6's built-in metric names to their treatment.
+func builtinSpecs(serverMetric string) map[string]metricSpec {
+	m := map[string]metricSpec{
+		"http_reqs":          {kind: kReqs, want: "counter"},
+		"http_req_failed":    {kind: kFailed, want: "rate"},
+		"iterations":         {kind: kIters, want: "counter"},
+		"dropped_iterations": {kind: kDropped, want: "counter"},
+		"iteration_duration": {kind: kIterDur, want: "trend"},
+		"data_sent":          {kind: kSent, want: "counter"},
+		"data_received":      {kind: kReceived, want: "counter"},
+		"vus":                {kind: kVUs, want: "gauge"},
+		"vus_max":            {kind: kVUsMax, want: "gauge"},
+		"checks":             {kind: kIgnore, want: "rate"},
+		"group_duration":     {kind: kIgnore, want: "trend"},
+	}
+	for i := range phServer {
+		m[k6Names[i]] = metricSpec{kind: kPhase, phase: i, want: "trend"}
+	}
+	m[serverMetric] = metricSpec{kind: kPhase, phase: phServer, want: "trend"}
+	return m
+}
+
+// tags are the tags of one point a stream uses; the slices point into the
+// line being read and are valid only during the call.
+type tags struct {
+	status, name, url, expected, errorCode []byte
+}
+
+// stream aggregates the points of a k6 NDJSON or CSV output in one pass,
+// in memory bounded by the number of distinct statuses, MaxNames and
+// MaxBuckets, whatever the number of points.
+type stream struct {
+	opt      Reader
+	specs    map[string]metricSpec
+	declared map[string]string // metric → type, from NDJSON Metric lines
+	all      *acc
+	ok       *acc // expected responses; nil until a non-expected one is seen
+	byStatus map[string]*acc
+	byName   map[string]*acc
+	statuses int // distinct keys of byStatus (bounded like names)
+	names    int
+	buckets  []*acc
+	width    int64 // ns per bucket
+	t0       int64
+	vusMax   float64
+	points   int64
+}
+
+func newStream(opt Reader) *stream {
+	return &stream{
+		opt:      opt,
+		specs:    builtinSpecs(opt.ServerMetric),
+		declared: map[string]string{},
+		all:      newAcc(3),
+		byStatus: map[string]*acc{},
+		byName:   map[string]*acc{},
+		width:    int64(opt.Bucket),
+	}
+}
+
+// declare records a metric's type (an NDJSON Metric line) and refuses a
+// built-in metric of the wrong type.
+func (s *stream) declare(name, typ string) error {
+	if sp, ok := s.specs[name]; ok && sp.want != "" && typ != sp.want {
+		return fmt.Errorf("metric %s is declared a %s; k6's %s is a %s", name, typ, name, sp.want)
+	}
+	s.declared[name] = typ
+	return nil
+}
+
+// groupAcc returns the breakdown acc for key, creating it (bounded by
+// limit: later keys fall into "(other)").
+func (s *stream) groupAcc(m map[string]*acc, key []byte, limit int, n *int) *acc {
+	if a, ok := m[string(key)]; ok {
+		return a
+	}
+	k := string(key)
+	if *n >= limit {
+		k = "(other)"
+		if a, ok := m[k]; ok {
+			return a
+		}
+	} else {
+		*n++
+	}
+	a := newAcc(2, phDuration, phWaiting)
+	m[k] = a
+	return a
+}
+
+// point adds one sample: metric name, time (unix ns), value (ms for time
+// metrics, bytes, counts) and tags.
+func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
+	sp, ok := s.specs[string(name)]
+	if !ok {
+		return nil // a custom metric the analyzer does not use
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("value of %s is not a finite number", name)
+	}
+	if t < 0 || t > maxTime {
+		return fmt.Errorf("time of %s is before 1970 or after 2200", name)
+	}
+	s.points++
+	b := s.bucket(t)
+	s.all.seen(t)
+	b.seen(t)
+	switch sp.kind {
+	case kPhase:
+		ns := msToNs(v)
+		if sp.phase != phServer && string(tg.expected) == "false" && s.ok == nil {
+			s.ok = s.all.clone() // everything so far was expected
+		}
+		s.all.phase(sp.phase, ns)
+		if s.ok != nil && (sp.phase == phServer || string(tg.expected) != "false") {
+			s.ok.phase(sp.phase, ns)
+		}
+		b.phase(sp.phase, ns)
+		if sp.phase != phServer {
+			s.groups(tg, func(a *acc) { a.phase(sp.phase, ns) })
+		}
+	case kReqs:
+		n := int64(v)
+		s.all.requests += n
+		b.requests += n
+		status := tg.status
+		if len(status) == 0 {
+			status = []byte("unknown")
+		}
+		count(&s.all.statuses, status, n)
+		count(&b.statuses, status, n)
+		if len(tg.errorCode) > 0 {
+			count(&s.all.errors, tg.errorCode, n)
+		}
+		s.groups(tg, func(a *acc) { a.requests += n })
+	case kFailed:
+		if v != 0 {
+			s.all.failed++
+			b.failed++
+			s.groups(tg, func(a *acc) { a.failed++ })
+		}
+	case kIters:
+		s.all.iterations += int64(v)
+		b.iterations += int64(v)
+	case kDropped:
+		s.all.dropped += int64(v)
+		b.dropped += int64(v)
+	case kIterDur:
+		s.all.iterSum += msToNs(v)
+		s.all.iterN++
+	case kSent:
+		s.all.dataSent += int64(v)
+		b.dataSent += int64(v)
+	case kReceived:
+		s.all.dataReceived += int64(v)
+		b.dataReceived += int64(v)
+	case kVUs:
+		s.all.vusMax = max(s.all.vusMax, v)
+		b.vusSum += v
+		b.vusN++
+	case kVUsMax:
+		s.vusMax = max(s.vusMax, v)
+	}
+	return nil
+}
+
+// groups applies add to the point's status and name breakdowns.
+func (s *stream) groups(tg *tags, add func(*acc)) {
+	if len(tg.status) > 0 {
+		add(s.groupAcc(s.byStatus, tg.status, maxStatuses, &s.statuses))
+	}
+	if key := nameKey(tg); len(key) > 0 {
+		add(s.groupAcc(s.byName, key, s.opt.MaxNames, &s.names))
+	}
+}
+
+func nameKey(tg *tags) []byte {
+	if len(tg.name) > 0 {
+		return tg.name
+	}
+	return tg.url
+}
+
+// interrupted returns what was read before ctx was cancelled, with ctx's
+// error.
+func (s *stream) interrupted(ctx context.Context, f Format, n int64, unit string) (*Observation, error) {
+	o := s.observation(f)
+	o.Notes = append(o.Notes, fmt.Sprintf("interrupted after %d %s: what was read so far", n, unit))
+	return o, ctx.Err()
+}
+
+// observation turns what was aggregated into an Observation.
+func (s *stream) observation(f Format) *Observation {
+	seconds := 0.0
+	if s.all.last > s.all.first {
+		seconds = float64(s.all.last-s.all.first) / 1e9
+	}
+	o := &Observation{Format: f, Window: s.all.window(seconds)}
+	o.VUs = s.all.vusMax
+	o.Run.VUs = int(s.all.vusMax)
+	o.Run.MaxVUs = int(s.vusMax)
+	if s.ok != nil {
+		p := s.ok.phases()
+		o.OK = &p
+	}
+	o.ByStatus = groups(s.byStatus)
+	o.ByName = groups(s.byName)
+	o.Steps = s.steps()
+	o.Series = s.series()
+	return o
+}
+
+func groups(m map[string]*acc) []Group {
+	out := make([]Group, 0, len(m))
+	for k, a := range m {
+		out = append(out, Group{Key: k, Requests: a.requests, Failed: a.failed, Phases: a.phases()})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Requests != out[j].Requests {
+			return out[i].Requests > out[j].Requests
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}

@@ -1,0 +1,196 @@
+package diagnose
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
+
+// windowFromMetrics reads k6-shaped metrics (handleSummary's, or the
+// export's after conversion) into a Window. Built-in metrics of the wrong
+// type are refused; other metrics are ignored. Sub-metrics
+// "http_req_*{expected_response:true}" give the OK phases.
+func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, serverMetric string) (Window, error) {
+	var w Window
+	specs := builtinSpecs(serverMetric)
+	var ok Phases
+	for _, name := range sortedKeys(ms) {
+		m := ms[name]
+		base, sub, _ := strings.Cut(name, "{")
+		sp, known := specs[base]
+		if !known {
+			continue
+		}
+		got := m.Type
+		if got == "" {
+			got = typeOfValues(m.Values)
+		}
+		if sp.want != "" && got != sp.want {
+			return w, fmt.Errorf("metric %s: expected a %s (%s), found a %s (%s)",
+				name, sp.want, typeShape[sp.want], got, valueNames(m.Values))
+		}
+		if sub != "" {
+			if sp.kind == kPhase && strings.TrimSuffix(sub, "}") == "expected_response:true" {
+				*ok.at(sp.phase) = statFromValues(m.Values)
+			}
+			continue
+		}
+		v := m.Values
+		switch sp.kind {
+		case kPhase:
+			st := statFromValues(v)
+			if enc, has := hists[name]; has {
+				t, err := metrics.DecodeTrend(enc)
+				if err != nil {
+					return w, fmt.Errorf("histograms[%s]: %w", name, err)
+				}
+				st = statFromTrend(t)
+			}
+			*w.Phases.at(sp.phase) = st
+		case kReqs:
+			w.Requests = int64(v["count"]) // sorted keys: http_reqs comes after http_req_failed
+			if r := v["rate"]; r > 0 && w.Seconds == 0 {
+				w.Seconds = v["count"] / r
+			}
+		case kFailed:
+			w.Failed = int64(v["passes"])
+			if w.Requests == 0 { // http_reqs missing (a partial summary): every request has a verdict
+				w.Requests = int64(v["passes"] + v["fails"])
+			}
+		case kIters:
+			w.Iterations = int64(v["count"])
+		case kDropped:
+			w.Dropped = int64(v["count"])
+		case kIterDur:
+			w.IterAvg = v["avg"]
+		case kSent:
+			w.DataSent = int64(v["count"])
+		case kReceived:
+			w.DataReceived = int64(v["count"])
+		case kVUs:
+			w.VUs = max(v["max"], v["value"])
+		}
+	}
+	if ok.Duration.Present() {
+		w.OK = &ok
+	}
+	return w, nil
+}
+
+// statFromTrend summarises an exact histogram of a results document.
+func statFromTrend(t *metrics.Trend) Stat {
+	var s Stat
+	for _, k := range statKeys {
+		if v, err := t.Stat(k); err == nil {
+			s.set(k, v)
+		}
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// typeShape says which values make each k6 metric type.
+var typeShape = map[string]string{
+	"trend":   "avg, med, p(95) …",
+	"counter": "count, rate",
+	"rate":    "rate, passes, fails",
+	"gauge":   "value, min, max",
+}
+
+// typeOfValues tells a metric's type from its values, as the flat export
+// leaves no "type".
+func typeOfValues(v map[string]float64) string {
+	has := func(k string) bool { _, ok := v[k]; return ok }
+	switch {
+	case has("passes") || has("fails"):
+		return "rate"
+	case has("count") && has("rate"):
+		return "counter"
+	case has("value"):
+		return "gauge"
+	}
+	for k := range v {
+		if k == "avg" || k == "med" || k == "min" || k == "max" || strings.HasPrefix(k, "p(") {
+			return "trend"
+		}
+	}
+	if has("count") {
+		return "counter"
+	}
+	return "metric without values"
+}
+
+func valueNames(v map[string]float64) string {
+	if len(v) == 0 {
+		return "no values"
+	}
+	return strings.Join(sortedKeys(v), ", ")
+}
+
+// fromSummaryExport reads k6's --summary-export metrics: flat values, a
+// Rate's rate called "value", thresholds as {"source": true} where true
+// means the threshold FAILED.
+func (r Reader) fromSummaryExport(raw map[string]json.RawMessage) (*Observation, error) {
+	ms := make(map[string]metrics.Metric, len(raw))
+	for name, body := range raw {
+		var flat map[string]json.RawMessage
+		if err := json.Unmarshal(body, &flat); err != nil {
+			return nil, fmt.Errorf("metric %s: want an object of values", name)
+		}
+		m := metrics.Metric{Values: map[string]float64{}}
+		for k, x := range flat {
+			if k == "thresholds" {
+				var th map[string]bool
+				if err := json.Unmarshal(x, &th); err != nil {
+					return nil, fmt.Errorf("metric %s: thresholds: want {\"source\": true|false}", name)
+				}
+				m.Thresholds = map[string]metrics.Verdict{}
+				for src, failed := range th {
+					m.Thresholds[src] = metrics.Verdict{OK: !failed}
+				}
+				continue
+			}
+			var f float64
+			if err := json.Unmarshal(x, &f); err != nil {
+				return nil, fmt.Errorf("metric %s: %s: want a number, found %s", name, k, short(x))
+			}
+			m.Values[k] = f
+		}
+		m.Type = typeOfValues(m.Values)
+		if m.Type == "rate" {
+			if v, ok := m.Values["value"]; ok {
+				m.Values["rate"] = v
+				delete(m.Values, "value")
+			}
+		}
+		ms[name] = m
+	}
+	w, err := windowFromMetrics(ms, nil, r.ServerMetric)
+	if err != nil {
+		return nil, err
+	}
+	o := &Observation{Format: FormatSummaryExport, Window: w, Thresholds: thresholds(ms)}
+	o.Run.VUs = int(w.VUs)
+	if vm, ok := ms["vus_max"]; ok {
+		o.Run.MaxVUs = int(vm.Values["max"])
+	}
+	return o, nil
+}
+
+func short(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:37]) + "..."
+	}
+	return string(b)
+}

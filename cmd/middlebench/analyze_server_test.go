@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/middlebench/middlebench/bench/diagnose"
+	"github.com/middlebench/middlebench/fakeserver"
+	"github.com/middlebench/middlebench/units"
+)
+
+// The fake server's /_mb/stats, saved to a file, is what --server-stats
+// reads: its request count and times become the server's view.
+func TestAnalyzeWithTheFakeServersStats(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv, err := fakeserver.Start(ctx, fakeserver.Config{Work: units.Fixed(5 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	client := &http.Client{Timeout: 5 * time.Second}
+	get := func(url string) []byte {
+		resp, err := client.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for range 20 {
+		get(srv.URL() + "/")
+	}
+	stats := get(srv.URL() + "/_mb/stats")
+	p := filepath.Join(t.TempDir(), "stats.json")
+	if err := os.WriteFile(p, stats, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := diagnose.ReadServerStats(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Requests != 20 || s.Time.Avg < 5 || s.Time.Avg > 15 || !s.Queue.Present() && s.Queue.Avg != 0 {
+		t.Fatalf("server view from /_mb/stats: %+v\n%s", s, stats)
+	}
+	// The k6 sample's 291 requests against a server that saw 20: the view
+	// is applied (its count and time show in the evidence).
+	out, code := runCLI(t, "analyze", "../../bench/diagnose/testdata/k6/summary-export.json", "--server-stats", p, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var r diagnose.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Phases.Server.Avg; got < s.Time.Avg-1e-6 || got > s.Time.Avg+1e-6 {
+		t.Errorf("server time in the report %v, want the stats file's %v", got, s.Time.Avg)
+	}
+	if !strings.Contains(fmt.Sprint(r.Codes()), "path-latency") {
+		t.Errorf("51 ms waiting against a 5 ms server: codes %v, want path-latency", r.Codes())
+	}
+}

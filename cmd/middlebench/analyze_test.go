@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), exitCode(err)
+}
+
+func TestAnalyzeExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"metrics": {"http_reqs": {`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sample := "../../bench/diagnose/testdata/k6/summary-export.json"
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"analyze", sample}, 0, "1. healthy"},
+		{[]string{"analyze", sample, "--server-count", "291", "--server-avg", "50.6ms", "--server-p95", "51.2ms"}, 0, "server_time"},
+		{[]string{"analyze", bad}, 2, ""},
+		{[]string{"analyze", sample, bad}, 2, "1. healthy"}, // the readable one is still analysed
+		{[]string{"analyze", filepath.Join(dir, "missing.json")}, 2, ""},
+		{[]string{"analyze", sample, "--config", bad}, 2, ""},
+		{[]string{"analyze", sample, "--server-stats", bad, "--server-count", "3"}, 1, ""},
+		{[]string{"analyze", sample, "--server-avg", "fast"}, 1, ""},
+	}
+	for _, tt := range tests {
+		out, code := runCLI(t, tt.args...)
+		if code != tt.code || !strings.Contains(out, tt.want) {
+			t.Errorf("%v: exit %d, want %d; output lacks %q:\n%s", tt.args, code, tt.code, tt.want, out)
+		}
+	}
+}
+
+func TestAnalyzeJSON(t *testing.T) {
+	out, code := runCLI(t, "analyze", "../../bench/diagnose/testdata/k6/points.ndjson.gz", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var r struct {
+		Findings []struct {
+			Code, Severity, Confidence, Summary string
+			Evidence                            map[string]float64
+			Suspect, Next                       []string
+		}
+		Phases map[string]map[string]float64
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(r.Findings) != 1 || r.Findings[0].Code != "healthy" || r.Findings[0].Evidence["duration_avg_ms"] == 0 {
+		t.Errorf("findings %+v", r.Findings)
+	}
+	if r.Phases["waiting"]["p(95)"] == 0 || r.Phases["server_time"]["avg"] == 0 || r.Phases["outside_server"]["avg"] == 0 {
+		t.Errorf("phases %v", r.Phases)
+	}
+}
