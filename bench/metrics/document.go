@@ -56,12 +56,13 @@ type Document struct {
 	// middlebench's own keys.
 	Run          *RunInfo          `json:"run,omitempty"`
 	GeneratorCPU *CPUUsage         `json:"generator_cpu,omitempty"`
-	Statuses     map[string]int64  `json:"statuses,omitempty"`   // "200": 36, "429": 535
-	Errors       map[string]int64  `json:"errors,omitempty"`     // error class → count: reset, timeout, refused, tls, …
-	Steps        []Step            `json:"steps,omitempty"`      // per stage / rate step of a sweep
-	Server       *ServerView       `json:"server,omitempty"`     // the origin's own view (the APM)
-	Stages       json.RawMessage   `json:"stages,omitempty"`     // middlebox counters, as the proxy reports them
-	Histograms   map[string]string `json:"histograms,omitempty"` // metric → Trend.Encode, for exact merges
+	Statuses     map[string]int64  `json:"statuses,omitempty"`    // "200": 36, "429": 535
+	Errors       map[string]int64  `json:"errors,omitempty"`      // error class → count: reset, timeout, refused, tls, …
+	ErrorCodes   map[string]int64  `json:"error_codes,omitempty"` // k6 error code → count ("1212": refused dial; 1000+status for HTTP ≥ 400)
+	Steps        []Step            `json:"steps,omitempty"`       // per stage / rate step of a sweep
+	Server       *ServerView       `json:"server,omitempty"`      // the origin's own view (the APM)
+	Stages       json.RawMessage   `json:"stages,omitempty"`      // middlebox counters, as the proxy reports them
+	Histograms   map[string]string `json:"histograms,omitempty"`  // metric → Trend.Encode, for exact merges
 }
 
 // State is k6's "state" key.
@@ -91,6 +92,11 @@ type RunInfo struct {
 	Iterations  int64   `json:"iterations,omitempty"`
 	Start       string  `json:"start,omitempty"`       // RFC 3339 with ns
 	Interrupted bool    `json:"interrupted,omitempty"` // stopped by Ctrl-C
+	Scenario    string  `json:"scenario,omitempty"`    // the scenario tag
+	// MaxDurationSkewMs is the largest |http_req_duration − (end − start
+	// of sending)| over every request, the second measured on its own:
+	// 0 unless a response began before its request was fully written.
+	MaxDurationSkewMs float64 `json:"maxDurationSkewMs"`
 }
 
 // CPUUsage is the generator process's own CPU use over the run.

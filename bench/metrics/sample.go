@@ -69,3 +69,17 @@ func (g *Gauge) Set(v float64) {
 func (g Gauge) Values() map[string]float64 {
 	return map[string]float64{"value": g.Value, "min": g.Min, "max": g.Max}
 }
+
+// Merge folds a gauge sampled later into g: the smallest and largest of
+// both, and o's last value (g's when o never was set).
+func (g *Gauge) Merge(o Gauge) {
+	if !o.set {
+		return
+	}
+	if !g.set {
+		*g = o
+		return
+	}
+	g.Min, g.Max = min(g.Min, o.Min), max(g.Max, o.Max)
+	g.Value = o.Value
+}

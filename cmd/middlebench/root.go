@@ -21,6 +21,7 @@ says fine" to check that the diagnosis names the right cause.`,
 	root.AddCommand(
 		newServerCmd(),
 		newProxyCmd(),
+		newLoadCmd(),
 		newAnalyzeCmd(),
 	)
 	return root

@@ -1,0 +1,115 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// cannedServer answers every request on a connection with the same bytes,
+// allocating nothing per request, so a benchmark counts the engine's
+// allocations and not a server's.
+func cannedServer(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	resp := []byte("HTTP/1.1 200 OK\r\nServer-Timing: app;dur=0.012\r\nContent-Length: 28\r\nContent-Type: text/plain\r\n\r\nhello from the bench origin\n")
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 8192)
+				var pending int
+				for {
+					n, err := c.Read(buf[pending:])
+					if err != nil {
+						return
+					}
+					pending += n
+					for {
+						i := bytes.Index(buf[:pending], []byte("\r\n\r\n"))
+						if i < 0 {
+							break
+						}
+						if _, err := c.Write(resp); err != nil {
+							return
+						}
+						copy(buf, buf[i+4:pending])
+						pending -= i + 4
+					}
+					if pending == len(buf) {
+						pending = 0
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// BenchmarkIteration is one VU's iteration (one GET with every phase
+// traced, Server-Timing parsed, recorded in the trends); allocs/op is the
+// engine's allocations per request (net/http's included).
+func BenchmarkIteration(b *testing.B) {
+	url := cannedServer(b)
+	b.ReportAllocs()
+	res, err := Run(context.Background(), &Config{URL: url, Executor: PerVUIterations, VUs: 1, Iterations: int64(b.N)}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Requests != int64(b.N) || res.Failed != 0 {
+		b.Fatalf("%v: %v", res, res.ErrorExamples)
+	}
+}
+
+// BenchmarkIterationParallel is 8 VUs sharing the CPU.
+func BenchmarkIterationParallel(b *testing.B) {
+	url := cannedServer(b)
+	b.ReportAllocs()
+	n := int64(b.N)/8 + 1
+	res, err := Run(context.Background(), &Config{URL: url, Executor: PerVUIterations, VUs: 8, Iterations: n}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Failed != 0 {
+		b.Fatalf("%v", res.ErrorExamples)
+	}
+}
+
+func BenchmarkCollector(b *testing.B) {
+	m, _ := newMix(&Config{URL: "http://a/"})
+	subs, _ := submetricsFor(&Config{}, m, nil)
+	c := newCollector(newBatches(), nil, subs, nil)
+	r := record{kind: kindRequest, status: 200, proto: 11, hasServer: true, server: 51e6,
+		ph: phases{blocked: 3000, sending: 20000, waiting: 51e6, receiving: 60000, dur: 51080000, wall: 51080000, wrote: true}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		r.end = int64(i)
+		c.add(&r)
+	}
+}
+
+// BenchmarkJSONOutput is --out json's cost per request (nine points).
+func BenchmarkJSONOutput(b *testing.B) {
+	cfg := &Config{URL: "http://127.0.0.1:8080/?work=50ms"}
+	m, _ := newMix(cfg)
+	o := newJSONOutput(io.Discard, cfg, m)
+	o.setBase(time.Now())
+	recs := []record{{kind: kindRequest, status: 200, proto: 11, hasServer: true, server: 51e6,
+		ph: phases{blocked: 3000, sending: 20000, waiting: 51e6, receiving: 60000, dur: 51080000, wall: 51080000, wrote: true}}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		recs[0].end = int64(i) * 1000
+		o.write(recs)
+	}
+}

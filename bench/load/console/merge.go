@@ -1,0 +1,88 @@
+package console
+
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/load"
+)
+
+// buildConfig is the scenario file (if any) with the given flags on top,
+// and the positional URL.
+func buildConfig(o Options) (*load.Config, error) {
+	flags := o.Flags
+	if flags == nil {
+		flags = &load.Config{}
+	}
+	changed := o.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	var cfg *load.Config
+	if o.ConfigFile != "" {
+		c, err := load.LoadConfig(o.ConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg = c
+		overlay(cfg, flags, changed)
+	} else {
+		c := *flags
+		cfg = &c
+	}
+	if o.URL != "" {
+		if len(cfg.Requests) > 0 {
+			return nil, fmt.Errorf("%w: url: the scenario has a requests mix; give no URL argument", load.ErrConfig)
+		}
+		cfg.URL = o.URL
+	}
+	return cfg, nil
+}
+
+// overlay copies onto dst the fields whose flag was given.
+func overlay(dst, src *load.Config, changed func(string) bool) {
+	set := func(flag string, apply func()) {
+		if changed(flag) {
+			apply()
+		}
+	}
+	set("scenario", func() { dst.Scenario = src.Scenario })
+	set("executor", func() { dst.Executor = src.Executor })
+	set("method", func() { dst.Method = src.Method })
+	set("header", func() {
+		if dst.Headers == nil {
+			dst.Headers = map[string]string{}
+		}
+		for k, v := range src.Headers {
+			dst.Headers[k] = v
+		}
+	})
+	set("body-size", func() { dst.BodySize = src.BodySize })
+	set("vus", func() { dst.VUs = src.VUs })
+	set("duration", func() { dst.Duration = src.Duration })
+	set("iterations", func() { dst.Iterations = src.Iterations })
+	set("stage", func() { dst.Stages = src.Stages })
+	set("rate", func() { dst.Rate = src.Rate })
+	set("time-unit", func() { dst.TimeUnit = src.TimeUnit })
+	set("pre-allocated-vus", func() { dst.PreAllocatedVUs = src.PreAllocatedVUs })
+	set("max-vus", func() { dst.MaxVUs = src.MaxVUs })
+	set("graceful-stop", func() { dst.GracefulStop = src.GracefulStop })
+	set("graceful-ramp-down", func() { dst.GracefulRampDown = src.GracefulRampDown })
+	set("user-agent", func() { dst.UserAgent = src.UserAgent })
+	set("no-connection-reuse", func() { dst.NoConnectionReuse = src.NoConnectionReuse })
+	set("no-vu-connection-reuse", func() { dst.NoVUConnectionReuse = src.NoVUConnectionReuse })
+	set("compress", func() { dst.Compress = src.Compress })
+	set("timeout", func() { dst.Timeout = src.Timeout })
+	set("insecure-skip-tls-verify", func() { dst.InsecureSkipTLSVerify = src.InsecureSkipTLSVerify })
+	set("max-redirects", func() { dst.MaxRedirects = src.MaxRedirects })
+	set("think", func() { dst.Think = src.Think })
+	set("client-cpu", func() { dst.ClientCPU = src.ClientCPU })
+	set("server-timing-metric", func() { dst.ServerTimingMetric = src.ServerTimingMetric })
+	set("threshold", func() {
+		if dst.Thresholds == nil {
+			dst.Thresholds = map[string][]string{}
+		}
+		for k, v := range src.Thresholds {
+			dst.Thresholds[k] = append(dst.Thresholds[k], v...)
+		}
+	})
+}

@@ -1,0 +1,23 @@
+// Package load is middlebench's load engine: k6's executors (constant-vus,
+// ramping-vus, per-vu-iterations, shared-iterations, constant-arrival-rate,
+// ramping-arrival-rate) driving HTTP requests whose phases are measured
+// exactly as k6 measures them (net/http/httptrace, the definitions of k6's
+// lib/netext/httpext/tracer.go), with k6's metric names and tags.
+//
+// Every VU owns its transport (connection pool), tracer and prepared
+// requests; finished requests go to one collector in batches of 64, which
+// keeps HDR-histogram trends per sweep step and merges them at the end, so
+// the request path takes no shared lock and allocates nothing of its own.
+//
+// A harness runs it in process:
+//
+//	cfg := &load.Config{URL: srv.URL() + "/?work=50ms", VUs: 3, Duration: units.Duration(5 * time.Second)}
+//	res, err := load.Run(ctx, cfg, load.Options{})
+//	// res.Start: t=0 of the schedule; res.Requests, res.Statuses, res.Errors,
+//	// res.Dropped, res.MaxDurationSkew; res.Trend("http_req_waiting")
+//	doc := res.Document() // bench/metrics.Document: k6 handleSummary shape + middlebench keys
+//	doc.Server = &view    // the caller adds the server's view and the boxes' counters
+//
+// Config is also what `middlebench load --config scenario.yaml` decodes
+// (testdata/scenario.yaml shows every field).
+package load

@@ -1,0 +1,230 @@
+package load
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
+
+// k6's built-in metric names, and server_time.
+const (
+	mHTTPReqs        = "http_reqs"
+	mHTTPFailed      = "http_req_failed"
+	mBlocked         = "http_req_blocked"
+	mConnecting      = "http_req_connecting"
+	mTLS             = "http_req_tls_handshaking"
+	mSending         = "http_req_sending"
+	mWaiting         = "http_req_waiting"
+	mReceiving       = "http_req_receiving"
+	mDuration        = "http_req_duration"
+	mIterations      = "iterations"
+	mIterDuration    = "iteration_duration"
+	mDataSent        = "data_sent"
+	mDataReceived    = "data_received"
+	mVUs             = "vus"
+	mVUsMax          = "vus_max"
+	mDropped         = "dropped_iterations"
+	mServerTime      = "server_time"
+	expectedDuration = "http_req_duration{expected_response:true}"
+)
+
+// The trends every step keeps, in record order.
+const (
+	tBlocked = iota
+	tConnecting
+	tTLS
+	tSending
+	tWaiting
+	tReceiving
+	tDuration
+	tIteration
+	tServer
+	numTrends
+)
+
+// trendName maps a trend index to its metric name.
+func trendName(i int) string {
+	return [numTrends]string{mBlocked, mConnecting, mTLS, mSending, mWaiting, mReceiving, mDuration, mIterDuration, mServerTime}[i]
+}
+
+// requestTrend returns a request phase of r by trend index.
+func requestTrend(r *record, i int) int64 {
+	switch i {
+	case tBlocked:
+		return r.ph.blocked
+	case tConnecting:
+		return r.ph.connecting
+	case tTLS:
+		return r.ph.tls
+	case tSending:
+		return r.ph.sending
+	case tWaiting:
+		return r.ph.waiting
+	case tReceiving:
+		return r.ph.receiving
+	case tDuration:
+		return r.ph.dur
+	}
+	return 0
+}
+
+// metricType returns the k6 type and contents of a built-in metric.
+func metricType(name string) (typ, contains string, ok bool) {
+	switch name {
+	case mHTTPReqs, mIterations, mDropped:
+		return metrics.TypeCounter, metrics.ContainsDefault, true
+	case mDataSent, mDataReceived:
+		return metrics.TypeCounter, metrics.ContainsData, true
+	case mHTTPFailed:
+		return metrics.TypeRate, metrics.ContainsDefault, true
+	case mVUs, mVUsMax:
+		return metrics.TypeGauge, metrics.ContainsDefault, true
+	case mBlocked, mConnecting, mTLS, mSending, mWaiting, mReceiving, mDuration, mIterDuration, mServerTime:
+		return metrics.TypeTrend, metrics.ContainsTime, true
+	}
+	return "", "", false
+}
+
+// isRequestMetric says whether a submetric of name can be filtered by the
+// request's tags.
+func isRequestMetric(name string) bool {
+	switch name {
+	case mHTTPReqs, mHTTPFailed, mBlocked, mConnecting, mTLS, mSending, mWaiting, mReceiving, mDuration:
+		return true
+	}
+	return false
+}
+
+// submetric is a request metric restricted to requests whose tags match.
+type submetric struct {
+	name   string // as the document keys it: http_req_duration{name:login}
+	parent string
+	trend  int // trend index for trend parents, -1 otherwise
+	match  func(r *record) bool
+}
+
+// newSubmetric compiles "metric{tag:value,…}" against the run's mix.
+func newSubmetric(name string, m *mix, scenario string) (*submetric, error) {
+	parent, tags, err := metrics.SplitSubmetric(name)
+	if err != nil {
+		return nil, err
+	}
+	if !isRequestMetric(parent) {
+		return nil, fmt.Errorf("%w: submetric %q: only the http_req_* metrics and http_reqs can be filtered by tags", metrics.ErrThreshold, name)
+	}
+	s := &submetric{name: name, parent: parent, trend: -1}
+	for i := tBlocked; i <= tDuration; i++ {
+		if trendName(i) == parent {
+			s.trend = i
+		}
+	}
+	var preds []func(*record) bool
+	for _, kv := range tags {
+		k, v := kv[0], kv[1]
+		switch k {
+		case "name", "url", "method":
+			set := make([]bool, len(m.targets))
+			for _, t := range m.targets {
+				set[t.idx] = (k == "name" && t.name == v) || (k == "url" && t.url == v) || (k == "method" && t.method == v)
+			}
+			preds = append(preds, func(r *record) bool { return set[r.target] })
+		case "status":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("%w: submetric %q: status %q is not a number", metrics.ErrThreshold, name, v)
+			}
+			preds = append(preds, func(r *record) bool { return int(r.status) == n })
+		case "expected_response":
+			want := v == "true"
+			if v != "true" && v != "false" {
+				return nil, fmt.Errorf("%w: submetric %q: expected_response is true or false", metrics.ErrThreshold, name)
+			}
+			preds = append(preds, func(r *record) bool { return !r.failed == want })
+		case "error_code":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("%w: submetric %q: error_code %q is not a number", metrics.ErrThreshold, name, v)
+			}
+			preds = append(preds, func(r *record) bool { return int(r.code) == n })
+		case "proto":
+			preds = append(preds, func(r *record) bool { return protoName(r.proto) == v })
+		case "tls_version":
+			preds = append(preds, func(r *record) bool { return tlsName(r.tlsVersion) == v })
+		case "scenario":
+			ok := v == scenario
+			preds = append(preds, func(*record) bool { return ok })
+		case "group":
+			ok := v == ""
+			preds = append(preds, func(*record) bool { return ok })
+		default:
+			return nil, fmt.Errorf("%w: submetric %q: unknown tag %q (want name, url, method, status, expected_response, error_code, proto, tls_version, scenario or group)", metrics.ErrThreshold, name, k)
+		}
+	}
+	s.match = func(r *record) bool {
+		for _, p := range preds {
+			if !p(r) {
+				return false
+			}
+		}
+		return true
+	}
+	return s, nil
+}
+
+// compileThresholds parses the config's thresholds and checks each against
+// its metric's type.
+func compileThresholds(c *Config) ([]metrics.Threshold, error) {
+	var out []metrics.Threshold
+	for name, exprs := range c.Thresholds {
+		parent, _, err := metrics.SplitSubmetric(name)
+		if err != nil {
+			return nil, fmt.Errorf("thresholds: %w", err)
+		}
+		typ, _, known := metricType(parent)
+		if !known {
+			return nil, fmt.Errorf("%w: thresholds: no metric %q (want one of k6's http_req_*, http_reqs, iterations, iteration_duration, data_sent, data_received, vus, vus_max, dropped_iterations, or server_time)", ErrConfig, parent)
+		}
+		for _, e := range exprs {
+			t, err := metrics.ParseThreshold(name, e)
+			if err != nil {
+				return nil, fmt.Errorf("thresholds: %w", err)
+			}
+			if err := t.CheckType(typ); err != nil {
+				return nil, fmt.Errorf("thresholds: %w", err)
+			}
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Metric < out[j].Metric })
+	return out, nil
+}
+
+func protoName(p uint8) string {
+	switch p {
+	case 10:
+		return "HTTP/1.0"
+	case 11:
+		return "HTTP/1.1"
+	case 20:
+		return "HTTP/2.0"
+	case 0:
+		return ""
+	}
+	return fmt.Sprintf("HTTP/%d.%d", p/10, p%10)
+}
+
+func tlsName(v uint16) string {
+	switch v {
+	case 0x0301:
+		return "tls1.0"
+	case 0x0302:
+		return "tls1.1"
+	case 0x0303:
+		return "tls1.2"
+	case 0x0304:
+		return "tls1.3"
+	}
+	return ""
+}

@@ -1,0 +1,80 @@
+package load
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// target is one request of the mix, prepared once.
+type target struct {
+	idx      int
+	name     string // the name tag
+	url      string // the url tag
+	method   string
+	u        *url.URL
+	header   http.Header // read-only once built
+	bodySize int64
+	cum      float64 // cumulative weight, for picking
+}
+
+// mix is the weighted set of requests; pick is a binary search.
+type mix struct {
+	targets []*target
+	total   float64
+}
+
+func newMix(cfg *Config) (*mix, error) {
+	m := &mix{}
+	for i, r := range cfg.mix() {
+		u, err := url.Parse(r.URL)
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", i, err)
+		}
+		method := strings.ToUpper(r.Method)
+		if method == "" {
+			method = http.MethodGet
+			if r.BodySize > 0 {
+				method = http.MethodPost
+			}
+		}
+		h := http.Header{}
+		for k, v := range r.Headers {
+			h.Set(k, v)
+		}
+		if ua := cfg.userAgent(); h.Get("User-Agent") == "" {
+			// An empty value makes net/http send no User-Agent at all.
+			h["User-Agent"] = []string{ua}
+		}
+		if cfg.Compress && h.Get("Accept-Encoding") == "" {
+			h.Set("Accept-Encoding", "gzip")
+		}
+		w := r.Weight
+		if w == 0 {
+			w = 1 // an unweighted entry counts 1
+		}
+		// k6: both tags are the URL, or both the name when one is given.
+		name := u.String()
+		if r.Name != "" {
+			name = r.Name
+		}
+		m.total += w
+		m.targets = append(m.targets, &target{idx: i, name: name, url: name, method: method, u: u, header: h, bodySize: r.BodySize.Bytes(), cum: m.total})
+	}
+	return m, nil
+}
+
+func (m *mix) pick(r *rand.Rand) *target {
+	if len(m.targets) == 1 {
+		return m.targets[0]
+	}
+	x := r.Float64() * m.total
+	i := sort.Search(len(m.targets), func(i int) bool { return m.targets[i].cum > x })
+	if i == len(m.targets) {
+		i--
+	}
+	return m.targets[i]
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Engine acceptance and peer comparison (run by `make bench`). First the
+# issue's check against `middlebench server --work 50ms` (3 VUs, 5 s):
+# waiting avg 50–52 ms, server_time within 0.5 ms of the server's own view,
+# duration vs its phases. Then middlebench load, wrk, hey,
+# vegeta and fortio (when it installs) against the same trivial Go origin
+# on 127.0.0.1, the same number of connections and the same duration, one
+# after the other in one run. Prints requests/s and peak RSS of each as
+# ratios to middlebench, then measures middlebench's RSS growth over a
+# 1,000,000-request run. Generator and origin share the machine's cores,
+# so figures on a busy machine are pessimistic.
+#
+# Each tool runs ROUNDS times, the tools interleaved, and its median
+# req/s and largest peak RSS are printed (the machine is shared: one run
+# alone says little).
+#
+#   CONNS=50 DUR=10s ROUNDS=3 MEM_REQUESTS=1000000 bash scripts/bench-engine.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONNS=${CONNS:-50}
+DUR=${DUR:-10s}
+ROUNDS=${ROUNDS:-3}
+MEM_REQUESTS=${MEM_REQUESTS:-1000000}
+BIN=$PWD/.bench/bin
+OUT=$PWD/.bench/engine
+mkdir -p "$BIN" "$OUT"
+
+echo "building middlebench and the origin"
+go build -o "$BIN/middlebench" ./cmd/middlebench
+go build -o "$BIN/origin" ./scripts/origin
+
+# Peers: Go ones from the module proxy into .bench/bin, wrk from apt.
+install_go() { # name module@version
+	[ -x "$BIN/$1" ] || GOBIN=$BIN go install "$2" >"$OUT/install-$1.log" 2>&1 || echo "  ($1 did not install: see $OUT/install-$1.log)"
+}
+install_go hey github.com/rakyll/hey@v0.1.5
+install_go vegeta github.com/tsenart/vegeta/v12@v12.13.0
+install_go fortio fortio.org/fortio@v1.66.5
+if ! command -v wrk >/dev/null; then
+	(apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }) >"$OUT/install-wrk.log" 2>&1 || echo "  (wrk did not install)"
+fi
+command -v bc >/dev/null || apt-get install -y bc >/dev/null 2>&1 || true
+
+"$BIN/origin" -addr 127.0.0.1:0 >"$OUT/origin.addr" &
+ORIGIN=$!
+trap 'kill $ORIGIN 2>/dev/null || true' EXIT
+for _ in $(seq 50); do [ -s "$OUT/origin.addr" ] && break; sleep 0.1; done
+URL="http://$(head -1 "$OUT/origin.addr")/"
+SECS=${DUR%s}
+
+# run NAME ROUND CMD... : runs CMD under GNU time, keeps its output and peak RSS.
+run() {
+	local name=$1 round=$2
+	shift 2
+	/usr/bin/time -f '%M' -o "$OUT/$name.$round.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.$round.out" 2>&1 || true
+	sleep 1
+}
+
+rate() { # tool round → requests per second, from its own output
+	local f="$OUT/$1.$2.out"
+	case $1 in
+	middlebench) jq -r '.metrics.http_reqs.values.rate' "$OUT/middlebench.$2.json" 2>/dev/null ;;
+	wrk | hey) awk '/Requests\/sec/ {print $2}' "$f" ;;
+	vegeta) awk -F'[ ,]+' '/^Requests/ {print $(NF-1)}' "$f" ;;
+	fortio) awk '/All done/ {for (i = 1; i <= NF; i++) if ($i == "qps") print $(i-1)}' "$f" ;;
+	esac
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json
+echo
+echo "acceptance: middlebench load (3 VUs, 5 s) against middlebench server --work 50ms"
+"$BIN/middlebench" server --work 50ms --listen 127.0.0.1:0 >"$OUT/server.out" 2>&1 &
+SERVER=$!
+trap 'kill $ORIGIN $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 50); do grep -q 'on http' "$OUT/server.out" 2>/dev/null && break; sleep 0.1; done
+SURL=$(awk '/on http/ {print $4; exit}' "$OUT/server.out")
+"$BIN/middlebench" load --vus 3 --duration 5s --quiet --no-summary --summary-export "$OUT/accept.json" "$SURL/?work=50ms"
+curl -s "$SURL/_mb/stats" >"$OUT/accept-server.json"
+kill $SERVER 2>/dev/null || true
+jq -r --slurpfile srv "$OUT/accept-server.json" '
+	.metrics as $m | $srv[0] as $s |
+	"  waiting avg \($m.http_req_waiting.values.avg * 1000 | round / 1000) ms (want 50–52): \(if $m.http_req_waiting.values.avg >= 50 and $m.http_req_waiting.values.avg <= 52 then "ok" else "OUT OF BAND" end)",
+	"  server_time avg \($m.server_time.values.avg * 1000 | round / 1000) ms, the server says \($s.server_time.avg * 1000 | round / 1000) ms (want within 0.5): \(if (($m.server_time.values.avg - $s.server_time.avg) | fabs) <= 0.5 then "ok" else "OFF" end)",
+	"  sending avg \($m.http_req_sending.values.avg * 1000 | round) µs, receiving avg \($m.http_req_receiving.values.avg * 1000 | round) µs",
+	"  requests \($m.http_reqs.values.count), the server saw \($s.requests); max |duration − phases span| \(.run.maxDurationSkewMs) ms (want < 0.2)"' "$OUT/accept.json"
+echo
+echo "peers: $CONNS connections for $DUR each against $URL"
+TOOLS="middlebench"
+command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
+[ -x "$BIN/fortio" ] && TOOLS="$TOOLS fortio"
+[ -x "$BIN/hey" ] && TOOLS="$TOOLS hey"
+[ -x "$BIN/vegeta" ] && TOOLS="$TOOLS vegeta"
+for round in $(seq "$ROUNDS"); do
+	echo "  round $round of $ROUNDS: $TOOLS"
+	for t in $TOOLS; do
+		case $t in
+		middlebench) run middlebench "$round" "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --summary-export "$OUT/middlebench.$round.json" "$URL" ;;
+		wrk) run wrk "$round" wrk -t2 -c"$CONNS" -d"$DUR" "$URL" ;;
+		fortio) run fortio "$round" "$BIN/fortio" load -quiet -c "$CONNS" -qps 0 -t "$DUR" "$URL" ;;
+		hey) run hey "$round" "$BIN/hey" -z "$DUR" -c "$CONNS" "$URL" ;;
+		vegeta) run vegeta "$round" bash -c "echo 'GET $URL' | '$BIN/vegeta' attack -rate=0 -max-workers=$CONNS -workers=$CONNS -duration=$DUR | '$BIN/vegeta' report" ;;
+		esac
+	done
+done
+
+tool_rate() { for r in $(seq "$ROUNDS"); do rate "$1" "$r"; done | grep -E '^[0-9.]+$' | median; }
+tool_rss() { cat "$OUT/$1".*.rss 2>/dev/null | grep -E '^[0-9]+$' | sort -n | tail -1; }
+
+base_rate=$(tool_rate middlebench)
+base_rss=$(tool_rss middlebench)
+echo
+printf '%-12s %12s %8s %14s %8s   (median of %d rounds; RSS: the largest)\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb' "$ROUNDS"
+for t in $TOOLS; do
+	awk -v t="$t" -v r="$(tool_rate "$t")" -v m="$(tool_rss "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" 'BEGIN {
+		printf "%-12s %12.0f %8.2f %14.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0) }'
+done
+
+echo
+echo "memory: middlebench over $MEM_REQUESTS requests ($CONNS VUs), RSS sampled every 0.25 s from /proc/PID/status"
+"$BIN/middlebench" load --vus "$CONNS" --iterations "$MEM_REQUESTS" --quiet --no-summary --summary-export "$OUT/mem.json" "$URL" &
+PID=$!
+: >"$OUT/mem.rss"
+start=$(date +%s.%N)
+while kill -0 $PID 2>/dev/null; do
+	rss=$(awk '/VmRSS/ {print $2}' /proc/$PID/status 2>/dev/null || true)
+	[ -n "$rss" ] && echo "$(echo "$(date +%s.%N) - $start" | bc) $rss" >>"$OUT/mem.rss"
+	sleep 0.25
+done
+wait $PID || true
+# Warm-up: the first 20 % of the samples (connections, histograms, buffers).
+awk -v n="$(wc -l <"$OUT/mem.rss")" '
+	NR == int(n * 0.2) + 1 { warm = $2; wt = $1 }
+	NR > int(n * 0.2) { if ($2 > peak) peak = $2 }
+	END { printf "  RSS after warm-up (%.1f s): %.1f MB; peak after: %.1f MB; growth: %.1f MB (target < 20 MB)\n", wt, warm / 1024, peak / 1024, (peak - warm) / 1024 }' "$OUT/mem.rss"
+jq -r '"  \(.metrics.http_reqs.values.count) requests at \(.metrics.http_reqs.values.rate | floor) req/s; generator CPU \(.generator_cpu.percent | floor) % of \(.generator_cpu.cores) cores"' "$OUT/mem.json"
