@@ -127,6 +127,30 @@ func TestLinkAddsRoundTrips(t *testing.T) {
 	within(t, "reused: whole request", ph.total, 40*time.Millisecond, 10*time.Millisecond)
 }
 
+// TestLinkThenTLSConnectionClose: a request with Connection: close through
+// a link and a TLS terminator gets its whole response. tls.Conn sets a
+// write deadline of "now" after its close_notify; on the link's socket it
+// used to drop the response still in flight (every request of the
+// distance experiment's new-connection runs failed with EOF).
+func TestLinkThenTLSConnectionClose(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, "boxes:\n  - stages:\n      - kind: link\n        latency: 5ms\n      - kind: tls\n", up.URL)
+	c := tlsClient(p, false, false)
+	for range 3 {
+		req, _ := http.NewRequest("GET", p.URL()+"/?size=70000", nil)
+		req.Close = true
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || len(body) != 70000 {
+			t.Fatalf("status %d, %d bytes, %v", resp.StatusCode, len(body), err)
+		}
+	}
+}
+
 // TestBandwidthCapDown: 1 MiB through a 2 MiB/s cap takes 0.5 s.
 func TestBandwidthCapDown(t *testing.T) {
 	up := origin(t)

@@ -206,10 +206,17 @@ func (c *linkConn) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
+// SetDeadline sets the read deadline; see SetWriteDeadline.
 func (c *linkConn) SetDeadline(t time.Time) error {
-	c.SetReadDeadline(t)
-	return c.Conn.SetWriteDeadline(t)
+	return c.SetReadDeadline(t)
 }
+
+// SetWriteDeadline does not reach the socket: a Write here only queues
+// bytes for the wire, and a deadline on the socket would drop the bytes
+// still in flight — tls.Conn sets one to "now" right after its close_notify,
+// which lost every response of a Connection: close request behind a link.
+// Close bounds the drain instead.
+func (c *linkConn) SetWriteDeadline(time.Time) error { return nil }
 
 func (c *linkConn) Write(p []byte) (int, error) {
 	if c.closed.Load() {
