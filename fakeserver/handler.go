@@ -79,6 +79,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["Content-Length"] = []string{strconv.FormatInt(sp.size, 10)}
 	}
 	w.WriteHeader(sp.status)
+	if s.writeCap != nil {
+		// Headers go out at once, as behind an egress shaper: the first
+		// byte (k6's waiting) is the work, the capped body is receiving.
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
 	if bodyAllowed(r, sp.status) && sp.size > 0 {
 		cw := &countingWriter{ctx: r.Context(), w: w, cap: s.writeCap, n: &s.stats.bytesOut}
 		_ = writeBody(cw, sp.size, zp) // a write error is the client leaving; the status is still what we answered
