@@ -43,7 +43,7 @@ func (a *stepAgg) trend(i int) *metrics.Trend {
 // VUs, so it alone writes them and needs no lock.
 type collector struct {
 	pool   *batches
-	bounds []int64 // end of each step but the last, ns since base
+	bounds []int64 // end of each step, ns since base; the aggregate after the last is the run's tail
 	steps  []*stepAgg
 	subs   []*submetric
 	out    *jsonOutput
@@ -87,6 +87,9 @@ func (c *collector) add(r *record) {
 		}
 		if r.hasServer {
 			a.trend(tServer).Add(time.Duration(r.server))
+		}
+		if r.hasQueue {
+			a.trend(tServerQueue).Add(time.Duration(r.queue))
 		}
 		a.failed.Add(r.failed)
 		if r.status > 0 {

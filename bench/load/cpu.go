@@ -2,10 +2,7 @@ package load
 
 import (
 	"runtime"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/middlebench/middlebench/bench/metrics"
 )
@@ -15,15 +12,6 @@ type rusage struct {
 	user, sys time.Duration
 	at        time.Time
 }
-
-func readRusage() rusage {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail with RUSAGE_SELF and a valid pointer
-	return rusage{user: time.Duration(ru.Utime.Nano()), sys: time.Duration(ru.Stime.Nano()), at: time.Now()}
-}
-
-// cpuCores is what the process can use: GOMAXPROCS, at most the CPUs.
-func cpuCores() int { return min(runtime.GOMAXPROCS(0), runtime.NumCPU()) }
 
 // cpuBetween is the generator's CPU use from a to b, as the Document says it.
 func cpuBetween(a, b rusage) *metrics.CPUUsage {
@@ -48,14 +36,6 @@ func burnUnits(n uint64, state *uint64) {
 		x ^= x << 17
 	}
 	*state = x
-}
-
-func threadCPU() time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
 }
 
 // calibrateBurner measures how many units one millisecond of this thread's

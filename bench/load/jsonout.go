@@ -128,6 +128,9 @@ func (o *jsonOutput) write(recs []record) {
 			if r.hasServer {
 				o.point(mServerTime, t, ms(r.server), o.iterTags(tags[:0], `"group":"","scenario":`))
 			}
+			if r.hasQueue {
+				o.point(mServerQueue, t, ms(r.queue), o.iterTags(tags[:0], `"group":"","scenario":`))
+			}
 		case kindIteration:
 			tg := o.iterTags(tags[:0], `"group":"","scenario":`)
 			o.point(mDataSent, t, float64(r.sent), tg)

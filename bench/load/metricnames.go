@@ -27,6 +27,7 @@ const (
 	mVUsMax          = "vus_max"
 	mDropped         = "dropped_iterations"
 	mServerTime      = "server_time"
+	mServerQueue     = "server_queue" // Server-Timing queue;dur=: the wait for a worker the server reports
 	expectedDuration = "http_req_duration{expected_response:true}"
 )
 
@@ -41,12 +42,13 @@ const (
 	tDuration
 	tIteration
 	tServer
+	tServerQueue
 	numTrends
 )
 
 // trendName maps a trend index to its metric name.
 func trendName(i int) string {
-	return [numTrends]string{mBlocked, mConnecting, mTLS, mSending, mWaiting, mReceiving, mDuration, mIterDuration, mServerTime}[i]
+	return [numTrends]string{mBlocked, mConnecting, mTLS, mSending, mWaiting, mReceiving, mDuration, mIterDuration, mServerTime, mServerQueue}[i]
 }
 
 // requestTrend returns a request phase of r by trend index.
@@ -81,7 +83,7 @@ func metricType(name string) (typ, contains string, ok bool) {
 		return metrics.TypeRate, metrics.ContainsDefault, true
 	case mVUs, mVUsMax:
 		return metrics.TypeGauge, metrics.ContainsDefault, true
-	case mBlocked, mConnecting, mTLS, mSending, mWaiting, mReceiving, mDuration, mIterDuration, mServerTime:
+	case mBlocked, mConnecting, mTLS, mSending, mWaiting, mReceiving, mDuration, mIterDuration, mServerTime, mServerQueue:
 		return metrics.TypeTrend, metrics.ContainsTime, true
 	}
 	return "", "", false

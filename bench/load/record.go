@@ -18,6 +18,7 @@ type record struct {
 	proto       uint8 // 10, 11, 20
 	failed      bool  // http_req_failed: status outside 200–399 or no response
 	hasServer   bool
+	hasQueue    bool
 	interrupted bool
 	target      uint16
 	status      uint16 // 0 when there was no response
@@ -26,6 +27,7 @@ type record struct {
 	end         int64 // ns since the run's base
 	ph          phases
 	server      int64 // server_time in ns
+	queue       int64 // server_queue in ns
 	iterDur     int64
 	sent, recv  int64 // bytes of the iteration (kindIteration)
 	vus, vusMax int64 // kindGauge

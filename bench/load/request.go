@@ -86,6 +86,9 @@ func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http
 		if ms, ok := serverTiming(resp.Header["Server-Timing"], v.e.serverMetric); ok {
 			r.hasServer, r.server = true, int64(ms*1e6+0.5)
 		}
+		if ms, ok := serverTiming(resp.Header["Server-Timing"], serverQueueTiming); ok {
+			r.hasQueue, r.queue = true, int64(ms*1e6+0.5)
+		}
 		err = v.readBody(resp)
 	}
 	end := v.e.clk.now()
@@ -123,7 +126,7 @@ func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http
 }
 
 func (v *vu) recordError(r *record, err error) {
-	r.status, r.proto, r.tlsVersion, r.hasServer = 0, 0, 0, false
+	r.status, r.proto, r.tlsVersion, r.hasServer, r.hasQueue = 0, 0, 0, false, false
 	r.code, r.class = classify(err)
 	if _, seen := v.firstErr[r.code]; !seen && len(v.firstErr) < 32 {
 		v.firstErr[r.code] = err.Error()

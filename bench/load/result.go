@@ -164,7 +164,7 @@ func renderAgg(a *stepAgg, subs []*submetric, seconds float64, stats []string, a
 		}
 	}
 	for i := range numTrends {
-		if i == tIteration || i == tServer || a.reqs > 0 {
+		if i == tIteration || i == tServer || i == tServerQueue || a.reqs > 0 {
 			addTrend(trendName(i), a.trends[i])
 		}
 	}

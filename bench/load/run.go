@@ -113,11 +113,12 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	start := time.Now()
 	e.clk = clock{base: start}
 	out.setBase(start)
+	// Each step ends at its bound; what ends after the last one (the
+	// ramp-down or graceful stop) counts in the run but in no step, so a
+	// step's rate is what its own window saw.
 	var bounds []int64
-	for i, s := range p.steps {
-		if i < len(p.steps)-1 {
-			bounds = append(bounds, int64(s.end))
-		}
+	for _, s := range p.steps {
+		bounds = append(bounds, int64(s.end))
 	}
 	col := newCollector(e.batches, bounds, subs, out)
 	colDone := make(chan struct{})

@@ -5,6 +5,13 @@ import (
 	"strings"
 )
 
+// serverQueueTiming is the Server-Timing entry read into server_queue: the
+// time a request waited for a worker inside the server, as middlebench's
+// fake server reports it (queue;dur=). An APM that splits queueing from
+// work sees it as the server's own; without it, that wait would read as
+// time outside the server.
+const serverQueueTiming = "queue"
+
 // serverTiming finds metric name in Server-Timing header values (W3C Server
 // Timing: entries separated by commas, each a token name followed by
 // ";param" or ";param=value" parts, values a token or a quoted string) and

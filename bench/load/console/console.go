@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 )
@@ -105,7 +103,7 @@ func Run(ctx context.Context, o Options) error {
 	if jsonOut != nil {
 		opts.JSON = jsonOut
 	}
-	tty := isTerminal(o.Stderr)
+	tty := IsTerminal(o.Stderr)
 	if !o.Quiet && (tty || o.Progress) {
 		opts.Progress = progressPrinter(o.Stderr, tty)
 	}
@@ -133,7 +131,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	doc := res.Document()
 	doc.State.IsStdErrTTY = tty
-	doc.State.IsStdOutTTY = isTerminal(o.Stdout)
+	doc.State.IsStdOutTTY = IsTerminal(o.Stdout)
 	doc.Options.SummaryTimeUnit = o.SummaryTimeUnit
 	if !o.NoSummary {
 		if err := metrics.WriteSummary(o.Stdout, doc, metrics.SummaryOptions{Mode: o.SummaryMode, TrendStats: o.SummaryTrendStats,
@@ -218,11 +216,13 @@ func tuneGC() {
 	}
 }
 
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal (a live progress line is
+// rewritten in place there).
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
