@@ -242,6 +242,18 @@ func e7() *Observation {
 	return o
 }
 
+// e7SlowConnect is E7 where the saturated generator took 112 ms to open
+// one of the connections it added (max only; p95 0): its own slowness,
+// not a connect-slow of the path.
+func e7SlowConnect() *Observation {
+	o := e7()
+	for _, w := range []*Window{&o.Window, &o.Steps[len(o.Steps)-1].Window} {
+		w.Phases.Connecting = Stat{Avg: 1.1, Med: 0, P90: 0, P95: 0, P99: 0, Max: 112.7}
+		w.Phases.Blocked = Stat{Avg: 1.2, Med: 0.01, P90: 0.02, P95: 0.03, P99: 0.05, Max: 113}
+	}
+	return o
+}
+
 // e7Top is E7's top step alone, as a single run.
 func e7Top() *Observation {
 	s := e7Step(3600, 191, 3000, 3148, 61, 13, 1.9)
@@ -355,6 +367,7 @@ func TestArticleExperiments(t *testing.T) {
 		{"E6 allow-listed", e6(true), []string{CodeHealthy}},
 		{"E7 generator saturation, rate sweep", e7(), []string{CodeGeneratorSaturated}},
 		{"E7 top step alone", e7Top(), []string{CodeGeneratorSaturated}},
+		{"E7 with one slow connect as VUs were added", e7SlowConnect(), []string{CodeGeneratorSaturated}},
 		{"distance: RTT 150ms, new connections", distance(), []string{CodeConnectSlow, CodeHiddenConnectionCost, CodePathLatency}},
 		{"seed 003 open sweep: flat then cliff", seed3Open(), []string{CodeThroughputCeiling}},
 		{"seed 003 closed 400 VUs, k6 only", seed3Closed(false), []string{CodeClosedModelBacklog}},

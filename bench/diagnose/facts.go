@@ -60,6 +60,9 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 			f.queue = w.Server.Queue
 		}
 	}
+	if !f.queue.Present() && f.hasServer {
+		f.queue = w.Phases.ServerQueue // per request, from Server-Timing: a step has no server view of its own
+	}
 	if w.Server != nil {
 		f.srvRequests = w.Server.Requests
 	}

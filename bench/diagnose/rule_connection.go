@@ -18,6 +18,14 @@ func connValue(s Stat) (float64, bool) {
 	return s.Avg, true // only an average was given
 }
 
+// generatorExplains: a saturated generator is slow at everything, opening
+// connections included (rule 10: all phases grow together). When only a
+// few requests paid a connection phase — the max, not the p95 — and the
+// generator is saturated, that is its symptom, not a finding of its own.
+func generatorExplains(f *facts, most bool) bool {
+	return !most && f.fired[CodeGeneratorSaturated] != nil
+}
+
 // tlsHandshakeSlow is rule 2: tls_handshaking high — the TLS-terminating LB
 // or device lacks capacity, or session resumption does not work. It must
 // be high against the TCP connect too, or it is distance (TLS 1.2 costs
@@ -28,7 +36,7 @@ func tlsHandshakeSlow(f *facts) *Finding {
 	c := f.cfg.TLS
 	v, most := connValue(f.all.TLS)
 	cv, _ := connValue(f.all.Connecting)
-	if v < ms(c.Slow) || v < float64(c.ConnectRatio)*cv {
+	if v < ms(c.Slow) || v < float64(c.ConnectRatio)*cv || generatorExplains(f, most) {
 		return nil
 	}
 	fd := &Finding{Code: CodeTLSHandshakeSlow, Severity: SeverityWarning, Confidence: ConfidenceHigh, ExplainsMs: f.all.TLS.Avg}
@@ -59,7 +67,7 @@ func tlsHandshakeSlow(f *facts) *Finding {
 // server with no room to accept (SYN drops show as 1 s, 3 s steps).
 func connectSlow(f *facts) *Finding {
 	v, most := connValue(f.all.Connecting)
-	if v < ms(f.cfg.Connect.Slow) {
+	if v < ms(f.cfg.Connect.Slow) || generatorExplains(f, most) {
 		return nil
 	}
 	fd := &Finding{Code: CodeConnectSlow, Severity: SeverityWarning, Confidence: ConfidenceMedium, ExplainsMs: f.all.Connecting.Avg}
@@ -93,7 +101,7 @@ func connectionWait(f *facts) *Finding {
 	restTail := b.Tail() - cn.Tail() - t.Tail()
 	byAvg := restAvg >= f.floor && restAvg >= float64(c.Share)*b.Avg
 	byTail := restTail >= f.floor && restTail >= float64(c.Share)*b.Tail()
-	if !byAvg && !byTail {
+	if !byAvg && !byTail || generatorExplains(f, byAvg) {
 		return nil
 	}
 	fd := &Finding{Code: CodeConnectionWait, Severity: SeverityWarning, Confidence: ConfidenceMedium, ExplainsMs: max(restAvg, 0)}

@@ -143,6 +143,10 @@ type Phases struct {
 	// Server is the time the server reports for itself per request, from
 	// Server-Timing (k6's custom trend, e.g. server_time).
 	Server Stat `json:"server_time"`
+	// ServerQueue is the time the server reports waiting for a worker
+	// (Server-Timing queue;dur=, as the trend server_queue): the server's
+	// own, not time outside it.
+	ServerQueue Stat `json:"server_queue"`
 }
 
 // phaseIndex names the timings a reader aggregates, in Phases' order.
@@ -157,6 +161,7 @@ const (
 	phReceiving
 	phDuration
 	phServer
+	phServerQueue
 	nPhases
 )
 
@@ -165,7 +170,7 @@ const (
 var k6Names = [nPhases]string{
 	"http_req_blocked", "http_req_connecting", "http_req_tls_handshaking",
 	"http_req_sending", "http_req_waiting", "http_req_receiving",
-	"http_req_duration", "server_time",
+	"http_req_duration", "server_time", "server_queue",
 }
 
 // at returns the Stat of phase i.
@@ -185,6 +190,8 @@ func (p *Phases) at(i phaseIndex) *Stat {
 		return &p.Receiving
 	case phDuration:
 		return &p.Duration
+	case phServerQueue:
+		return &p.ServerQueue
 	}
 	return &p.Server
 }

@@ -56,6 +56,7 @@ func builtinSpecs(serverMetric string) map[string]metricSpec {
 		m[k6Names[i]] = metricSpec{kind: kPhase, phase: i, want: "trend"}
 	}
 	m[serverMetric] = metricSpec{kind: kPhase, phase: phServer, want: "trend"}
+	m[k6Names[phServerQueue]] = metricSpec{kind: kPhase, phase: phServerQueue, want: "trend"}
 	return m
 }
 
