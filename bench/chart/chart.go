@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -33,6 +34,7 @@ var palette = map[string]color.RGBA{
 	"sending":            {0x42, 0x85, 0xf4, 0xff},
 	"outside the server": {0xf4, 0xa2, 0x42, 0xff},
 	"server time":        {0x34, 0xa8, 0x53, 0xff},
+	"server queue":       {0xa5, 0xd6, 0xa7, 0xff},
 	"waiting":            {0xf4, 0xa2, 0x42, 0xff},
 	"receiving":          {0x9c, 0x27, 0xb0, 0xff},
 }
@@ -111,9 +113,15 @@ type Panel struct {
 	LogY   bool // for curves that go flat then off a cliff (seed 003: 43 ms → 4 s)
 }
 
+// XAxis is the shared x axis of a Lines figure.
+type XAxis struct {
+	Label string
+	Log   bool // for doubling steps: 1, 2, 4, … 32 VUs
+}
+
 // Lines draws panels stacked vertically over one shared x axis (VUs or
 // arrival rate per step) and writes the SVG to w.
-func Lines(w io.Writer, title, xLabel string, x []float64, panels []Panel) error {
+func Lines(w io.Writer, title string, xa XAxis, x []float64, panels []Panel) error {
 	if len(x) == 0 || len(panels) == 0 {
 		return errors.New("chart: lines need x values and at least one panel")
 	}
@@ -123,7 +131,11 @@ func Lines(w io.Writer, title, xLabel string, x []float64, panels []Panel) error
 		if i == 0 {
 			p.Title.Text = title
 		}
-		p.X.Label.Text = xLabel
+		p.X.Label.Text = xa.Label
+		if xa.Log {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.ConstantTicks(stepTicks(x))
+		}
 		p.Y.Label.Text = pn.YLabel
 		p.Legend.Top = true
 		p.Legend.Left = true
@@ -208,4 +220,13 @@ func finite(v float64) float64 {
 		return 0
 	}
 	return v
+}
+
+// powersOfTwo labels a log axis at the x values themselves (the steps).
+func stepTicks(x []float64) []plot.Tick {
+	ticks := make([]plot.Tick, 0, len(x))
+	for _, v := range x {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+	}
+	return ticks
 }

@@ -63,7 +63,7 @@ func TestStackedBars(t *testing.T) {
 
 func TestLines(t *testing.T) {
 	var b bytes.Buffer
-	err := Lines(&b, "seed 003: open model p95 per arrival rate", "arrival rate (req/s)", []float64{60, 100, 140, 170, 190, 210}, []Panel{
+	err := Lines(&b, "seed 003: open model p95 per arrival rate", XAxis{Label: "arrival rate (req/s)"}, []float64{60, 100, 140, 170, 190, 210}, []Panel{
 		{YLabel: "p95 (ms)", LogY: true, Lines: []Line{{Name: "k6 p95", Y: []float64{43, 40.1, 45.6, 56.3, 94.5, 4068}}, {Name: "server p95", Y: []float64{38, 38, 39, 40, 41, 42}}}},
 		{YLabel: "req/s", Lines: []Line{{Name: "throughput", Y: []float64{60, 100, 140, 170, 190, 200}}}},
 	})
@@ -88,7 +88,7 @@ func TestBadInput(t *testing.T) {
 	if err := StackedBars(io.Discard, "t", "ms", nil, nil); err == nil {
 		t.Error("empty bars accepted")
 	}
-	if err := Lines(io.Discard, "t", "x", []float64{1}, []Panel{{Lines: []Line{{Name: "y", Y: []float64{1, 2}}}}}); err == nil {
+	if err := Lines(io.Discard, "t", XAxis{Label: "x", Log: true}, []float64{1}, []Panel{{Lines: []Line{{Name: "y", Y: []float64{1, 2}}}}}); err == nil {
 		t.Error("mismatched line accepted")
 	}
 }
