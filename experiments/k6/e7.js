@@ -1,0 +1,26 @@
+// E7 — a saturated generator. The script burns CPU after every response, as
+// the article's did (4 ms there, 1 ms here), while the arrival rate climbs.
+// middlebench run experiments/e7-generator-saturation.yaml --serve-only
+// Pin k6 apart from the server to see it: taskset -c 0 k6 run …
+import http from 'k6/http';
+import { TARGET, pick, recordServerTime } from './lib.js';
+
+const CPU_MS = Number(__ENV.CPU_MS || 1);
+const stages = [{ duration: '4s', target: 100 }];
+for (const rate of [250, 400, 600, 800, 1000, 1200]) {
+  stages.push({ duration: '0s', target: rate }, { duration: '4s', target: rate });
+}
+
+export const options = pick({
+  'arrival-rate sweep': {
+    scenarios: { sweep: { executor: 'ramping-arrival-rate', startRate: 100, timeUnit: '1s', preAllocatedVUs: 50, maxVUs: 150, stages } },
+  },
+});
+
+export default function () {
+  recordServerTime(http.get(`${TARGET}/`));
+  const end = Date.now() + CPU_MS;
+  while (Date.now() < end) {
+    // busy: the work a script does per response
+  }
+}
