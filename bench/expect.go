@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,12 +15,17 @@ type Expect struct {
 	Codes  []string `yaml:"codes"`  // every one of these must be found
 	Absent []string `yaml:"absent"` // none of these may be found
 	Bands  []Band   `yaml:"bands"`
+	// AllowFailures lets requests fail (429s, 403s): without it every
+	// request must succeed, so a run whose timings come from errors
+	// cannot pass its bands unnoticed.
+	AllowFailures bool `yaml:"allowFailures"`
 }
 
 // Band bounds one metric of a run. Bounds are expressions over numbers and
 // durations (durations in ms), written relative to what the experiment
-// configured through its vars: min: ${delay}, max: ${delay} + 30ms. Or
-// relative to another run: near: no delay, within: 10%.
+// configured through its vars: min: ${delay}, max: ${delay} + 30ms; or to
+// another measurement of the same run: max: @{server server_time avg};
+// or to another run: near: no delay, within: 10%.
 type Band struct {
 	Metric    string `yaml:"metric"`    // see lookup: "http_req_blocked p(95)", "server requests", "statuses 429", …
 	Min       string `yaml:"min"`       // lowest value allowed
@@ -75,7 +81,8 @@ func (b Band) validate() error {
 	}
 	for _, e := range []string{b.Min, b.Max, b.Equals} {
 		if e != "" {
-			if _, err := evalExpr(e); err != nil {
+			// References are measured later; any number stands in for them here.
+			if _, err := evalExpr(runRef.ReplaceAllString(e, "1")); err != nil {
 				return fmt.Errorf("band on %s: %w", b.Metric, err)
 			}
 		}
@@ -102,17 +109,31 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 		return fail("%v", err)
 	}
 	c.Value = v
+	eval := func(e string) (float64, error) {
+		x, err := withRefs(e, run)
+		if err != nil {
+			return 0, err
+		}
+		return evalExpr(x)
+	}
 	switch {
 	case b.Min != "" || b.Max != "":
 		if b.Min != "" {
-			c.Lo, _ = evalExpr(b.Min) // validated
+			if c.Lo, err = eval(b.Min); err != nil {
+				return fail("min: %v", err)
+			}
 		}
 		if b.Max != "" {
-			c.Hi, _ = evalExpr(b.Max)
+			if c.Hi, err = eval(b.Max); err != nil {
+				return fail("max: %v", err)
+			}
 		}
 		c.Band = orOpen(b.Min, "−∞") + " .. " + orOpen(b.Max, "+∞")
 	case b.Equals != "":
-		want, _ := evalExpr(b.Equals)
+		want, err := eval(b.Equals)
+		if err != nil {
+			return fail("equals: %v", err)
+		}
 		tol := 0.0
 		if b.Tolerance != "" {
 			tol = margin(b.Tolerance, want)
@@ -140,6 +161,22 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, fmtNum(v), c.Band, fmtNum(c.Lo), fmtNum(c.Hi))
 	}
 	return c
+}
+
+// runRef is a measurement of the same run inside a bound: @{server requests}.
+var runRef = regexp.MustCompile(`@\{([^}]*)\}`)
+
+// withRefs replaces each @{ref} with the run's value of ref.
+func withRefs(expr string, run metricSource) (string, error) {
+	var firstErr error
+	out := runRef.ReplaceAllStringFunc(expr, func(m string) string {
+		v, err := run.lookup(strings.TrimSpace(runRef.FindStringSubmatch(m)[1]))
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	})
+	return out, firstErr
 }
 
 // evalMargin reads "10%" (relative) or an expression (absolute).

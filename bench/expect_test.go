@@ -17,7 +17,7 @@ func (f fakeSource) lookup(ref string) (float64, error) {
 }
 
 func TestBandCheck(t *testing.T) {
-	run := fakeSource{"http_req_blocked p(95)": 316.2, "http_req_duration avg": 55.1, "http_reqs count": 1201}
+	run := fakeSource{"http_req_blocked p(95)": 316.2, "http_req_duration avg": 55.1, "http_reqs count": 1201, "server server_time avg": 50.2, "derived passed": 666}
 	others := map[string]metricSource{"no delay": fakeSource{"http_req_duration avg": 54.0}}
 	tests := []struct {
 		band    Band
@@ -32,6 +32,9 @@ func TestBandCheck(t *testing.T) {
 		{band: Band{Metric: "http_reqs count", Equals: "1199"}, ok: false, wantMsg: "= 1201, want 1199"},
 		{band: Band{Metric: "http_reqs count", Equals: "1000", Tolerance: "25%"}, ok: true},
 		{band: Band{Metric: "nope", Min: "1"}, ok: false, wantMsg: `no metric "nope"`},
+		{band: Band{Metric: "http_req_duration avg", Max: "@{server server_time avg}"}, ok: false, wantMsg: "want −∞ .. @{server server_time avg} [−∞ .. 50.20]"},
+		{band: Band{Metric: "http_reqs count", Equals: "@{derived passed} + 535"}, ok: true},
+		{band: Band{Metric: "http_reqs count", Equals: "@{missing}"}, ok: false, wantMsg: `equals: no metric "missing"`},
 		{band: Band{Metric: "http_req_duration avg", Near: "missing", Within: "1%"}, ok: false, wantMsg: `no run named "missing"`},
 	}
 	for _, tt := range tests {

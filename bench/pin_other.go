@@ -9,8 +9,7 @@ import (
 
 // Other systems have no portable affinity call: nothing is pinned, and the
 // results say so.
-func pinSelf([]int) error                      { return nil }
-func unpinSelf() error                         { return nil }
+func pinSelf([]int) (func() error, error)      { return func() error { return nil }, nil }
 func startPinned(cmd *exec.Cmd, _ []int) error { return cmd.Start() }
 func allCPUs() []int {
 	cpus := make([]int, runtime.NumCPU())

@@ -1,0 +1,128 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Options are what `middlebench bench` and `middlebench run` ask for.
+type Options struct {
+	Files     []string  // experiment files; default DefaultDir/*.yaml
+	Quick     bool      // shorter runs, from each file's quick vars
+	Out       io.Writer // the report
+	Live      bool      // progress rewritten in place (a terminal)
+	Results   string    // RESULTS.md to write, or "" for none
+	ChartsDir string    // where the SVG charts go (default: results/ beside Results)
+}
+
+// DefaultDir holds the experiments.
+const DefaultDir = "experiments"
+
+// Summary is a whole replay.
+type Summary struct {
+	Machine     Machine
+	Quick       bool
+	Started     time.Time
+	Elapsed     time.Duration
+	Experiments []*ExperimentResult
+}
+
+// Failures lists every failure of every experiment.
+func (s *Summary) Failures() []string {
+	var out []string
+	for _, x := range s.Experiments {
+		out = append(out, x.Failures()...)
+	}
+	return out
+}
+
+// ExperimentFiles returns the files to replay: the ones given, or every
+// .yaml of dir in name order.
+func ExperimentFiles(files []string, dir string) ([]string, error) {
+	if len(files) > 0 {
+		return files, nil
+	}
+	found, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("no experiments: %s/*.yaml matches nothing (run from the repository's root, or name the files)", dir)
+	}
+	slices.Sort(found)
+	return found, nil
+}
+
+// RunAll loads every experiment first (so that a typo fails before
+// anything runs), replays them in order, writes RESULTS.md if asked, and
+// returns what happened. An interrupted replay still writes what it has.
+func RunAll(ctx context.Context, o Options) (*Summary, error) {
+	files, err := ExperimentFiles(o.Files, DefaultDir)
+	if err != nil {
+		return nil, err
+	}
+	var exps []*Experiment
+	for _, f := range files {
+		e, err := LoadExperiment(f, o.Quick)
+		if err != nil {
+			return nil, err
+		}
+		exps = append(exps, e)
+	}
+	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick}
+	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now()}
+	for _, e := range exps {
+		if ctx.Err() != nil {
+			break
+		}
+		s.Experiments = append(s.Experiments, rn.Run(ctx, e))
+	}
+	s.Elapsed = time.Since(s.Started)
+	printSummary(rn.out(), s)
+	if ctx.Err() != nil {
+		// What was measured is printed above; a partial replay does not
+		// replace a whole one's RESULTS.md.
+		return s, fmt.Errorf("interrupted: %d of %d experiments replayed; %s left as it was", len(s.Experiments), len(exps), orNone(o.Results))
+	}
+	if o.Results != "" {
+		charts := o.ChartsDir
+		if charts == "" {
+			charts = filepath.Join(filepath.Dir(o.Results), "results")
+		}
+		if err := WriteResults(o.Results, charts, s); err != nil {
+			return s, err
+		}
+		fmt.Fprintf(rn.out(), "wrote %s and its charts in %s/\n", o.Results, charts)
+	}
+	return s, nil
+}
+
+func orNone(path string) string {
+	if path == "" {
+		return "no results file"
+	}
+	return path
+}
+
+func printSummary(w io.Writer, s *Summary) {
+	fmt.Fprintf(w, "\n== %d experiments in %s", len(s.Experiments), s.Elapsed.Round(time.Second))
+	if s.Quick {
+		fmt.Fprint(w, " (quick)")
+	}
+	fmt.Fprintln(w)
+	for _, x := range s.Experiments {
+		mark := "PASS"
+		if !x.Passed() {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s  %-6s %s\n", mark, x.Exp.ID, x.Exp.Title)
+	}
+	if f := s.Failures(); len(f) > 0 {
+		fmt.Fprintf(w, "\n%d expectations failed:\n  %s\n", len(f), strings.Join(f, "\n  "))
+	}
+}

@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/middlebench/middlebench/bench/chart"
+)
+
+// drawCharts draws the charts an experiment asks for into dir and returns
+// their file names.
+func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
+	var names []string
+	for i, spec := range x.Exp.Charts {
+		runs := x.runsNamed(spec.Runs)
+		if len(runs) == 0 {
+			continue
+		}
+		title := spec.Title
+		if title == "" {
+			title = x.Exp.Title
+		}
+		var b bytes.Buffer
+		var err error
+		switch spec.Kind {
+		case ChartPhases:
+			err = phaseBars(&b, title, runs)
+		case ChartSweep:
+			err = sweepLines(&b, title, spec, runs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: chart %d: %w", x.Exp.ID, i+1, err)
+		}
+		name := fmt.Sprintf("%s-%d-%s.svg", x.Exp.ID, i+1, spec.Kind)
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			return nil, fmt.Errorf("%s: chart: %w", x.Exp.ID, err)
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+func (x *ExperimentResult) runsNamed(names []string) []*RunResult {
+	if len(names) == 0 {
+		return x.Runs
+	}
+	var out []*RunResult
+	for _, n := range names {
+		for _, r := range x.Runs {
+			if r.Spec.Name == n {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// phaseBars stacks each run's average phases: connection setup first (it
+// is not part of duration but a new connection pays it), then sending,
+// waiting split into the time outside the server and the server's own, then
+// receiving.
+func phaseBars(b *bytes.Buffer, title string, runs []*RunResult) error {
+	labels := make([]string, len(runs))
+	layers := []chart.Layer{{Name: "blocked"}, {Name: "sending"}, {Name: "outside the server"}, {Name: "server queue"}, {Name: "server time"}, {Name: "receiving"}}
+	for i, r := range runs {
+		labels[i] = r.Spec.Name
+		wait := zeroNaN(r.phaseValue("http_req_waiting", "avg"))
+		// Fast rejections never reached the server: its time cannot exceed waiting.
+		server := math.Min(zeroNaN(r.phaseValue("server_time", "avg")), wait)
+		queue := math.Min(zeroNaN(r.phaseValue("server_queue", "avg")), wait-server)
+		vals := []float64{
+			zeroNaN(r.phaseValue("http_req_blocked", "avg")),
+			zeroNaN(r.phaseValue("http_req_sending", "avg")),
+			wait - server - queue,
+			queue,
+			server,
+			zeroNaN(r.phaseValue("http_req_receiving", "avg")),
+		}
+		for j := range layers {
+			layers[j].Values = append(layers[j].Values, vals[j])
+		}
+	}
+	return chart.StackedBars(b, title, "ms (averages; blocked is outside duration)", labels, layers)
+}
+
+// sweepLines draws the chosen series per step, against the steps' target
+// VUs or arrival rate.
+func sweepLines(b *bytes.Buffer, title string, spec ChartSpec, runs []*RunResult) error {
+	r := runs[0]
+	steps := r.Doc.Steps
+	if len(steps) == 0 {
+		return fmt.Errorf("run %q has no steps to draw", r.Spec.Name)
+	}
+	x := make([]float64, len(steps))
+	xa := chart.XAxis{Label: "VUs", Log: spec.LogX}
+	for i, s := range steps {
+		if spec.X == "rate" {
+			x[i], xa.Label = s.Rate, "arrival rate (req/s)"
+		} else {
+			x[i] = float64(s.VUs)
+		}
+	}
+	panel := func(series []string) (chart.Panel, error) {
+		p := chart.Panel{LogY: spec.LogY && !onlyRates(series)}
+		for _, name := range series {
+			ys := make([]float64, len(steps))
+			for i := range steps {
+				v, err := r.lookup(fmt.Sprintf("step %d %s", i+1, name))
+				if err != nil {
+					return p, err
+				}
+				ys[i] = v
+			}
+			p.Lines = append(p.Lines, chart.Line{Name: seriesLabel(name), Y: ys})
+		}
+		p.YLabel = "ms"
+		if onlyRates(series) {
+			p.YLabel = "req/s"
+		}
+		return p, nil
+	}
+	var panels []chart.Panel
+	for _, s := range [][]string{spec.Lines, spec.Panel} {
+		if len(s) == 0 {
+			continue
+		}
+		p, err := panel(s)
+		if err != nil {
+			return err
+		}
+		panels = append(panels, p)
+	}
+	return chart.Lines(b, title, xa, x, panels)
+}
+
+func onlyRates(series []string) bool {
+	for _, s := range series {
+		if s != "tps" {
+			return false
+		}
+	}
+	return true
+}
+
+// seriesLabel names a series as a reader says it: "server_time p(95)" →
+// "server p95".
+func seriesLabel(s string) string {
+	r := strings.NewReplacer("http_req_", "", "server_time", "server", "tps", "throughput", "(", "", ")", "")
+	return r.Replace(s)
+}
+
+func zeroNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,100 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestQuickReplay replays real experiments of experiments/ in quick mode,
+// as `make run` does, and requires every expectation to hold. They are the
+// ones whose bands are wide enough for the race detector's slowdown.
+func TestQuickReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays experiments for ~10 s")
+	}
+	files := []string{"../experiments/e1-tls-handshake.yaml", "../experiments/e5-rate-limit.yaml"}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	dir := t.TempDir()
+	s, err := RunAll(ctx, Options{Files: files, Quick: true, Out: &out, Results: filepath.Join(dir, "RESULTS.md")})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Failures(); len(f) > 0 {
+		t.Fatalf("%d expectations failed:\n%s", len(f), strings.Join(f, "\n"))
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "RESULTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Summary", "(#e1)", "**Phases per run**", "**What each stage did**", "`tls-handshake-slow`", "(results/e1-1-phases.svg)", "| ratelimit |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("RESULTS.md lacks %q", want)
+		}
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "results", "e1-1-phases.svg"))
+	if err != nil || !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) && !bytes.Contains(svg[:min(200, len(svg))], []byte("<svg")) {
+		t.Errorf("chart: %v, %.80q", err, svg)
+	}
+}
+
+// TestBrokenExpectationNamesEverything: a failure says which experiment,
+// run, metric, band and value.
+func TestBrokenExpectationNamesEverything(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	e, err := LoadExperiment("testdata/broken.yaml", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := (&Runner{}).Run(ctx, e)
+	if x.Err != nil {
+		t.Fatal(x.Err)
+	}
+	f := x.Failures()
+	if len(f) != 2 {
+		t.Fatalf("failures %q, want the missing finding and the waiting band", f)
+	}
+	for i, wants := range [][]string{
+		{"broken", `run "twenty ms"`, "finding server-slow expected, not found (found: "},
+		{"broken", `run "twenty ms"`, "http_req_waiting avg = 2", "want −∞ .. 20ms - 19ms [−∞ .. 1]"},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(f[i], want) {
+				t.Errorf("failure %q does not say %q", f[i], want)
+			}
+		}
+	}
+}
+
+// TestFailuresFailTheRun: a run whose requests fail does not pass its
+// timing bands unnoticed.
+func TestFailuresFailTheRun(t *testing.T) {
+	src := `title: failing
+server: {status: 503}
+runs:
+  - name: five hundreds
+    direct: true
+    load: {vus: 1, iterations: 3}
+    expect:
+      bands:
+        - {metric: http_req_duration avg, max: 1s}
+`
+	e, err := ParseExperiment([]byte(src), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ID = "failing"
+	x := (&Runner{}).Run(t.Context(), e)
+	f := x.Failures()
+	if len(f) != 1 || !strings.Contains(f[0], "3 of 3 requests failed (3 × 503)") {
+		t.Fatalf("failures %q, want the three 503s named", f)
+	}
+}

@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// phaseColumns are the phases every table shows, with how to read each
+// from a run: a metric and a stat, or the time outside the server.
+var phaseColumns = []struct{ head, ref string }{
+	{"blocked", "http_req_blocked"},
+	{"connecting", "http_req_connecting"},
+	{"tls", "http_req_tls_handshaking"},
+	{"sending", "http_req_sending"},
+	{"waiting", "http_req_waiting"},
+	{"receiving", "http_req_receiving"},
+	{"duration", "http_req_duration"},
+	{"server", "server_time"},
+	{"queue", "server_queue"},
+	{"outside", "outside"},
+}
+
+// phaseValue reads one phase column (ms) of a run, NaN when absent.
+func (r *RunResult) phaseValue(ref, stat string) float64 {
+	q := ref + " " + stat
+	if ref == "outside" {
+		q = "outside " + stat
+	}
+	v, err := r.lookup(q)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// printExperiment writes the terminal report of one experiment.
+func printExperiment(w io.Writer, x *ExperimentResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "  run\treqs\tfailed\tTPS"
+	for _, c := range phaseColumns {
+		head += "\t" + c.head
+	}
+	fmt.Fprintln(tw, head+"\t")
+	for _, r := range x.Runs {
+		row := fmt.Sprintf("  %s\t%d\t%s\t%.0f", r.Spec.Name, r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), r.tps())
+		for _, c := range phaseColumns {
+			row += "\t" + fmtMs(r.phaseValue(c.ref, "avg"))
+		}
+		fmt.Fprintln(tw, row+"\t")
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "  (averages; server = the server's own time, queue = its wait for a worker, outside = waiting − both)")
+	for _, r := range x.Runs {
+		fmt.Fprintf(w, "  %s: %s", r.Spec.Name, codesOrNone(r.Report.Codes()))
+		if r.Pinned != "" {
+			fmt.Fprintf(w, "  [%s]", r.Pinned)
+		}
+		fmt.Fprintln(w)
+	}
+	passed, failed := 0, 0
+	for _, r := range x.Runs {
+		for _, c := range r.Checks {
+			if c.OK {
+				passed++
+			} else {
+				failed++
+			}
+		}
+	}
+	verdict := "PASS"
+	if !x.Passed() {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "  %s: %d checks passed, %d failed (%s)\n", verdict, passed, failed, x.Elapsed.Round(100*time.Millisecond))
+	for _, f := range x.Failures() {
+		fmt.Fprintln(w, "  ✗ "+f)
+	}
+}
+
+func (r *RunResult) tps() float64 {
+	v, err := r.lookup("tps")
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+func codesOrNone(codes []string) string {
+	if len(codes) == 0 {
+		return "(no findings)"
+	}
+	return strings.Join(codes, ", ")
+}
+
+func pct(n, of int64) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+// fmtMs prints a time in ms the way k6 does: µs below a millisecond,
+// seconds from ten seconds up.
+func fmtMs(ms float64) string {
+	switch {
+	case math.IsNaN(ms):
+		return "-"
+	case ms == 0:
+		return "0"
+	case math.Abs(ms) < 1:
+		return fmt.Sprintf("%.0fµs", ms*1000)
+	case math.Abs(ms) < 100:
+		return fmt.Sprintf("%.2fms", ms)
+	case math.Abs(ms) < 10_000:
+		return fmt.Sprintf("%.1fms", ms)
+	}
+	return fmt.Sprintf("%.2fs", ms/1000)
+}

@@ -1,0 +1,309 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/middlebench/middlebench/bench/diagnose"
+	"github.com/middlebench/middlebench/bench/load"
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/proxy"
+)
+
+// Runner replays experiments.
+type Runner struct {
+	Out   io.Writer // the report; nil discards it
+	Live  bool      // a progress line, rewritten in place (a terminal)
+	Quick bool      // the experiments were loaded with their quick vars
+	Now   func() time.Time
+}
+
+// RunResult is one run of an experiment: what the engine measured, what
+// the server and each stage saw, the diagnosis and the checks.
+type RunResult struct {
+	Spec    *RunSpec
+	Result  *load.Result
+	Doc     *metrics.Document
+	Server  metrics.ServerView
+	Path    *proxy.PathStats
+	Report  diagnose.Report
+	Checks  []Check
+	PathCfg *proxy.PathConfig // the path it went through (nil: straight at the server)
+	Pinned  string            // what was pinned where, or empty
+	Elapsed time.Duration
+}
+
+// ExperimentResult is every run of one experiment.
+type ExperimentResult struct {
+	Exp     *Experiment
+	Runs    []*RunResult
+	Err     error // an experiment that could not run at all, or was interrupted
+	Elapsed time.Duration
+}
+
+// Failures lists every failed check as "experiment / run: message".
+func (x *ExperimentResult) Failures() []string {
+	var out []string
+	if x.Err != nil {
+		out = append(out, fmt.Sprintf("%s: %v", x.Exp.ID, x.Err))
+	}
+	for _, r := range x.Runs {
+		for _, c := range r.Checks {
+			if !c.OK {
+				out = append(out, fmt.Sprintf("%s / run %q: %s", x.Exp.ID, r.Spec.Name, c.Msg))
+			}
+		}
+	}
+	return out
+}
+
+// Passed reports whether every run ran and every check held.
+func (x *ExperimentResult) Passed() bool { return len(x.Failures()) == 0 }
+
+func (rn *Runner) now() time.Time {
+	if rn.Now != nil {
+		return rn.Now()
+	}
+	return time.Now()
+}
+
+func (rn *Runner) out() io.Writer {
+	if rn.Out == nil {
+		return io.Discard
+	}
+	return rn.Out
+}
+
+// Run replays one experiment: each run against a fresh server and path.
+// A cancelled ctx stops it after the current run, whose measurements are
+// kept; the result then carries the interruption as its error.
+func (rn *Runner) Run(ctx context.Context, e *Experiment) *ExperimentResult {
+	x := &ExperimentResult{Exp: e}
+	t0 := rn.now()
+	fmt.Fprintf(rn.out(), "\n▶ %s — %s\n", e.ID, e.Title)
+	for i := range e.Runs {
+		if ctx.Err() != nil {
+			x.Err = fmt.Errorf("interrupted before run %q", e.Runs[i].Name)
+			break
+		}
+		r, err := rn.runOne(ctx, e, &e.Runs[i])
+		if r != nil {
+			x.Runs = append(x.Runs, r)
+		}
+		if err != nil {
+			x.Err = fmt.Errorf("run %q: %w", e.Runs[i].Name, err)
+			break
+		}
+	}
+	if x.Err == nil {
+		rn.checkAll(x)
+	}
+	x.Elapsed = rn.now().Sub(t0)
+	printExperiment(rn.out(), x)
+	return x
+}
+
+// checkAll evaluates every run's expectations once all runs exist, since a
+// band may be relative to another run.
+func (rn *Runner) checkAll(x *ExperimentResult) {
+	others := map[string]metricSource{}
+	for _, r := range x.Runs {
+		others[r.Spec.Name] = r
+	}
+	for _, r := range x.Runs {
+		r.Checks = r.Spec.Expect.checkCodes(r.Report.Codes())
+		if !r.Spec.Expect.AllowFailures {
+			r.Checks = append(r.Checks, r.noFailures())
+		}
+		for _, b := range r.Spec.Expect.Bands {
+			c := b.check(r, others)
+			if b.Why != "" && !c.OK {
+				c.Msg += " — " + b.Why
+			}
+			r.Checks = append(r.Checks, c)
+		}
+	}
+}
+
+func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (*RunResult, error) {
+	t0 := rn.now()
+	rr := &RunResult{Spec: rs, PathCfg: e.pathFor(rs)}
+	tgt, pinned, restore, err := rn.startTarget(ctx, e, rs)
+	if err != nil {
+		return nil, err
+	}
+	rr.Pinned = pinned
+	defer func() {
+		if restore != nil {
+			_ = restore()
+		}
+		_ = tgt.close()
+	}()
+
+	cfg, err := aim(rs.Load, tgt.entry())
+	if err != nil {
+		return nil, err
+	}
+	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name)
+	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update})
+	line.done()
+	if err != nil {
+		return nil, err
+	}
+	rr.Result = res
+	// The collected views must wait for requests the engine gave up on.
+	settle(ctx, tgt)
+	view, err := tgt.serverView(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	ps, err := tgt.pathStats(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	rr.Server, rr.Path = view, ps
+	doc := res.Document()
+	doc.Server = &view
+	if ps != nil {
+		if doc.Stages, err = json.Marshal(ps); err != nil {
+			return nil, err
+		}
+	}
+	rr.Doc = doc
+	obs, err := diagnose.FromDocument(doc)
+	if err != nil {
+		return nil, fmt.Errorf("diagnose: %w", err)
+	}
+	rr.Report = diagnose.Analyze(obs, diagnose.DefaultConfig())
+	rr.Elapsed = rn.now().Sub(t0)
+	if res.Aborted {
+		return rr, errors.New("interrupted (Ctrl-C): the measurements so far are kept")
+	}
+	return rr, nil
+}
+
+// noFailures checks that every request of the run succeeded.
+func (r *RunResult) noFailures() Check {
+	c := Check{What: "failed requests", Value: float64(r.Result.Failed), Hi: 0, Band: "none", OK: r.Result.Failed == 0}
+	if !c.OK {
+		var why []string
+		for _, code := range sortedKeys(r.Doc.Statuses) {
+			if code >= "400" {
+				why = append(why, fmt.Sprintf("%d × %s", r.Doc.Statuses[code], code))
+			}
+		}
+		for _, class := range sortedKeys(r.Result.Errors) {
+			why = append(why, fmt.Sprintf("%d × %s", r.Result.Errors[class], class))
+		}
+		c.Msg = fmt.Sprintf("%d of %d requests failed (%s); set allowFailures if the run means them", r.Result.Failed, r.Result.Requests, strings.Join(why, ", "))
+	}
+	return c
+}
+
+// startTarget starts the server and the run's path, in this process or,
+// for an isolated experiment, in a child pinned apart from this one.
+func (rn *Runner) startTarget(ctx context.Context, e *Experiment, rs *RunSpec) (t target, pinned string, restore func() error, err error) {
+	if e.Isolate == nil {
+		t, err = startLocal(ctx, e.serverFor(rs), e.pathFor(rs), false)
+		return t, "", nil, err
+	}
+	gen, srv := e.Isolate.split(allCPUs())
+	args := []string{"run", e.File, "--serve-only", "--json", "--run", rs.Name}
+	if rn.Quick {
+		args = append(args, "--quick")
+	}
+	var env []string
+	if e.Isolate.ServerProcs > 0 {
+		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", e.Isolate.ServerProcs))
+	}
+	if !canPin || len(gen) == 0 || len(srv) == 0 {
+		ct, err := startChild(ctx, args, nil, env)
+		return ct, "nothing pinned (this OS or CPU count does not allow it); server and path in a child process", nil, err
+	}
+	ct, err := startChild(ctx, args, srv, env)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	restore, err = pinSelf(gen)
+	if err != nil {
+		_ = ct.close()
+		return nil, "", nil, err
+	}
+	what := fmt.Sprintf("generator on CPU %s; server and path in a child process on CPU %s", cpuList(gen), cpuList(srv))
+	if e.Isolate.ServerProcs > 0 {
+		what += fmt.Sprintf(" with GOMAXPROCS=%d", e.Isolate.ServerProcs)
+	}
+	return ct, what, restore, nil
+}
+
+// split gives the generator and the server their CPUs: as configured, or
+// the first half and the rest.
+func (iso *Isolation) split(all []int) (gen, srv []int) {
+	if len(iso.GeneratorCPUs) > 0 && len(iso.ServerCPUs) > 0 {
+		return iso.GeneratorCPUs, iso.ServerCPUs
+	}
+	if len(all) < 2 {
+		return nil, nil
+	}
+	half := len(all) / 2
+	return all[:half], all[half:]
+}
+
+func cpuList(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = fmt.Sprint(c)
+	}
+	return strings.Join(s, ",")
+}
+
+// aim returns a copy of the load config with relative URLs resolved
+// against the entry, and TLS verification off for the loopback's
+// self-signed certificate.
+func aim(c load.Config, entry string) (*load.Config, error) {
+	base, err := url.Parse(entry)
+	if err != nil {
+		return nil, err
+	}
+	resolve := func(u string) (string, error) {
+		ref, err := url.Parse(u)
+		if err != nil {
+			return "", fmt.Errorf("load url %q: %w", u, err)
+		}
+		return base.ResolveReference(ref).String(), nil
+	}
+	if c.URL != "" {
+		if c.URL, err = resolve(c.URL); err != nil {
+			return nil, err
+		}
+	}
+	c.Requests = slices.Clone(c.Requests)
+	for i := range c.Requests {
+		if c.Requests[i].URL, err = resolve(c.Requests[i].URL); err != nil {
+			return nil, err
+		}
+	}
+	if base.Scheme == "https" {
+		c.InsecureSkipTLSVerify = true
+	}
+	return &c, nil
+}
+
+// settle waits (up to 5 s) until the server has nothing in flight.
+func settle(ctx context.Context, t target) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		v, err := t.serverView(context.WithoutCancel(ctx))
+		if err != nil || v.InFlight == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,64 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// Serve starts the server and the path of one run and keeps them until ctx
+// ends, so that another generator (real k6, a browser, curl) can be aimed
+// at them. With asJSON it prints one line of JSON (entry, server, admin)
+// for a parent process; otherwise a few lines for a person.
+func Serve(ctx context.Context, e *Experiment, runName string, w io.Writer, asJSON bool) error {
+	rs := &e.Runs[0]
+	if runName != "" {
+		var err error
+		if rs, err = e.run(runName); err != nil {
+			return err
+		}
+	}
+	t, err := startLocal(ctx, e.serverFor(rs), e.pathFor(rs), true)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	info := t.info()
+	if asJSON {
+		b, _ := json.Marshal(info) // plain strings
+		fmt.Fprintln(w, string(b))
+	} else {
+		printServeHelp(w, e, rs, info)
+	}
+	<-ctx.Done()
+	if !asJSON {
+		fmt.Fprintf(w, "server: %s\n", t.srv.Summary())
+		if t.path != nil {
+			for _, l := range t.path.Summary() {
+				fmt.Fprintln(w, l)
+			}
+		}
+	}
+	return nil
+}
+
+func printServeHelp(w io.Writer, e *Experiment, rs *RunSpec, info serveInfo) {
+	fmt.Fprintf(w, "%s › %s — serving until Ctrl-C\n", e.ID, rs.Name)
+	fmt.Fprintf(w, "  aim the load at   %s\n", info.Entry)
+	fmt.Fprintf(w, "  the server        %s   (its own view: %s/_mb/stats)\n", info.Server, info.Server)
+	if info.Admin != "" {
+		fmt.Fprintf(w, "  the path's admin  %s/stats   (answer key: %s/ledger)\n", info.Admin, info.Admin)
+	}
+	script := filepath.Join(filepath.Dir(e.File), "k6", e.ID+".js")
+	insecure := ""
+	if strings.HasPrefix(info.Entry, "https://") {
+		insecure = " --insecure-skip-tls-verify"
+	}
+	fmt.Fprintf(w, "\n  with real k6:\n    k6 run%s -e TARGET=%s -e RUN=%q --summary-export=summary.json %s\n",
+		insecure, info.Entry, rs.Name, script)
+	fmt.Fprintf(w, "    curl -s %s/_mb/stats > server.json\n", info.Server)
+	fmt.Fprintf(w, "    middlebench analyze summary.json --server-stats server.json\n\n")
+}

@@ -1,0 +1,57 @@
+package bench
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseExperimentErrors(t *testing.T) {
+	base := "title: t\nserver:\n  work: 1ms\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"empty", "", "empty"},
+		{"unknown top-level key", base + "rnus: []\n", `line 4: rnus: unknown field (did you mean "runs"?)`},
+		{"no runs", base, "at least one run"},
+		{"no title", "runs: [{name: a}]\n", "title is required"},
+		{"unknown load field", base + "runs:\n  - name: a\n    load:\n      vu: 3\n", "line 7: runs[0].load.vu: unknown field"},
+		{"bad duration", base + "runs:\n  - name: a\n    load:\n      duration: soon\n", "line 7"},
+		{"unknown stage kind", base + "path:\n  boxes:\n    - name: b\n      stages:\n        - kind: firewall\n" + "runs: [{name: a}]\n", "firewall"},
+		{"duplicate run", base + "runs: [{name: a}, {name: a}]\n", `run "a": two runs have this name`},
+		{"near an unknown run", base + "runs:\n  - name: a\n    expect:\n      bands:\n        - {metric: tps, near: b, within: 1%}\n", `near "b" is not a run`},
+		{"bad band", base + "runs:\n  - name: a\n    expect:\n      bands:\n        - {metric: tps}\n", "give min and/or max"},
+		{"undefined var", base + "runs:\n  - name: ${who}\n", "line 5: ${who} is not defined"},
+		{"figure without metric", base + "runs: [{name: a}]\narticle:\n  - {label: x, article: 1 ms, run: a}\n", "needs the metric"},
+		{"chart kind", base + "runs: [{name: a}]\ncharts:\n  - kind: pie\n", `kind "pie"`},
+		{"direct with a path", base + "runs:\n  - name: a\n    direct: true\n    path: {boxes: [{name: b, stages: [{kind: waf, delay: 1ms}]}]}\n", "direct and path are alternatives"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseExperiment([]byte(tt.src), false)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestEveryExperimentParses keeps experiments/ loadable, full and quick.
+func TestEveryExperimentParses(t *testing.T) {
+	files, err := filepath.Glob("../experiments/*.yaml")
+	if err != nil || len(files) < 12 {
+		t.Fatalf("found %d experiments (%v), want at least 12", len(files), err)
+	}
+	for _, f := range files {
+		for _, quick := range []bool{false, true} {
+			e, err := LoadExperiment(f, quick)
+			if err != nil {
+				t.Errorf("%v", err)
+				continue
+			}
+			if e.Claim == "" || len(e.Article) == 0 {
+				t.Errorf("%s: a teacher needs the claim and the article's figures", f)
+			}
+		}
+	}
+}
