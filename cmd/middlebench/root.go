@@ -23,6 +23,8 @@ says fine" to check that the diagnosis names the right cause.`,
 		newProxyCmd(),
 		newLoadCmd(),
 		newAnalyzeCmd(),
+		newBenchCmd(),
+		newRunCmd(),
 	)
 	return root
 }

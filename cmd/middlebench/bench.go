@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench"
+	"github.com/middlebench/middlebench/bench/load/console"
+	"github.com/spf13/cobra"
+)
+
+func newBenchCmd() *cobra.Command {
+	o := bench.Options{}
+	cmd := &cobra.Command{
+		Use:   "bench [FILE.yaml…]",
+		Short: "Replay the article's experiments, check the diagnosis, write RESULTS.md",
+		Long: `Replay experiments (default: every experiments/*.yaml, in name order). For
+each run of each experiment it starts the fake server and the run's
+middleboxes on 127.0.0.1, runs the load engine through them, collects the
+server's own view and each stage's counters, runs the analyzer, and checks
+what the experiment expects: finding codes present and absent, and bands on
+metrics written relative to what the experiment configured.
+
+It prints a table per experiment and a summary, writes RESULTS.md (with SVG
+charts in results/) and exits non-zero when an expectation fails, naming the
+experiment, the run, the metric, the band and the value.`,
+		Example: `  # everything, as make run does (a few minutes)
+  middlebench bench
+
+  # a teaching session: shorter runs, nothing written
+  middlebench bench --quick
+
+  # two experiments
+  middlebench bench experiments/e1-tls-handshake.yaml experiments/e5-rate-limit.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Files = args
+			if o.Quick && !cmd.Flags().Changed("results") {
+				o.Results = "" // quick figures do not replace the full ones
+			}
+			return replay(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.Quick, "quick", false, "shorter runs (each experiment's quick vars); RESULTS.md is left alone unless --results is given")
+	f.StringVar(&o.Results, "results", "RESULTS.md", "the results document to write (\"\" for none)")
+	f.StringVar(&o.ChartsDir, "charts", "", "where the SVG charts go (default: results/ beside the results document)")
+	return cmd
+}
+
+// replay runs the experiments and turns failed expectations into exit
+// status 1 (the failures themselves are in the report).
+func replay(cmd *cobra.Command, o bench.Options) error {
+	o.Out = cmd.OutOrStdout()
+	o.Live = console.IsTerminal(o.Out)
+	s, err := bench.RunAll(cmd.Context(), o)
+	if err != nil {
+		return err
+	}
+	if f := s.Failures(); len(f) > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d expectations failed", len(f))}
+	}
+	return nil
+}

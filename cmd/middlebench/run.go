@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/middlebench/middlebench/bench"
+	"github.com/spf13/cobra"
+)
+
+func newRunCmd() *cobra.Command {
+	var quick, serveOnly, asJSON bool
+	var runName, results string
+	cmd := &cobra.Command{
+		Use:   "run FILE.yaml",
+		Short: "Replay one experiment, or serve its server and path for real k6",
+		Long: `Replay one experiment and print its report (exit status 1 when an
+expectation fails). With --serve-only it runs no load: it starts the server
+and the path of one run (--run, default the first) on 127.0.0.1, prints the
+URL to aim a generator at — real k6 with the script in experiments/k6/ — and
+serves until Ctrl-C; then analyse k6's output with middlebench analyze.`,
+		Example: `  middlebench run experiments/e1-tls-handshake.yaml
+  middlebench run experiments/e3-slow-server-vs-device.yaml --quick
+
+  # a class with real k6
+  middlebench run experiments/e0-full-summary.yaml --serve-only
+  k6 run -e TARGET=http://127.0.0.1:… --summary-export=summary.json experiments/k6/e0.js
+  middlebench analyze summary.json --server-stats server.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			e, err := bench.LoadExperiment(args[0], quick)
+			if err != nil {
+				return err
+			}
+			if serveOnly {
+				if asJSON {
+					// A parent reads our line and closes our stdin to stop us.
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithCancel(ctx)
+					defer cancel()
+					go func() { _, _ = io.Copy(io.Discard, os.Stdin); cancel() }()
+				}
+				return bench.Serve(ctx, e, runName, cmd.OutOrStdout(), asJSON)
+			}
+			if runName != "" || asJSON {
+				return fmt.Errorf("--run and --json go with --serve-only")
+			}
+			return replay(cmd, bench.Options{Files: []string{args[0]}, Quick: quick, Results: results})
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&quick, "quick", false, "shorter runs (the experiment's quick vars)")
+	f.BoolVar(&serveOnly, "serve-only", false, "start the server and the path, print where to aim, serve until Ctrl-C")
+	f.StringVar(&runName, "run", "", "with --serve-only: which run's server and path (default the first)")
+	f.BoolVar(&asJSON, "json", false, "with --serve-only: print one JSON line and stop when stdin closes (for a parent process)")
+	f.StringVar(&results, "results", "", "also write a results document for this experiment")
+	return cmd
+}
