@@ -2,20 +2,26 @@
 GO ?= go
 BIN := bin/middlebench
 
-.PHONY: run test bench lint build clean
+.PHONY: run quick test bench lint build clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/middlebench
 
-# run: replays every experiment, prints the diagnosis, writes RESULTS.md.
-# Until the harness lands it starts the fake server (Ctrl-C stops it).
+# run: replays every experiment of the article (about 4 minutes), prints the
+# diagnosis, and writes RESULTS.md with its charts in results/.
 run: build
-	./$(BIN) server --work 50ms
+	./$(BIN) bench
 
-# test: the whole suite, with the race detector.
+# quick: the same with shortened runs (about 90 seconds); writes nothing.
+quick: build
+	./$(BIN) bench --quick
+
+# test: the whole suite with the race detector. Packages run one at a time
+# (-p 1): many tests measure delays and byte rates, and on a 2-core machine
+# one package's load would skew another's measurements.
 test:
 	$(GO) vet ./...
-	$(GO) test -race -timeout 25m ./...
+	$(GO) test -race -p 1 -timeout 25m ./...
 
 # bench: Go benchmarks of the hot paths, then each peer comparison
 # (scripts/bench-*.sh: same origin, same connections, one run, ratios printed).
@@ -28,4 +34,4 @@ lint:
 	$(GO) vet ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin .bench
