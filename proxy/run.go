@@ -104,7 +104,9 @@ func Run(ctx context.Context, o RunOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Duration)
 		defer cancel()
 	}
-	p, err := Start(ctx, cfg, o.Upstream)
+	// Run closes the path itself, after its own printing: a path closed by
+	// ctx from another goroutine would write its summary to out meanwhile.
+	p, err := Start(context.WithoutCancel(ctx), cfg, o.Upstream)
 	if err != nil {
 		return err
 	}
