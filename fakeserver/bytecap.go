@@ -13,14 +13,15 @@ import (
 // like a server's egress (or ingress) limit. A nil *byteCap does not limit.
 type byteCap struct {
 	lim     *rate.Limiter
-	chunk   int // largest piece paid for at once; also the bucket's burst
+	chunk   int // largest piece paid for at once: a quarter of the bucket
 	sleeper *precise.Sleeper
 }
 
-// capChunk sizes the bucket: 10 ms worth of bytes, between 1 KiB and 32 KiB.
-// The bucket starts full, so a run's first chunk is free: 32 KiB is 0.4 % of
-// the 8 MiB the article uploads.
-func capChunk(r units.ByteRate) int {
+// capBurst sizes the bucket: 10 ms worth of bytes, between 1 KiB and 32 KiB.
+// The bucket starts full, so a run's first 32 KiB are free: 0.4 % of the
+// 8 MiB the article uploads. Pieces are a quarter of it, so a reader or
+// writer that comes back late finds the tokens it missed still there.
+func capBurst(r units.ByteRate) int {
 	return int(min(max(r.BytesPerSecond()/100, 1024), 32*1024))
 }
 
@@ -28,8 +29,8 @@ func newByteCap(r units.ByteRate, sleeper *precise.Sleeper) *byteCap {
 	if r <= 0 {
 		return nil
 	}
-	c := capChunk(r)
-	return &byteCap{lim: rate.NewLimiter(rate.Limit(r.BytesPerSecond()), c), chunk: c, sleeper: sleeper}
+	b := capBurst(r)
+	return &byteCap{lim: rate.NewLimiter(rate.Limit(r.BytesPerSecond()), b), chunk: max(b/4, 1), sleeper: sleeper}
 }
 
 // pay blocks until n bytes (n <= chunk) may pass. The reservation is taken

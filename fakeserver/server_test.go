@@ -100,11 +100,13 @@ func TestWorkerPoolQueues(t *testing.T) {
 	assertWithin(t, "wall ms for 6 requests", msOf(time.Since(t0)), 299, 380)
 	slices.Sort(queues)
 	wants := []float64{0, 0, 100, 100, 200, 200}
+	// The six clients do not arrive at the same instant (10 ms of skew
+	// allowed): a later one waits that much less.
 	for i, q := range queues {
-		assertWithin(t, "queue ms", q, wants[i]-1, wants[i]+25)
+		assertWithin(t, "queue ms", q, wants[i]-10, wants[i]+25)
 	}
 	for _, a := range apps {
-		assertWithin(t, "app ms (queue excluded)", a, 100, 102)
+		assertWithin(t, "app ms (queue excluded)", a, 100, 103)
 	}
 	v := srv.Stats()
 	assertWithin(t, "stats queue avg ms", v.QueueTime["avg"], 95, 125)

@@ -52,17 +52,17 @@ func TestShaperIsExactOnFakeClock(t *testing.T) {
 // fake clock has moved far enough.
 func TestShaperWaitOnFakeClock(t *testing.T) {
 	fc := clock.NewFake(time.Unix(0, 0))
-	s := newShaper(1000, 500, fc) // 1000 B/s, burst 500
+	s := newShaper(1000, 500, fc) // 1000 B/s, burst 500, pieces of 125
 	done := make(chan time.Duration, 1)
 	go func() {
-		d, _ := s.wait(context.Background(), 1500) // 500 at once, then 2 × 500 at 0.5 s each
+		d, _ := s.wait(context.Background(), 1500) // 500 at once, then 8 × 125 at 0.125 s each
 		done <- d
 	}()
-	for i := range 2 {
+	for i := range 8 {
 		if !fc.WaitPending(1, 5*time.Second) {
 			t.Fatalf("wait %d never reached its timer", i)
 		}
-		fc.Advance(500 * time.Millisecond)
+		fc.Advance(125 * time.Millisecond)
 	}
 	if d := <-done; d != time.Second {
 		t.Fatalf("waited %v, want 1s", d)
