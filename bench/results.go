@@ -332,7 +332,14 @@ func writeChecks(b *bytes.Buffer, x *ExperimentResult) {
 			if !c.OK {
 				mark = "❌ " + mdEscape(c.Msg)
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdEscape(r.Spec.Name), mdEscape(c.What), mdEscape(c.Band), fmtNum(c.Value), mark)
+			measured := fmtNum(c.Value)
+			if strings.HasPrefix(c.What, "finding ") {
+				measured = "not found"
+				if (c.Band == "present") == c.OK {
+					measured = "found"
+				}
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdEscape(r.Spec.Name), mdEscape(c.What), mdEscape(c.Band), measured, mark)
 		}
 	}
 	b.WriteString("\n</details>\n\n")
