@@ -50,6 +50,9 @@ func ParseDist(s string) (Dist, error) {
 	if !hasArgs {
 		d, err := ParseDuration(t)
 		if err != nil {
+			if strings.HasPrefix(t, "-") {
+				return Dist{}, fmt.Errorf("delay %q: must not be negative", s)
+			}
 			return Dist{}, fmt.Errorf("delay %q: want a duration (50ms) or normal:MEAN,SD, lognormal:p50=X,p99=Y, uniform:LO..HI, exponential:MEAN", s)
 		}
 		return Fixed(d.D()), nil
