@@ -44,8 +44,8 @@ type Sleeper interface {
 }
 
 // Precise is the wall clock whose waits go through a precise.Sleeper
-// (ppoll with nanosecond timeouts on one locked thread): tens of µs late
-// instead of the runtime timers' 0.1–1 ms on Linux. Timers (NewTimer) are
+// (a timerfd on one locked thread): tens of µs late instead of the
+// runtime timers' 0.1–1 ms on Linux. Timers (NewTimer) are
 // still the runtime's.
 type Precise struct {
 	Real
