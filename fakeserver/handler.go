@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"context"
 	"errors"
+	"github.com/middlebench/middlebench/cpuburn"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -151,7 +152,7 @@ func (s *Server) work(ctx context.Context, cs *connState, sp spec) error {
 	if err := s.sleeper.Sleep(ctx, d); err != nil {
 		return err
 	}
-	burnCPU(sp.cpu)
+	cpuburn.Burn(sp.cpu)
 	return ctx.Err()
 }
 

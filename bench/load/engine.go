@@ -17,7 +17,6 @@ type engine struct {
 	batches      *batches
 	bodyBlock    []byte
 	serverMetric string
-	burner       burner
 
 	mu     sync.Mutex
 	vus    []*vu

@@ -2,7 +2,6 @@ package load
 
 import (
 	"net/http"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -145,17 +144,4 @@ func TestThinkTimeAndClientCPU(t *testing.T) {
 		t.Errorf("iteration_duration min %.2f ms, want ≥ 45 (think 40 ms + cpu 5 ms)", it["min"])
 	}
 	t.Logf("iteration_duration %v", it)
-}
-
-func TestBurnerBurnsCPU(t *testing.T) {
-	b := calibrateBurner()
-	var state uint64
-	runtime.LockOSThread() // the thread's CPU clock: stay on one thread
-	defer runtime.UnlockOSThread()
-	t0 := threadCPU()
-	b.burn(20*time.Millisecond, &state)
-	got := threadCPU() - t0
-	// Thread CPU time does not count time the thread waited for a core, so
-	// a busy machine does not shrink it; cache and frequency still move it.
-	assertWithin(t, "CPU burnt for 20ms (ms)", float64(got)/1e6, 20, 6)
 }

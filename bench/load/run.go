@@ -103,9 +103,6 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 
 	e := &engine{cfg: cfg, mix: m, out: make(chan *batch, 256), batches: newBatches(),
 		bodyBlock: newBodyBlock(), serverMetric: cfg.serverTimingMetric()}
-	if cfg.ClientCPU > 0 {
-		e.burner = calibrateBurner()
-	}
 	var out *jsonOutput
 	if opts.JSON != nil {
 		out = newJSONOutput(opts.JSON, cfg, m)

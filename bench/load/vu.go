@@ -3,6 +3,7 @@ package load
 import (
 	"compress/gzip"
 	"context"
+	"github.com/middlebench/middlebench/cpuburn"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -19,17 +20,16 @@ type vuCounters struct {
 // prepared requests and record buffer. Only its own goroutine uses it,
 // except the counters and the timeout callback.
 type vu struct {
-	id   int
-	e    *engine
-	tr   *http.Transport
-	io   ioCount
-	trc  *tracer
-	rng  *rand.Rand
-	buf  []byte
-	em   emitter
-	ctr  vuCounters
-	burn uint64 // clientCPU work state
-	gz   *gzip.Reader
+	id  int
+	e   *engine
+	tr  *http.Transport
+	io  ioCount
+	trc *tracer
+	rng *rand.Rand
+	buf []byte
+	em  emitter
+	ctr vuCounters
+	gz  *gzip.Reader
 
 	// The request context: derived from the VU's context of the moment,
 	// carrying the trace and cancelled by the timeout timer. It and the
@@ -113,7 +113,7 @@ func (v *vu) iterate(ctx context.Context) bool {
 	start := v.e.clk.now()
 	ok := v.request(ctx, v.e.mix.pick(v.rng))
 	if ok && v.e.cfg.ClientCPU > 0 {
-		v.e.burner.burn(v.e.cfg.ClientCPU.D(), &v.burn)
+		cpuburn.Burn(v.e.cfg.ClientCPU.D())
 	}
 	if ok && !v.e.cfg.Think.IsZero() {
 		ok = v.sleep(ctx, v.e.cfg.Think.Sample(v.rng))

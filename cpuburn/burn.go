@@ -1,23 +1,26 @@
-package fakeserver
+// Package cpuburn does real CPU work for a given CPU time: the fake
+// server's CPU-bound handler (seed 004) and the load engine's client-side
+// work per response (E7). It counts the thread's CPU time, not wall time,
+// so when more burners than cores run, each takes longer in wall time —
+// as a busy loop or a bcrypt hash does.
+package cpuburn
 
 import (
 	"runtime"
 	"time"
 )
 
-// burnCPU spins until the calling goroutine's thread has used d of CPU time
-// — the work of a CPU-bound handler such as bcrypt. It counts CPU time, not
-// wall time, so when more requests burn than there are cores, each one takes
-// longer in wall time and the server's own time grows with load (seed 004).
-// It returns the wall time it took.
-func burnCPU(d time.Duration) time.Duration {
+// Burn spins until the calling goroutine's thread has used d of CPU time
+// and returns the wall time it took. Where no thread CPU clock exists it
+// spins for d of wall time instead.
+func Burn(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
 	}
 	start := time.Now()
 	runtime.LockOSThread() // thread CPU time is per thread: keep this one
 	defer runtime.UnlockOSThread()
-	t0, ok := threadCPUTime()
+	t0, ok := ThreadTime()
 	if !ok {
 		spinFor(d) // no per-thread clock: spin for wall time instead
 		return time.Since(start)
@@ -25,7 +28,7 @@ func burnCPU(d time.Duration) time.Duration {
 	var sink uint64
 	for {
 		sink = spinChunk(sink)
-		t, _ := threadCPUTime()
+		t, _ := ThreadTime()
 		if t-t0 >= d {
 			break
 		}
