@@ -3,6 +3,7 @@ package fakeserver
 import (
 	"compress/gzip"
 	"context"
+	"github.com/middlebench/middlebench/pace"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -42,15 +43,15 @@ func makePattern(n int) []byte {
 type countingWriter struct {
 	ctx context.Context
 	w   http.ResponseWriter
-	cap *byteCap
+	cap *pace.Bytes
 	n   *atomic.Int64
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	written := 0
 	for len(p) > 0 {
-		k := c.cap.piece(len(p))
-		if err := c.cap.pay(c.ctx, k); err != nil {
+		k := c.cap.Piece(len(p))
+		if _, err := c.cap.Wait(c.ctx, k); err != nil {
 			return written, err
 		}
 		m, err := c.w.Write(p[:k])

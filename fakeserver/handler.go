@@ -121,12 +121,12 @@ func (s *Server) readBody(r *http.Request) error {
 	}
 	bp := s.bufs.Get().(*[]byte)
 	defer s.bufs.Put(bp)
-	buf := (*bp)[:s.readCap.piece(len(*bp))]
+	buf := (*bp)[:s.readCap.Piece(len(*bp))]
 	for {
 		n, err := r.Body.Read(buf)
 		if n > 0 {
 			s.stats.bytesIn.Add(int64(n))
-			if perr := s.readCap.pay(r.Context(), n); perr != nil {
+			if _, perr := s.readCap.Wait(r.Context(), n); perr != nil {
 				return perr
 			}
 		}

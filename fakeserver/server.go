@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/pace"
 	"github.com/middlebench/middlebench/precise"
 	"github.com/middlebench/middlebench/selfsigned"
 )
@@ -30,8 +32,8 @@ type Server struct {
 	url      string
 	stats    *stats
 	sleeper  *precise.Sleeper
-	readCap  *byteCap
-	writeCap *byteCap
+	readCap  *pace.Bytes   // shared by every connection, like a server's ingress limit
+	writeCap *pace.Bytes   // … and its egress
 	slots    chan struct{} // worker pool; nil = unlimited
 	queued   atomic.Int64
 	conns    atomic.Uint64
@@ -87,8 +89,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		gzip:    newGzipPool(),
 		done:    make(chan struct{}),
 	}
-	s.readCap = newByteCap(cfg.ReadRate, s.sleeper)
-	s.writeCap = newByteCap(cfg.WriteRate, s.sleeper)
+	clk := clock.Precise{S: s.sleeper}
+	s.readCap = pace.NewBytes(cfg.ReadRate, 0, clk)
+	s.writeCap = pace.NewBytes(cfg.WriteRate, 0, clk)
 	if cfg.Workers > 0 {
 		s.slots = make(chan struct{}, cfg.Workers)
 	}

@@ -6,9 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/clock"
+	"github.com/middlebench/middlebench/pace"
 	"github.com/middlebench/middlebench/units"
-	"golang.org/x/time/rate"
 )
 
 // BandwidthConfig caps byte rates: Up (request bytes, client → upstream)
@@ -38,63 +37,11 @@ func (c *BandwidthConfig) validate() error {
 	return nil
 }
 
-// burstFor is the bucket size for a rate (see BandwidthConfig.Burst).
-func burstFor(r units.ByteRate, set units.Size) int {
-	if set > 0 {
-		return int(set)
-	}
-	b := int(float64(r) / 100)
-	return min(max(b, 512), 64<<10)
-}
-
-// shaper paces bytes through a token bucket on an injectable clock.
-// Bytes pass in pieces of a quarter of the bucket: a writer that comes back
-// late finds the tokens it missed still in the bucket, where pieces the
-// size of the bucket would lose them (a 2 MiB/s cap ran 6–8 % slow under
-// the race detector's slower loop).
-type shaper struct {
-	lim   *rate.Limiter
-	burst int
-	piece int
-	clk   clock.Clock
-}
-
-func newShaper(r units.ByteRate, burst units.Size, clk clock.Clock) *shaper {
-	if r == 0 {
-		return nil
-	}
-	b := burstFor(r, burst)
-	return &shaper{lim: rate.NewLimiter(rate.Limit(r), b), burst: b, piece: max(b/4, 1), clk: clk}
-}
-
-// delay reserves n bytes (n ≤ burst) at now and says how long to wait:
-// the pure part, tested on a fake clock.
-func (s *shaper) delay(now time.Time, n int) time.Duration {
-	return s.lim.ReserveN(now, n).DelayFrom(now)
-}
-
-// wait blocks until n bytes may pass; it returns the time waited.
-func (s *shaper) wait(ctx context.Context, n int) (time.Duration, error) {
-	var total time.Duration
-	for n > 0 {
-		k := min(n, s.piece)
-		d := s.delay(s.clk.Now(), k)
-		if d > 0 {
-			if err := clock.Wait(ctx, s.clk, d); err != nil {
-				return total, err
-			}
-			total += d
-		}
-		n -= k
-	}
-	return total, nil
-}
-
 type bandwidthStage struct {
 	cfg      BandwidthConfig
 	env      *stageEnv
 	c        *counters
-	up, down *shaper // shared ones (nil when per connection or uncapped)
+	up, down *pace.Bytes // shared ones (nil when per connection or uncapped)
 }
 
 func (c *BandwidthConfig) build(env *stageEnv) (Stage, error) {
@@ -105,7 +52,7 @@ func (c *BandwidthConfig) build(env *stageEnv) (Stage, error) {
 	s.c = newCounters("bandwidth", env.index, "bytesUp", "bytesDown")
 	env.c = s.c
 	if !c.PerConnection {
-		s.up, s.down = newShaper(c.Up, c.Burst, env.clock), newShaper(c.Down, c.Burst, env.clock)
+		s.up, s.down = pace.NewBytes(c.Up, c.Burst, env.clock), pace.NewBytes(c.Down, c.Burst, env.clock)
 	}
 	return s, nil
 }
@@ -133,7 +80,7 @@ func (l *bandwidthListener) Accept() (net.Conn, error) {
 	s.c.seen.Add(1)
 	bc := &bandwidthConn{Conn: c, s: s, up: s.up, down: s.down}
 	if s.cfg.PerConnection {
-		bc.up, bc.down = newShaper(s.cfg.Up, s.cfg.Burst, s.env.clock), newShaper(s.cfg.Down, s.cfg.Burst, s.env.clock)
+		bc.up, bc.down = pace.NewBytes(s.cfg.Up, s.cfg.Burst, s.env.clock), pace.NewBytes(s.cfg.Down, s.cfg.Burst, s.env.clock)
 	}
 	bc.ctx, bc.cancel = context.WithCancel(context.Background())
 	return bc, nil
@@ -144,7 +91,7 @@ func (l *bandwidthListener) Accept() (net.Conn, error) {
 type bandwidthConn struct {
 	net.Conn
 	s          *bandwidthStage
-	up, down   *shaper
+	up, down   *pace.Bytes
 	ctx        context.Context
 	cancel     context.CancelFunc
 	nUp, nDown atomic.Int64
@@ -156,18 +103,14 @@ type bandwidthConn struct {
 func (c *bandwidthConn) NetConn() net.Conn { return c.Conn }
 
 func (c *bandwidthConn) Read(p []byte) (int, error) {
-	if c.up != nil && len(p) > c.up.piece {
-		p = p[:c.up.piece]
-	}
+	p = p[:c.up.Piece(len(p))]
 	n, err := c.Conn.Read(p)
 	if n > 0 {
 		c.nUp.Add(int64(n))
-		if c.up != nil {
-			d, werr := c.up.wait(c.ctx, n)
-			c.waited.Add(int64(d))
-			if werr != nil && err == nil {
-				err = net.ErrClosed
-			}
+		d, werr := c.up.Wait(c.ctx, n)
+		c.waited.Add(int64(d))
+		if werr != nil && err == nil {
+			err = net.ErrClosed
 		}
 	}
 	return n, err
@@ -181,8 +124,8 @@ func (c *bandwidthConn) Write(p []byte) (int, error) {
 	}
 	written := 0
 	for len(p) > 0 {
-		k := min(len(p), c.down.piece)
-		d, err := c.down.wait(c.ctx, k)
+		k := c.down.Piece(len(p))
+		d, err := c.down.Wait(c.ctx, k)
 		c.waited.Add(int64(d))
 		if err != nil {
 			return written, net.ErrClosed

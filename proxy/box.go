@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/clock"
+	"github.com/middlebench/middlebench/clock"
 )
 
 // Box modes.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/clock"
+	"github.com/middlebench/middlebench/clock"
 )
 
 func TestDueAtKeepsOrderWithoutSerializing(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/clock"
+	"github.com/middlebench/middlebench/clock"
 )
 
 // rejection is how a stage refuses a request: a status and a body, with

@@ -14,8 +14,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/middlebench/middlebench/clock"
 	"github.com/middlebench/middlebench/precise"
-	"github.com/middlebench/middlebench/proxy/clock"
 )
 
 // Path is a running chain of boxes.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/clock"
+	"github.com/middlebench/middlebench/clock"
 	"golang.org/x/time/rate"
 )
 

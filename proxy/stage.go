@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/middlebench/middlebench/proxy/clock"
+	"github.com/middlebench/middlebench/clock"
 )
 
 // ConnStage is a connection-level stage: it wraps the box's listener (and

@@ -1,6 +1,7 @@
-// Package clock is the time source of the proxy's shapers, limiters and
-// delays: the wall clock in production, a fake one in tests, so that their
-// logic is tested exactly without sleeping.
+// Package clock is the time source of shapers, limiters and delays (the
+// proxy's stages, the fake server's byte caps): the wall clock in
+// production, a fake one in tests, so that their logic is tested exactly
+// without sleeping.
 package clock
 
 import (
