@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"github.com/middlebench/middlebench/bench/metrics"
 	"io"
 	"math"
 	"strings"
@@ -103,20 +104,15 @@ func pct(n, of int64) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
 }
 
-// fmtMs prints a time in ms the way k6 does: µs below a millisecond,
-// seconds from ten seconds up.
+// fmtMs prints a time in ms as k6's summary does (metrics.HumanizeDuration:
+// 946ns, 26.41µs, 51.37ms, 1.5s), with "-" for no value and a sign for the
+// time outside the server when fast rejections make it negative (E5).
 func fmtMs(ms float64) string {
 	switch {
 	case math.IsNaN(ms):
 		return "-"
-	case ms == 0:
-		return "0"
-	case math.Abs(ms) < 1:
-		return fmt.Sprintf("%.0fµs", ms*1000)
-	case math.Abs(ms) < 100:
-		return fmt.Sprintf("%.2fms", ms)
-	case math.Abs(ms) < 10_000:
-		return fmt.Sprintf("%.1fms", ms)
+	case ms < 0:
+		return "−" + metrics.HumanizeDuration(-ms, "")
 	}
-	return fmt.Sprintf("%.2fs", ms/1000)
+	return metrics.HumanizeDuration(ms, "")
 }
