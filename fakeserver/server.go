@@ -21,6 +21,7 @@ import (
 	"github.com/middlebench/middlebench/pace"
 	"github.com/middlebench/middlebench/precise"
 	"github.com/middlebench/middlebench/selfsigned"
+	"github.com/middlebench/middlebench/units"
 )
 
 // Server is a running fake origin.
@@ -90,8 +91,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		done:    make(chan struct{}),
 	}
 	clk := clock.Precise{S: s.sleeper}
-	s.readCap = pace.NewBytes(cfg.ReadRate, 0, clk)
-	s.writeCap = pace.NewBytes(cfg.WriteRate, 0, clk)
+	s.readCap = pace.NewBytes(cfg.ReadRate, capBurst(cfg.ReadRate), clk)
+	s.writeCap = pace.NewBytes(cfg.WriteRate, capBurst(cfg.WriteRate), clk)
 	if cfg.Workers > 0 {
 		s.slots = make(chan struct{}, cfg.Workers)
 	}
@@ -158,6 +159,14 @@ func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return s.Shutdown(ctx)
+}
+
+// capBurst sizes a cap's bucket: 10 ms of the rate within 1–32 KiB. The
+// bucket refills between responses, so each passes that much at once: at
+// 32 KiB a lone 256 KiB response at 10 MiB/s still takes 21.9 ms of the
+// 25 ms size ÷ cap (E4), and the first 32 KiB of an 8 MiB upload is 0.4 %.
+func capBurst(r units.ByteRate) units.Size {
+	return units.Size(min(max(r.BytesPerSecond()/100, 1024), 32*1024))
 }
 
 // Summary is one line saying what the server served.
