@@ -68,7 +68,8 @@ func startYAML(t testing.TB, src, upstream string) *Path {
 // is overloaded right now — this is a shared 2-core machine where other
 // builds and the race detector can keep a runnable goroutine waiting for
 // tens of ms — which overloaded() tells; then the overshoot is logged, not
-// failed. Accuracy itself is measured by the benchmarks, not here.
+// failed; under the race detector an overshoot of up to 3 × the tolerance
+// is logged too. Accuracy itself is measured by the benchmarks, not here.
 func within(t testing.TB, name string, got, want, tol time.Duration) {
 	t.Helper()
 	t.Logf("%s = %v (want %v ± %v)", name, got, want, tol)
@@ -76,6 +77,12 @@ func within(t testing.TB, name string, got, want, tol time.Duration) {
 	case got < want-tol:
 		t.Errorf("%s = %v, below %v − %v", name, got, want, tol)
 	case got > want+tol:
+		if raceDetector && got <= want+3*tol {
+			// Measured: a 1 MiB copy through a 2 MiB/s cap took 499–536 ms
+			// under -race (492 ms without), from the detector's pauses.
+			t.Logf("%s = %v is above %v + %v, within 3 × the tolerance under the race detector: not counted", name, got, want, tol)
+			return
+		}
 		if why := overloaded(); why != "" {
 			t.Logf("%s = %v is above %v + %v, but %s: not counted", name, got, want, tol, why)
 			return
