@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/realtimetest"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -23,10 +24,10 @@ func TestReadRateCap(t *testing.T) {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	el := time.Since(t0).Seconds()
-	assertWithin(t, "seconds for 8 MiB at 8 MiB/s", el, 0.97, 1.03)
+	realtimetest.Band(t, "seconds for 8 MiB at 8 MiB/s", el, 0.97, 1.03)
 	st := timing(t, resp.Header)
-	assertWithin(t, "Server-Timing read (ms)", st["read"], 950, 1030)
-	assertWithin(t, "Server-Timing app (ms)", st["app"], 0, 1) // the upload is not the app's time
+	realtimetest.Band(t, "Server-Timing read (ms)", st["read"], 950, 1030)
+	realtimetest.Band(t, "Server-Timing app (ms)", st["app"], 0, 1) // the upload is not the app's time
 	if in := srv.Stats().BytesIn; in != 8<<20 {
 		t.Errorf("bytesIn %d, want %d", in, 8<<20)
 	}
@@ -51,7 +52,7 @@ func TestReadRateIsShared(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assertWithin(t, "seconds for 2 × 2 MiB at 4 MiB/s shared", time.Since(t0).Seconds(), 0.97, 1.04)
+	realtimetest.Band(t, "seconds for 2 × 2 MiB at 4 MiB/s shared", time.Since(t0).Seconds(), 0.97, 1.04)
 }
 
 // TestWriteRateCap: E4's server sends 256 KiB responses at 10 MiB/s for all
@@ -85,7 +86,7 @@ func TestWriteRateCap(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assertWithin(t, "seconds for 40 × 256 KiB at 10 MiB/s", time.Since(t0).Seconds(), 0.97, 1.03)
+	realtimetest.Band(t, "seconds for 40 × 256 KiB at 10 MiB/s", time.Since(t0).Seconds(), 0.97, 1.03)
 	waitRequests(t, srv, 40)
 	if out := srv.Stats().BytesOut; out != 40*256*1024 {
 		t.Errorf("bytesOut %d", out)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/realtimetest"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -97,19 +98,19 @@ func TestWorkerPoolQueues(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assertWithin(t, "wall ms for 6 requests", msOf(time.Since(t0)), 299, 380)
+	realtimetest.Band(t, "wall ms for 6 requests", msOf(time.Since(t0)), 299, 380)
 	slices.Sort(queues)
 	wants := []float64{0, 0, 100, 100, 200, 200}
 	// The six clients do not arrive at the same instant (10 ms of skew
 	// allowed): a later one waits that much less.
 	for i, q := range queues {
-		assertWithin(t, "queue ms", q, wants[i]-10, wants[i]+25)
+		realtimetest.Band(t, "queue ms", q, wants[i]-10, wants[i]+25)
 	}
 	for _, a := range apps {
-		assertWithin(t, "app ms (queue excluded)", a, 100, 103)
+		realtimetest.Band(t, "app ms (queue excluded)", a, 100, 103)
 	}
 	v := srv.Stats()
-	assertWithin(t, "stats queue avg ms", v.QueueTime["avg"], 95, 125)
+	realtimetest.Band(t, "stats queue avg ms", v.QueueTime["avg"], 95, 125)
 }
 
 func TestMaxQueueAnswers503(t *testing.T) {
@@ -226,13 +227,13 @@ func TestCPUBurnCountsCPUTime(t *testing.T) {
 	srv := start(t, Config{CPU: units.Duration(20 * time.Millisecond)})
 	resp, _ := get(t, nil, srv.URL()+"/")
 	// Alone, CPU time ≈ wall time; the race detector or a busy machine only adds.
-	assertWithin(t, "app ms for cpu=20ms", timing(t, resp.Header)["app"], 20, 80)
+	realtimetest.Band(t, "app ms for cpu=20ms", timing(t, resp.Header)["app"], 20, 80)
 }
 
 func TestQueryOverridesCPUAndWork(t *testing.T) {
 	srv := start(t, Config{})
 	resp, _ := get(t, nil, srv.URL()+"/?work=30ms&cpu=5ms")
-	assertWithin(t, "app ms for work=30ms cpu=5ms", timing(t, resp.Header)["app"], 35, 60)
+	realtimetest.Band(t, "app ms for work=30ms cpu=5ms", timing(t, resp.Header)["app"], 35, 60)
 }
 
 func TestAdminEndpoints(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/realtimetest"
 )
 
 // tlsClient trusts the path's entry certificate.
@@ -37,8 +39,8 @@ func TestTLSHandshakeDelayE1(t *testing.T) {
 			for range 2 {
 				req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
 				ph, _ := trace(t, fresh, req)
-				within(t, "tls_handshaking (new connection)", ph.tls, 300*time.Millisecond, 20*time.Millisecond)
-				within(t, "waiting", ph.waiting, 50*time.Millisecond, 15*time.Millisecond)
+				realtimetest.Within(t, "tls_handshaking (new connection)", ph.tls, 300*time.Millisecond, 20*time.Millisecond)
+				realtimetest.Within(t, "waiting", ph.waiting, 50*time.Millisecond, 15*time.Millisecond)
 			}
 			reused := tlsClient(p, true, false)
 			var tlsTimes []time.Duration
@@ -47,7 +49,7 @@ func TestTLSHandshakeDelayE1(t *testing.T) {
 				ph, _ := trace(t, reused, req)
 				tlsTimes = append(tlsTimes, ph.tls)
 			}
-			within(t, "first request's handshake (reuse)", tlsTimes[0], 300*time.Millisecond, 20*time.Millisecond)
+			realtimetest.Within(t, "first request's handshake (reuse)", tlsTimes[0], 300*time.Millisecond, 20*time.Millisecond)
 			if tlsTimes[1] != 0 || tlsTimes[2] != 0 {
 				t.Errorf("reused connections handshook again: %v", tlsTimes)
 			}
@@ -103,7 +105,7 @@ func TestTLSHandshakeCapacityQueues(t *testing.T) {
 	for range 3 {
 		slowest = max(slowest, <-done)
 	}
-	within(t, "third handshake in a queue of one", slowest, 300*time.Millisecond, 40*time.Millisecond)
+	realtimetest.Within(t, "third handshake in a queue of one", slowest, 300*time.Millisecond, 40*time.Millisecond)
 	s := p.Stats().Boxes[0].Stages[0]
 	if s.Extra["queued"] != 2 || s.Queued["max"] < 150 {
 		t.Fatalf("stats %+v", s)
@@ -118,13 +120,13 @@ func TestLinkAddsRoundTrips(t *testing.T) {
 	c := tlsClient(p, true, false)
 	req, _ := http.NewRequest("GET", p.URL()+"/?size=65536", nil)
 	ph, _ := trace(t, c, req)
-	within(t, "connecting (kernel handshake, not delayed)", ph.connect, 0, 5*time.Millisecond)
-	within(t, "tls_handshaking (1 RTT)", ph.tls, 40*time.Millisecond, 10*time.Millisecond)
-	within(t, "waiting (1 RTT)", ph.waiting, 40*time.Millisecond, 10*time.Millisecond)
+	realtimetest.Within(t, "connecting (kernel handshake, not delayed)", ph.connect, 0, 5*time.Millisecond)
+	realtimetest.Within(t, "tls_handshaking (1 RTT)", ph.tls, 40*time.Millisecond, 10*time.Millisecond)
+	realtimetest.Within(t, "waiting (1 RTT)", ph.waiting, 40*time.Millisecond, 10*time.Millisecond)
 	req, _ = http.NewRequest("GET", p.URL()+"/?size=65536", nil)
 	ph, _ = trace(t, c, req)
 	// The 64 KiB response leaves as a burst: not 20 ms per chunk.
-	within(t, "reused: whole request", ph.total, 40*time.Millisecond, 10*time.Millisecond)
+	realtimetest.Within(t, "reused: whole request", ph.total, 40*time.Millisecond, 10*time.Millisecond)
 }
 
 // TestLinkThenTLSConnectionClose: a request with Connection: close through
@@ -162,14 +164,14 @@ func TestBandwidthCapDown(t *testing.T) {
 		t.Fatalf("status %d, %d bytes", resp.StatusCode, len(body))
 	}
 	// The first 20 KiB (the bucket) pass at once: 0.5 s − 10 ms.
-	within(t, "1 MiB at 2 MiB/s", took, 490*time.Millisecond, 25*time.Millisecond)
+	realtimetest.Within(t, "1 MiB at 2 MiB/s", took, 490*time.Millisecond, 25*time.Millisecond)
 	start = time.Now()
 	resp2, err := http.Post(p.URL(), "application/octet-stream", strings.NewReader(strings.Repeat("u", 1<<20)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp2.Body.Close()
-	within(t, "1 MiB upload at 2 MiB/s", time.Since(start), 500*time.Millisecond, 30*time.Millisecond)
+	realtimetest.Within(t, "1 MiB upload at 2 MiB/s", time.Since(start), 500*time.Millisecond, 30*time.Millisecond)
 }
 
 // TestBytesModeForwardsAnything: a box with no HTTP stage passes bytes,

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/realtimetest"
 )
 
 // phases measures one request the way k6 does (httptrace): waiting is
@@ -53,13 +55,13 @@ func TestWAFInspectionE3b(t *testing.T) {
 	for i := range 3 {
 		req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
 		ph, resp := trace(t, c, req)
-		within(t, "waiting", ph.waiting, 500*time.Millisecond, 15*time.Millisecond)
+		realtimetest.Within(t, "waiting", ph.waiting, 500*time.Millisecond, 15*time.Millisecond)
 		st := resp.Header.Get("Server-Timing")
 		var app float64
 		if _, err := fmt.Sscanf(st, "app;dur=%g,", &app); err != nil || !strings.Contains(st, `, waf;dur=4`) || !strings.Contains(st, `desc="waf"`) {
 			t.Errorf("request %d: Server-Timing %q", i, st)
 		}
-		within(t, "server_time", time.Duration(app*1e6), 50*time.Millisecond, 5*time.Millisecond)
+		realtimetest.Within(t, "server_time", time.Duration(app*1e6), 50*time.Millisecond, 5*time.Millisecond)
 	}
 	s := p.Stats().Boxes[0].Stages[0]
 	if s.Seen != 3 || s.Passed != 3 || s.Delay["count"] != 3 {
@@ -67,7 +69,7 @@ func TestWAFInspectionE3b(t *testing.T) {
 	}
 	// Applied within 1 ms of asked (timer slack on a shared machine included).
 	for _, e := range p.Ledger() {
-		within(t, "applied", time.Duration(e.AppliedMs*1e6), 450*time.Millisecond, time.Millisecond)
+		realtimetest.Within(t, "applied", time.Duration(e.AppliedMs*1e6), 450*time.Millisecond, time.Millisecond)
 		if e.AskedMs != 450 || e.Action != ActDelayed {
 			t.Errorf("ledger entry %+v", e)
 		}
@@ -95,7 +97,7 @@ func TestWAFReadsBodyFirstAndBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	within(t, "100 KiB at 1ms/KiB", time.Since(start), 100*time.Millisecond, 20*time.Millisecond)
+	realtimetest.Within(t, "100 KiB at 1ms/KiB", time.Since(start), 100*time.Millisecond, 20*time.Millisecond)
 	if resp.Header.Get("X-Body-Bytes") != "102400" {
 		t.Fatalf("upstream saw %s bytes", resp.Header.Get("X-Body-Bytes"))
 	}
@@ -155,7 +157,7 @@ func TestWAFCapacityQueues(t *testing.T) {
 	if codes[200] != 2 || codes[503] != 1 {
 		t.Fatalf("codes %v, want two 200 (one queued) and one 503", codes)
 	}
-	within(t, "the queued request", slowest, 200*time.Millisecond, 30*time.Millisecond)
+	realtimetest.Within(t, "the queued request", slowest, 200*time.Millisecond, 30*time.Millisecond)
 	if q := p.Stats().Boxes[0].Stages[0].Queued; q == nil || q["max"] < 90 {
 		t.Fatalf("queued stats %v", q)
 	}

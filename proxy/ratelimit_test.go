@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
 	"golang.org/x/time/rate"
+
+	"github.com/middlebench/middlebench/clock"
 )
 
 // expectedFixed is the article's formula, computed independently:

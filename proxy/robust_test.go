@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/realtimetest"
+
 	"go.uber.org/goleak"
 )
 
@@ -128,7 +130,7 @@ func TestSlowClientsDoNotStallOthers(t *testing.T) {
 		t.Logf("%s with 1,000 stalled clients: p50 %v, p99 %v", p.Boxes()[0].Mode(), p50, p99)
 		// ~2–3 ms unloaded; 100 ms leaves room for a shared 2-core machine.
 		if p99 > 100*time.Millisecond {
-			if why := overloaded(); why != "" {
+			if why := realtimetest.Overloaded(); why != "" {
 				t.Logf("p99 %v, but %s: not counted", p99, why)
 			} else {
 				t.Errorf("p99 %v with stalled clients", p99)
