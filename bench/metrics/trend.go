@@ -97,23 +97,37 @@ func (t *Trend) Mean() time.Duration {
 	return t.sum / time.Duration(t.count)
 }
 
-// Percentile returns the value at p (0–100) within HDR precision, never
-// outside the exact [Min, Max].
+// Percentile returns the value at p (0–100) as k6 computes it: linear
+// interpolation between the two samples around rank p/100 × (count − 1).
+// Each sample is read from the histogram within its precision, except the
+// ends, which are the exact Min and Max. Nearest-rank would differ from k6
+// by up to a whole gap between samples: with 10 requests, p(95) is the 9th
+// sample plus 55 % of the way to the 10th, not the 10th.
 func (t *Trend) Percentile(p float64) time.Duration {
 	if t.count == 0 {
 		return 0
 	}
+	p = min(max(p, 0), 100)
+	i := p / 100 * float64(t.count-1)
+	lo, hi := t.atRank(int64(math.Floor(i))), t.atRank(int64(math.Ceil(i)))
+	return lo + time.Duration(float64(hi-lo)*(i-math.Floor(i)))
+}
+
+// atRank returns the (k+1)-th smallest value (k from 0).
+func (t *Trend) atRank(k int64) time.Duration {
 	switch {
-	case p <= 0:
+	case k <= 0:
 		return t.min
-	case p >= 100:
+	case k >= t.count-1:
 		return t.max
 	}
-	// HDR answers with the highest value of the bucket; its middle halves
-	// the bias. Buckets hold 1 µs below 2048 µs and double with each octave.
-	v := t.h.ValueAtPercentile(p)
+	// hdr's rank for percentile q is int(q/100·n + 0.5), so q = 100·(k+1)/n
+	// selects exactly the (k+1)-th value. It answers with the highest value
+	// of its bucket; the middle halves the bias. Buckets hold 1 µs below
+	// 2048 µs and double with each octave.
+	v := t.h.ValueAtPercentile(100 * float64(k+1) / float64(t.count))
 	width := int64(1) << max(0, bits.Len64(uint64(v))-11)
-	d := time.Duration(v-width/2) * time.Microsecond
+	d := time.Duration(v-(width-1)/2) * time.Microsecond
 	return min(max(d, t.min), t.max)
 }
 
