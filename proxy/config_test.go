@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +151,14 @@ func TestParseStage(t *testing.T) {
 			c := s.Spec.(*UABlockConfig)
 			return len(c.Patterns) == 2 && c.Status == 401
 		}},
+		{in: "uablock:patterns=curl/", check: func(s StageConfig) bool {
+			return slices.Equal(s.Spec.(*UABlockConfig).Patterns, []string{"curl/"})
+		}},
+		{in: "uablock:patterns=^curl/, ^Wget/,x{1,3},status=401", check: func(s StageConfig) bool {
+			c := s.Spec.(*UABlockConfig)
+			return slices.Equal(c.Patterns, []string{"^curl/", "^Wget/", "x{1,3}"}) && c.Status == 401
+		}},
+		{in: "uablock:patterns=(", wantErr: "patterns: item 1"},
 		{in: "link", check: func(s StageConfig) bool { return s.Kind == "link" }},
 		{in: "waf:dealy=450ms", wantErr: `dealy: unknown field (did you mean "delay"?)`},
 		{in: "waf:delay=1s,dealy=2s", wantErr: "dealy: unknown field"},

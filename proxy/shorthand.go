@@ -17,10 +17,12 @@ import (
 //	ratelimit:rate=100/s,window=1s
 //	waf:delay=normal:50ms,5ms        (a value may contain commas)
 //	uablock:patterns=[curl/,^Grafana k6/]
+//	uablock:patterns=curl/,^Grafana k6/  (a list field takes bare items)
 //
 // A piece that does not start with a field name of the kind continues the
 // previous value (lognormal:p50=40ms,p99=200ms); a value starting with
-// [ or { is read as a YAML flow list or mapping.
+// [ or { is read as a YAML flow list or mapping, and a list field's bare
+// value is split on the commas outside brackets and braces.
 func ParseStage(s string) (StageConfig, error) {
 	kind, rest, _ := strings.Cut(strings.TrimSpace(s), ":")
 	n := &yaml.Node{Kind: yaml.MappingNode, Line: 1, Column: 1}
@@ -58,12 +60,19 @@ func ParseStage(s string) (StageConfig, error) {
 	for _, k := range keys {
 		v := strings.TrimSpace(vals[k])
 		vn := scalar(v)
-		if strings.HasPrefix(v, "[") || strings.HasPrefix(v, "{") {
+		switch {
+		case strings.HasPrefix(v, "[") || strings.HasPrefix(v, "{"):
 			var doc yaml.Node
 			if err := yaml.Unmarshal([]byte(v), &doc); err != nil || len(doc.Content) != 1 {
 				return StageConfig{}, fmt.Errorf("stage %q: %s: %q is not a YAML flow list or mapping", s, k, v)
 			}
 			vn = doc.Content[0]
+		case strictyaml.IsList(spec, k):
+			// A list field takes bare items too: patterns=curl/,^Wget/
+			vn = &yaml.Node{Kind: yaml.SequenceNode, Line: 1, Column: 1}
+			for _, item := range splitTop(v) {
+				vn.Content = append(vn.Content, scalar(strings.TrimSpace(item)))
+			}
 		}
 		n.Content = append(n.Content, scalar(k), vn)
 	}

@@ -56,6 +56,23 @@ func Keys(v any) []string {
 	return sortedKeys(fields)
 }
 
+// IsList says whether the struct v takes a list (a slice other than bytes)
+// under the YAML key.
+func IsList(v any, key string) bool {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	fields := map[string][]int{}
+	collect(t, nil, fields)
+	idx, ok := fields[key]
+	if !ok {
+		return false
+	}
+	f := t.FieldByIndex(idx).Type
+	return f.Kind() == reflect.Slice && f.Elem().Kind() != reflect.Uint8
+}
+
 func resolve(n *yaml.Node) *yaml.Node {
 	for n != nil {
 		switch {

@@ -109,6 +109,14 @@ func TestKeys(t *testing.T) {
 	}
 }
 
+func TestIsList(t *testing.T) {
+	for key, want := range map[string]bool{"tags": true, "list": true, "name": false, "headers": false, "seed": false, "missing": false, "plain": false} {
+		if got := IsList(&outer{}, key); got != want {
+			t.Errorf("IsList(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	f.Add("seed: 1\ninner: {delay: 1s}\n")
 	f.Add("list: [{count: 1}, {bogus: 2}]\n")
