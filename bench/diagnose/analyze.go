@@ -39,7 +39,7 @@ var windowRules = []windowRule{
 // stands alone when nothing fires and nothing is left unexplained.
 func Analyze(obs *Observation, cfg Config) Report {
 	if obs == nil {
-		return Report{Notes: []string{"nothing to analyse"}}
+		return Report{Findings: []Finding{}, Notes: []string{"nothing to analyse"}}
 	}
 	whole := newFacts(&cfg, obs, &obs.Window, "")
 	r := newReport(obs, whole)
