@@ -9,6 +9,13 @@ import (
 // Reader.Bucket (doubling when the run outgrows MaxBuckets, so memory stays
 // bounded), and the buckets into steps where the load changes.
 
+// bucketPhases are the phases a time bucket (and so a step) keeps a
+// histogram of: those whose p95 the rules read per step (duration and waiting
+// for every rule, sending and receiving for upload- and download-limited,
+// the server's time). The others keep count, sum, min and max only, which
+// Stat.Tail reads as no distribution rather than a p95 of 0.
+var bucketPhases = []phaseIndex{phDuration, phWaiting, phSending, phReceiving, phServer}
+
 // bucket returns the time bucket of a point at t (unix ns), coarsening
 // the buckets when the run outgrows MaxBuckets.
 func (s *stream) bucket(t int64) *acc {
@@ -24,7 +31,7 @@ func (s *stream) bucket(t int64) *acc {
 		idx = (t - s.t0) / s.width
 	}
 	for int64(len(s.buckets)) <= idx {
-		s.buckets = append(s.buckets, newAcc(2, phDuration, phWaiting, phServer))
+		s.buckets = append(s.buckets, newAcc(2, bucketPhases...))
 	}
 	return s.buckets[idx]
 }
@@ -82,7 +89,7 @@ func (s *stream) steps() []Step {
 			cuts[n-1].n++
 			continue
 		}
-		c := cut{a: newAcc(2, phDuration, phWaiting, phServer), start: start, end: end, load: load, n: 1}
+		c := cut{a: newAcc(2, bucketPhases...), start: start, end: end, load: load, n: 1}
 		c.a.merge(b)
 		cuts = append(cuts, c)
 	}

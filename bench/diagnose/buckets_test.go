@@ -1,0 +1,99 @@
+package diagnose
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// closedSweep writes a two-step closed sweep like k6check's E4 (a download
+// cap): 4 VUs for 5 s receiving in 20 ms, then 16 VUs for 5 s receiving in
+// 200–800 ms while waiting stays at 100 ms. It returns the second step's
+// receiving times.
+func closedSweep(k *k6Points) []float64 {
+	var recv []float64
+	for s := range 10 {
+		vus := 4
+		if s >= 5 {
+			vus = 16
+		}
+		k.vus(time.Duration(s)*time.Second, vus)
+		for i := range 40 {
+			start := time.Duration(s)*time.Second + time.Duration(i)*25*time.Millisecond
+			r := k6Req{sending: 0.05, waiting: 100, receiving: 20, blocked: 0.002, server: 99.5}
+			if i == 0 {
+				r.blocked = 1.5 // a new connection now and then: max ≠ 0, p95 ≈ 0
+			}
+			if vus == 16 {
+				r.receiving = 200 + 600*float64((s-5)*40+i)/199
+				recv = append(recv, r.receiving)
+			}
+			k.iteration(start, r)
+		}
+	}
+	return recv
+}
+
+// k6p95 is k6's p95 of values (sorted ascending): linear interpolation
+// between the two nearest ranks.
+func k6p95(v []float64) float64 {
+	i := 0.95 * float64(len(v)-1)
+	lo, hi := v[int(math.Floor(i))], v[int(math.Ceil(i))]
+	return lo + (hi-lo)*(i-math.Floor(i))
+}
+
+// A step of a stream knows the p95 of sending and receiving (E4 read from
+// k6's NDJSON said receiving_p95_ms=0s where k6 printed 753.9 ms), and a
+// phase kept without a histogram reads as no distribution, not a p95 of 0.
+func TestStreamStepPercentiles(t *testing.T) {
+	k := newK6Points()
+	recv := closedSweep(k)
+	o := k.read(t, Reader{})
+	if len(o.Steps) != 2 {
+		t.Fatalf("%d steps, want 2 (4 and 16 VUs)", len(o.Steps))
+	}
+	last := o.Steps[1].Phases
+	want := k6p95(recv)
+	tests := []struct {
+		name      string
+		got, want float64
+		tol       float64 // relative; time buckets keep 2 significant digits
+	}{
+		{"receiving p95", last.Receiving.P95, want, 0.01},
+		{"receiving tail", last.Receiving.Tail(), want, 0.01},
+		{"sending p95", last.Sending.P95, 0.05, 0.01},
+		{"blocked tail (no histogram: the average)", last.Blocked.Tail(), last.Blocked.Avg, 0},
+	}
+	for _, tt := range tests {
+		if math.Abs(tt.got-tt.want) > tt.tol*tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	o.Run.Executor, o.Run.Model = "ramping-vus", ModelClosed
+	f, ok := Analyze(o, DefaultConfig()).Finding(CodeDownloadLimited)
+	if !ok {
+		t.Fatal("no download-limited finding")
+	}
+	if p95, _ := f.Evidence.Get("receiving_p95_ms"); math.Abs(p95-want) > 0.01*want {
+		t.Errorf("evidence receiving_p95_ms %v, want %v", p95, want)
+	}
+}
+
+func TestStatTail(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Stat
+		want float64
+	}{
+		{"p95", Stat{Avg: 5, P90: 8, P95: 9, Max: 12}, 9},
+		{"p90 only", Stat{Avg: 5, P90: 8}, 8},
+		{"APM figure: avg only", Stat{Avg: 5}, 5},
+		{"a distribution whose p95 is 0", Stat{Avg: 0.5, Max: 100}, 0},
+		{"no distribution kept", sums{n: 4, sum: 4e6, min: 0, max: 4e6}.stat(), 1},
+	}
+	for _, tt := range tests {
+		if got := tt.s.Tail(); got != tt.want {
+			t.Errorf("%s: Tail %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
