@@ -51,20 +51,40 @@ func (s *stream) coarsen() {
 	s.width *= 2
 }
 
+// open reports whether the stream is read as an open model: told so
+// (Reader.Open), or it dropped iterations, which only arrival-rate
+// executors do.
+func (s *stream) open() bool { return s.opt.Open || s.all.dropped > 0 }
+
+// arrivals returns the iterations that arrived in a: those started plus
+// those dropped. k6 stamps iterations when they end, so starts come from
+// iteration_duration (time − duration); a stream without it falls back to
+// the iterations that ended.
+func (s *stream) arrivals(a *acc) int64 {
+	if s.all.starts > 0 {
+		return a.starts + a.dropped
+	}
+	return a.iterations + a.dropped
+}
+
 // steps cuts the time buckets into steps where the offered load changes
-// by more than 10 %: VUs for a closed model, arrivals (iterations started
-// plus dropped) per second for an open one. A lone bucket that straddles a
-// change between two longer steps is a transition and belongs to none. A
-// run at one load is one step: then there is no sweep and steps returns nil.
+// by more than 10 % from the step's mean so far: VUs for a closed model,
+// arrivals (iterations started plus dropped) per second for an open one.
+// The mean, not the step's first bucket, because a generator short of CPU
+// starts iterations late and in bursts: one bucket's arrivals stray by ±8 %
+// (E7 at 1,000/s), and a first bucket that strays splits the step. A lone
+// bucket that straddles a change between two longer steps is a transition
+// and belongs to none. A run at one load is one step: then there is no
+// sweep and steps returns nil.
 func (s *stream) steps() []Step {
 	if len(s.buckets) < 2 {
 		return nil
 	}
-	open := s.all.dropped > 0
+	open := s.open()
 	type cut struct {
 		a          *acc
 		start, end int64
-		load       float64
+		load       float64 // mean of its buckets' loads
 		n          int
 	}
 	var cuts []cut
@@ -81,12 +101,14 @@ func (s *stream) steps() []Step {
 			lastVUs = load
 		}
 		if open {
-			load = float64(b.iterations+b.dropped) / (float64(end-start) / 1e9)
+			load = float64(s.arrivals(b)) / (float64(end-start) / 1e9)
 		}
 		if n := len(cuts); n > 0 && sameLoad(cuts[n-1].load, load) {
-			cuts[n-1].a.merge(b)
-			cuts[n-1].end = end
-			cuts[n-1].n++
+			c := &cuts[n-1]
+			c.a.merge(b)
+			c.end = end
+			c.load = (c.load*float64(c.n) + load) / float64(c.n+1)
+			c.n++
 			continue
 		}
 		c := cut{a: newAcc(2, bucketPhases...), start: start, end: end, load: load, n: 1}
@@ -110,7 +132,7 @@ func (s *stream) steps() []Step {
 		endMs := float64(c.end-s.t0) / 1e6
 		w := c.a.window(max(endMs-startMs, 1) / 1000)
 		if open {
-			w.Rate = float64(c.a.iterations+c.a.dropped) / w.Seconds
+			w.Rate = float64(s.arrivals(c.a)) / w.Seconds
 		}
 		steps[i] = Step{Name: stepName(startMs, endMs, w, open), StartMs: startMs, EndMs: endMs, Window: w}
 	}
@@ -135,7 +157,7 @@ func stepName(startMs, endMs float64, w Window, open bool) string {
 // series returns every time bucket as a step of its own: the run over time
 // (at most MaxBuckets points), whether or not the load changed.
 func (s *stream) series() []Step {
-	open := s.all.dropped > 0
+	open := s.open()
 	out := make([]Step, 0, len(s.buckets))
 	vus := 0.0
 	for i, b := range s.buckets {
@@ -151,7 +173,7 @@ func (s *stream) series() []Step {
 		}
 		w.VUs = vus
 		if open {
-			w.Rate = float64(b.iterations+b.dropped) / w.Seconds
+			w.Rate = float64(s.arrivals(b)) / w.Seconds
 		}
 		out = append(out, Step{Name: stepName(startMs, endMs, w, open), StartMs: startMs, EndMs: endMs, Window: w})
 	}

@@ -1,7 +1,14 @@
 package diagnose
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,5 +102,85 @@ func TestStatTail(t *testing.T) {
 		if got := tt.s.Tail(); got != tt.want {
 			t.Errorf("%s: Tail %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// openSweep writes an arrival-rate sweep that drops nothing, like k6check's
+// seed 003 open run: 60/s for 5 s, then 120/s for 5 s while latency grows
+// from 50 ms to 950 ms (a queue building up), so that fewer iterations end
+// in a second than start in it. The vus gauge climbs with the requests in
+// flight, as an arrival-rate executor's does.
+func openSweep(k *k6Points) {
+	for s := range 10 {
+		rate := 60
+		if s >= 5 {
+			rate = 120
+		}
+		k.vus(time.Duration(s)*time.Second+time.Millisecond, rate/20*(1+max(s-4, 0)))
+		for i := range rate {
+			at := time.Duration(s)*time.Second + time.Duration(i)*time.Second/time.Duration(rate)
+			wait := 50.0
+			if s >= 5 {
+				wait += 900 * (at - 5*time.Second).Seconds() / 5
+			}
+			k.iteration(at, k6Req{sending: 0.05, waiting: wait, receiving: 0.1, server: 49.5})
+		}
+	}
+}
+
+// An arrival-rate run that dropped no iterations is cut into steps by
+// arrivals per second once the executor is given; k6's stream cannot say
+// it. Arrivals are counted when iterations start (time − duration), not
+// when they end.
+func TestOpenStreamStepsByArrivals(t *testing.T) {
+	k := newK6Points()
+	openSweep(k)
+	p := filepath.Join(t.TempDir(), "points.json")
+	if err := os.WriteFile(p, k.buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := Run(context.Background(), Options{Files: []string{p}, ServerCount: -1, Executor: "ramping-arrival-rate", JSON: true, Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Steps) < 2 {
+		t.Fatalf("steps %+v, want 60/s and 120/s", r.Steps)
+	}
+	for i, want := range []float64{60, 120} {
+		s := r.Steps[i]
+		t.Logf("%s: %d requests, rate %.1f, %.1f VUs", s.Name, s.Requests, s.Rate, s.VUs)
+		if math.Abs(s.Rate-want) > 0.03*want || !strings.Contains(s.Name, "/s") {
+			t.Errorf("step %d %q: rate %.1f, want %.0f/s", i, s.Name, s.Rate, want)
+		}
+	}
+	if slices.Contains(r.Codes(), CodeClosedModelBacklog) {
+		t.Errorf("codes %v: an open model has no closed-model backlog", r.Codes())
+	}
+}
+
+// A generator short of CPU starts iterations late and in bursts: each
+// second's arrivals stray from the target (k6check's E7 at 1,000/s and
+// 1,200/s, counted by start: 947, 991, 1055, 945, then 1226, 1107, 1240,
+// 1103). Each target is still one step.
+func TestOpenStreamStepsDespiteBurstyStarts(t *testing.T) {
+	k := newK6Points()
+	perSecond := []int{500, 500, 500, 500, 947, 991, 1055, 945, 1226, 1107, 1240, 1103}
+	for s, n := range perSecond {
+		for i := range n {
+			at := time.Duration(s)*time.Second + time.Duration(i)*time.Second/time.Duration(n)
+			k.iteration(at, k6Req{sending: 0.01, waiting: 20, receiving: 0.01, server: 19.5})
+		}
+	}
+	o := k.read(t, Reader{Open: true})
+	for _, s := range o.Steps {
+		t.Logf("%s: %d requests", s.Name, s.Requests)
+	}
+	if len(o.Steps) != 3 {
+		t.Fatalf("%d steps, want 3 (500/s, 1,000/s, 1,200/s)", len(o.Steps))
 	}
 }

@@ -186,8 +186,12 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		s.all.dropped += int64(v)
 		b.dropped += int64(v)
 	case kIterDur:
-		s.all.iterSum += msToNs(v)
+		ns := msToNs(v)
+		s.all.iterSum += ns
 		s.all.iterN++
+		// k6 stamps an iteration when it ends: its arrival was ns earlier.
+		s.all.starts++
+		s.bucket(t-ns).starts++
 	case kSent:
 		s.all.dataSent += int64(v)
 		b.dataSent += int64(v)
