@@ -76,11 +76,25 @@ func (s *stream) arrivals(a *acc) int64 {
 // bucket that straddles a change between two longer steps is a transition
 // and belongs to none. A run at one load is one step: then there is no
 // sweep and steps returns nil.
-func (s *stream) steps() []Step {
-	if len(s.buckets) < 2 {
-		return nil
-	}
+//
+// The end of the run is no step either: the drain after the last stage
+// (see drain), and a lone partial last bucket after a longer step, too
+// short to be a step and its load too noisy to compare. Both stay in the
+// totals and the series; steps returns what it left out as tail (nil if
+// nothing), for the reader to say so.
+func (s *stream) steps() (steps []Step, tail *acc) {
 	open := s.open()
+	vus := s.bucketVUs()
+	bs := s.buckets[:s.drain(open, vus)]
+	if len(bs) < len(s.buckets) {
+		tail = &acc{} // counts only: no histograms
+		for _, b := range s.buckets[len(bs):] {
+			tail.merge(b)
+		}
+	}
+	if len(bs) < 2 {
+		return nil, tail
+	}
 	type cut struct {
 		a          *acc
 		start, end int64
@@ -88,18 +102,13 @@ func (s *stream) steps() []Step {
 		n          int
 	}
 	var cuts []cut
-	lastVUs := 0.0
-	for i, b := range s.buckets {
+	for i, b := range bs {
 		start := s.t0 + int64(i)*s.width
 		end := start + s.width
 		if i == len(s.buckets)-1 {
 			end = max(s.all.last, start+int64(1e6))
 		}
-		load := lastVUs
-		if b.vusN > 0 {
-			load = b.vusSum / float64(b.vusN)
-			lastVUs = load
-		}
+		load := vus[i]
 		if open {
 			load = float64(s.arrivals(b)) / (float64(end-start) / 1e9)
 		}
@@ -115,6 +124,13 @@ func (s *stream) steps() []Step {
 		c.a.merge(b)
 		cuts = append(cuts, c)
 	}
+	if k := len(cuts) - 1; k > 0 && cuts[k].n == 1 && cuts[k-1].n > 1 && cuts[k].end-cuts[k].start < s.width {
+		if tail == nil {
+			tail = &acc{}
+		}
+		tail.merge(cuts[k].a)
+		cuts = cuts[:k]
+	}
 	kept := cuts[:0:0]
 	for i, c := range cuts {
 		if i > 0 && i < len(cuts)-1 && c.n == 1 && cuts[i-1].n > 1 && cuts[i+1].n > 1 &&
@@ -124,9 +140,9 @@ func (s *stream) steps() []Step {
 		kept = append(kept, c)
 	}
 	if len(kept) < 2 {
-		return nil
+		return nil, tail
 	}
-	steps := make([]Step, len(kept))
+	steps = make([]Step, len(kept))
 	for i, c := range kept {
 		startMs := float64(c.start-s.t0) / 1e6
 		endMs := float64(c.end-s.t0) / 1e6
@@ -136,7 +152,54 @@ func (s *stream) steps() []Step {
 		}
 		steps[i] = Step{Name: stepName(startMs, endMs, w, open), StartMs: startMs, EndMs: endMs, Window: w}
 	}
-	return steps
+	return steps, tail
+}
+
+// drain returns the index of the first time bucket of the run's drain:
+// the iterations that finish after the last stage (k6's gracefulStop),
+// which the built-in engine keeps out of every step. In a stream the drain
+// is the trailing buckets where iterations ended but next to none arrived
+// (started or dropped): at most 1 in 10, because a generator short of CPU
+// starts the odd scheduled iteration late (E7: 1 start beside 84 ends
+// after the last stage). A run cut at its end (gracefulStop: 0s) looks the
+// same, as the iterations started in its last moments were never recorded:
+// a closed model tells the two apart by its VUs, which fall in a drain as
+// VUs finish (seed 003: 400, then 230 and 30) and hold in a cut run. An
+// open model's arrivals cannot be measured there either way, so those
+// buckets are no step. A stream without iteration_duration cannot tell
+// starts from ends: it has no drain. len(s.buckets) means none.
+func (s *stream) drain(open bool, vus []float64) int {
+	n := len(s.buckets)
+	if s.all.starts == 0 {
+		return n
+	}
+	arrived := func(b *acc) bool { return 10*(b.starts+b.dropped) > b.iterations }
+	last := n - 1 // the last bucket where iterations arrived
+	for last > 0 && !arrived(s.buckets[last]) {
+		last--
+	}
+	for n > 1 && n-1 > last {
+		b := s.buckets[n-1]
+		if !open && !(b.vusN > 0 && vus[n-1] < vus[last]) {
+			break
+		}
+		n--
+	}
+	return n
+}
+
+// bucketVUs returns the mean of the vus gauge in each time bucket, a
+// bucket without a point carrying the one before.
+func (s *stream) bucketVUs() []float64 {
+	out := make([]float64, len(s.buckets))
+	v := 0.0
+	for i, b := range s.buckets {
+		if b.vusN > 0 {
+			v = b.vusSum / float64(b.vusN)
+		}
+		out[i] = v
+	}
+	return out
 }
 
 func sameLoad(a, b float64) bool {

@@ -15,8 +15,9 @@ import (
 
 // closedSweep writes a two-step closed sweep like k6check's E4 (a download
 // cap): 4 VUs for 5 s receiving in 20 ms, then 16 VUs for 5 s receiving in
-// 200–800 ms while waiting stays at 100 ms. It returns the second step's
-// receiving times.
+// 200–800 ms while waiting stays at 100 ms. Iterations still running at
+// 10 s are cut (gracefulStop: 0s). It returns the second step's receiving
+// times.
 func closedSweep(k *k6Points) []float64 {
 	var recv []float64
 	for s := range 10 {
@@ -33,6 +34,9 @@ func closedSweep(k *k6Points) []float64 {
 			}
 			if vus == 16 {
 				r.receiving = 200 + 600*float64((s-5)*40+i)/199
+				if start+time.Duration((r.sending+r.waiting+r.receiving)*1e6) >= 10*time.Second {
+					continue
+				}
 				recv = append(recv, r.receiving)
 			}
 			k.iteration(start, r)
@@ -182,5 +186,100 @@ func TestOpenStreamStepsDespiteBurstyStarts(t *testing.T) {
 	}
 	if len(o.Steps) != 3 {
 		t.Fatalf("%d steps, want 3 (500/s, 1,000/s, 1,200/s)", len(o.Steps))
+	}
+}
+
+// closedDrain writes a closed sweep of 10 VUs for 5 s then 40 VUs for 5 s
+// whose requests take 1.5 s (a backlog), like k6check's seed 003 closed
+// run. With cut (gracefulStop: 0s) iterations still running at 10 s are
+// lost; without, they finish over the next 1.5 s, two time buckets.
+func closedDrain(k *k6Points, cut bool) {
+	for s := range 12 {
+		vus := 10
+		switch {
+		case s >= 11:
+			vus = 8 // VUs finishing their last iteration
+		case s >= 10:
+			vus = 25
+		case s >= 5:
+			vus = 40
+		}
+		if s < 10 || !cut {
+			k.vus(time.Duration(s)*time.Second, vus)
+		}
+	}
+	for v := range 40 {
+		from, lat := 5*time.Second+time.Duration(v)*1500*time.Millisecond/40, 1500.0
+		if v < 10 {
+			for at := time.Duration(v) * 5 * time.Millisecond; at < 5*time.Second; at += 50 * time.Millisecond {
+				k.iteration(at, k6Req{sending: 0.05, waiting: 49.9, receiving: 0.05, server: 49.5})
+			}
+		}
+		for at := from; at < 10*time.Second; at += time.Duration(lat * 1e6) {
+			if cut && at+time.Duration(lat*1e6) >= 10*time.Second {
+				break
+			}
+			k.iteration(at, k6Req{sending: 0.05, waiting: lat - 0.1, receiving: 0.05, server: 49.5, queue: lat - 51})
+		}
+	}
+}
+
+// The iterations that finish after the last stage (k6's gracefulStop) are
+// no step of their own: in k6check's E7 a lone 0.1 s bucket of 84 such
+// requests raised path-latency. They still count in the totals and the
+// series, and a note says so.
+func TestStreamDrainIsNoStep(t *testing.T) {
+	tests := []struct {
+		name      string
+		write     func(*k6Points)
+		steps     int
+		lastEndMs float64 // where the last step ends
+		note      bool
+	}{
+		{"E7: a lone partial bucket of iterations finishing after the last stage", func(k *k6Points) {
+			k.vus(0, 2)
+			for s := range 8 {
+				rate, lat := 100, 20.0
+				if s >= 4 {
+					rate, lat = 200, 150.0
+				}
+				for i := range rate {
+					at := time.Duration(s)*time.Second + time.Duration(i)*time.Second/time.Duration(rate)
+					k.iteration(at, k6Req{sending: 0.05, waiting: lat, receiving: 0.05, server: 19.5})
+				}
+			}
+			// An arrival scheduled before the end, started late by a busy generator.
+			k.iteration(8*time.Second+20*time.Millisecond, k6Req{sending: 0.05, waiting: 150, receiving: 0.05, server: 19.5})
+		}, 2, 8000, true},
+		{"seed 003 closed: 1.5 s of backlog draining over two buckets", func(k *k6Points) { closedDrain(k, false) }, 2, 10000, true},
+		{"gracefulStop 0s: nothing drains, the last step runs to the end", func(k *k6Points) { closedDrain(k, true) }, 2, 10000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := newK6Points()
+			tt.write(k)
+			o := k.read(t, Reader{Open: strings.HasPrefix(tt.name, "E7")})
+			var inSteps, inSeries int64
+			for _, s := range o.Steps {
+				t.Logf("%s: %d requests", s.Name, s.Requests)
+				inSteps += s.Requests
+			}
+			for _, s := range o.Series {
+				inSeries += s.Requests
+			}
+			if len(o.Steps) != tt.steps {
+				t.Fatalf("%d steps, want %d", len(o.Steps), tt.steps)
+			}
+			if end := o.Steps[len(o.Steps)-1].EndMs; math.Abs(end-tt.lastEndMs) > 100 {
+				t.Errorf("last step ends at %.0f ms, want %.0f", end, tt.lastEndMs)
+			}
+			if inSeries != o.Requests || (inSteps < o.Requests) != tt.note {
+				t.Errorf("requests: %d in all, %d in the series, %d in the steps", o.Requests, inSeries, inSteps)
+			}
+			noted := strings.Contains(strings.Join(o.Notes, "\n"), "come after its last step")
+			if noted != tt.note {
+				t.Errorf("notes %q: want a note of the drain %v", o.Notes, tt.note)
+			}
+		})
 	}
 }

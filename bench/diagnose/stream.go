@@ -249,8 +249,13 @@ func (s *stream) observation(f Format) *Observation {
 	}
 	o.ByStatus = groups(s.byStatus)
 	o.ByName = groups(s.byName)
-	o.Steps = s.steps()
+	var tail *acc
+	o.Steps, tail = s.steps()
 	o.Series = s.series()
+	if o.Steps != nil && tail != nil && (tail.requests > 0 || tail.iterations > 0) {
+		o.Notes = append(o.Notes, fmt.Sprintf("the run's last %.1f s (%d requests, %d iterations ended, %d started) come after its last step: "+
+			"counted in the totals and the series, in no step", float64(tail.last-tail.first)/1e9, tail.requests, tail.iterations, tail.starts))
+	}
 	return o
 }
 
