@@ -251,6 +251,21 @@ func TestStreamDrainIsNoStep(t *testing.T) {
 			// An arrival scheduled before the end, started late by a busy generator.
 			k.iteration(8*time.Second+20*time.Millisecond, k6Req{sending: 0.05, waiting: 150, receiving: 0.05, server: 19.5})
 		}, 2, 8000, true},
+		{"E7 with gracefulStop 0s: the last step runs to the end at its rate", func(k *k6Points) {
+			k.vus(0, 2)
+			for s := range 8 {
+				rate, lat := 100, 20.0
+				if s >= 4 {
+					rate, lat = 1000, 170.0
+				}
+				for i := range rate {
+					at := time.Duration(s)*time.Second + time.Duration(i)*time.Second/time.Duration(rate)
+					if at+time.Duration(lat*1e6) < 8*time.Second { // the rest is cut, never recorded
+						k.iteration(at, k6Req{sending: 0.05, waiting: lat, receiving: 0.05, server: 19.5})
+					}
+				}
+			}
+		}, 2, 8000, false},
 		{"seed 003 closed: 1.5 s of backlog draining over two buckets", func(k *k6Points) { closedDrain(k, false) }, 2, 10000, true},
 		{"gracefulStop 0s: nothing drains, the last step runs to the end", func(k *k6Points) { closedDrain(k, true) }, 2, 10000, false},
 	}
