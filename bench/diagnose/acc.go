@@ -10,6 +10,7 @@ type acc struct {
 	requests     int64
 	failed       int64
 	iterations   int64
+	starts       int64 // iterations counted at their start (iteration_duration points)
 	dropped      int64
 	iterSum      int64 // ns
 	iterN        int64
@@ -110,6 +111,7 @@ func (a *acc) merge(o *acc) {
 	a.requests += o.requests
 	a.failed += o.failed
 	a.iterations += o.iterations
+	a.starts += o.starts
 	a.dropped += o.dropped
 	a.iterSum += o.iterSum
 	a.iterN += o.iterN

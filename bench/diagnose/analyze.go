@@ -39,7 +39,7 @@ var windowRules = []windowRule{
 // stands alone when nothing fires and nothing is left unexplained.
 func Analyze(obs *Observation, cfg Config) Report {
 	if obs == nil {
-		return Report{Notes: []string{"nothing to analyse"}}
+		return Report{Findings: []Finding{}, Notes: []string{"nothing to analyse"}}
 	}
 	whole := newFacts(&cfg, obs, &obs.Window, "")
 	r := newReport(obs, whole)
@@ -144,8 +144,8 @@ func merge(m map[string]*Finding, fd *Finding, step string) {
 }
 
 // concerns notes what no rule explains but a reader should not call
-// healthy: high waiting without the server's time to split it, failures of
-// no known kind, failed thresholds. It reports whether any was found.
+// healthy: high waiting without the server's time to split it, a server
+// queue no finding places, failures of no known kind, failed thresholds. It reports whether any was found.
 func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 	found := false
 	explained := func(codes ...string) bool {
@@ -161,6 +161,17 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 		!explained(CodeClosedModelBacklog, CodeGeneratorSaturated, CodeUploadLimited, CodeToolBlocked, CodeThroughputCeiling, CodeDownloadLimited) {
 		r.Notes = append(r.Notes, fmt.Sprintf("waiting p95 is %s and the file has no server time: give the server's own time "+
 			"(--server-avg/--server-p95 from the APM, --server-stats, or a Server-Timing trend) to tell the server (rule 5) from the path (rule 6)", fmtMs(wait)))
+		found = true
+	}
+	// A queue in front of the server's workers is a cause only a rule can
+	// name (a backlog, a server past capacity). A summary of a sweep mixes
+	// its loads, so no rule may hold over the whole run (seed 003's closed
+	// sweep: p95 2 s, 733 ms in the queue, Little's law not holding for the
+	// mixed VUs): that is not healthy.
+	if f.hasServer && f.queue.Avg >= f.floor && !explained(CodeClosedModelBacklog, CodeServerSlow, CodeThroughputCeiling, CodeToolBlocked) {
+		r.Notes = append(r.Notes, fmt.Sprintf("the server's queue averages %s (p95 %s) of the %s waiting and no finding explains it: "+
+			"requests waited for a worker. A summary mixes the run's loads; analyse k6's NDJSON (--out json) per step, "+
+			"with --executor, to see at which load the queue builds and why", fmtMs(f.queue.Avg), fmtMs(f.queue.Tail()), fmtMs(f.served.Waiting.Avg)))
 		found = true
 	}
 	w := f.w

@@ -9,6 +9,13 @@ import (
 // Reader.Bucket (doubling when the run outgrows MaxBuckets, so memory stays
 // bounded), and the buckets into steps where the load changes.
 
+// bucketPhases are the phases a time bucket (and so a step) keeps a
+// histogram of: those whose p95 the rules read per step (duration and waiting
+// for every rule, sending and receiving for upload- and download-limited,
+// the server's time). The others keep count, sum, min and max only, which
+// Stat.Tail reads as no distribution rather than a p95 of 0.
+var bucketPhases = []phaseIndex{phDuration, phWaiting, phSending, phReceiving, phServer}
+
 // bucket returns the time bucket of a point at t (unix ns), coarsening
 // the buckets when the run outgrows MaxBuckets.
 func (s *stream) bucket(t int64) *acc {
@@ -24,7 +31,7 @@ func (s *stream) bucket(t int64) *acc {
 		idx = (t - s.t0) / s.width
 	}
 	for int64(len(s.buckets)) <= idx {
-		s.buckets = append(s.buckets, newAcc(2, phDuration, phWaiting, phServer))
+		s.buckets = append(s.buckets, newAcc(2, bucketPhases...))
 	}
 	return s.buckets[idx]
 }
@@ -44,47 +51,87 @@ func (s *stream) coarsen() {
 	s.width *= 2
 }
 
+// open reports whether the stream is read as an open model: told so
+// (Reader.Open), or it dropped iterations, which only arrival-rate
+// executors do.
+func (s *stream) open() bool { return s.opt.Open || s.all.dropped > 0 }
+
+// arrivals returns the iterations that arrived in a: those started plus
+// those dropped. k6 stamps iterations when they end, so starts come from
+// iteration_duration (time − duration): counted at their end, arrivals lag
+// and fall short while latency grows (seed 003 at 210/s read 199/s). But
+// an iteration cut at the end of a run (gracefulStop: 0s) is never
+// recorded, so the last moments lose their starts (E7's last second read
+// 1,003/s of 1,200): where fewer iterations started than ended, the ends
+// stand for the arrivals. A stream without iteration_duration has only
+// the ends.
+func (s *stream) arrivals(a *acc) int64 {
+	return max(a.starts, a.iterations) + a.dropped
+}
+
 // steps cuts the time buckets into steps where the offered load changes
-// by more than 10 %: VUs for a closed model, arrivals (iterations started
-// plus dropped) per second for an open one. A lone bucket that straddles a
-// change between two longer steps is a transition and belongs to none. A
-// run at one load is one step: then there is no sweep and steps returns nil.
-func (s *stream) steps() []Step {
-	if len(s.buckets) < 2 {
-		return nil
+// by more than 10 % from the step's mean so far: VUs for a closed model,
+// arrivals (iterations started plus dropped) per second for an open one.
+// The mean, not the step's first bucket, because a generator short of CPU
+// starts iterations late and in bursts: one bucket's arrivals stray by ±8 %
+// (E7 at 1,000/s), and a first bucket that strays splits the step. A lone
+// bucket that straddles a change between two longer steps is a transition
+// and belongs to none. A run at one load is one step: then there is no
+// sweep and steps returns nil.
+//
+// The end of the run is no step either: the drain after the last stage
+// (see drain), and a lone partial last bucket after a longer step, too
+// short to be a step and its load too noisy to compare. Both stay in the
+// totals and the series; steps returns what it left out as tail (nil if
+// nothing), for the reader to say so.
+func (s *stream) steps() (steps []Step, tail *acc) {
+	open := s.open()
+	vus := s.bucketVUs()
+	bs := s.buckets[:s.drain(open, vus)]
+	if len(bs) < len(s.buckets) {
+		tail = &acc{} // counts only: no histograms
+		for _, b := range s.buckets[len(bs):] {
+			tail.merge(b)
+		}
 	}
-	open := s.all.dropped > 0
+	if len(bs) < 2 {
+		return nil, tail
+	}
 	type cut struct {
 		a          *acc
 		start, end int64
-		load       float64
+		load       float64 // mean of its buckets' loads
 		n          int
 	}
 	var cuts []cut
-	lastVUs := 0.0
-	for i, b := range s.buckets {
+	for i, b := range bs {
 		start := s.t0 + int64(i)*s.width
 		end := start + s.width
 		if i == len(s.buckets)-1 {
 			end = max(s.all.last, start+int64(1e6))
 		}
-		load := lastVUs
-		if b.vusN > 0 {
-			load = b.vusSum / float64(b.vusN)
-			lastVUs = load
-		}
+		load := vus[i]
 		if open {
-			load = float64(b.iterations+b.dropped) / (float64(end-start) / 1e9)
+			load = float64(s.arrivals(b)) / (float64(end-start) / 1e9)
 		}
 		if n := len(cuts); n > 0 && sameLoad(cuts[n-1].load, load) {
-			cuts[n-1].a.merge(b)
-			cuts[n-1].end = end
-			cuts[n-1].n++
+			c := &cuts[n-1]
+			c.a.merge(b)
+			c.end = end
+			c.load = (c.load*float64(c.n) + load) / float64(c.n+1)
+			c.n++
 			continue
 		}
-		c := cut{a: newAcc(2, phDuration, phWaiting, phServer), start: start, end: end, load: load, n: 1}
+		c := cut{a: newAcc(2, bucketPhases...), start: start, end: end, load: load, n: 1}
 		c.a.merge(b)
 		cuts = append(cuts, c)
+	}
+	if k := len(cuts) - 1; k > 0 && cuts[k].n == 1 && cuts[k-1].n > 1 && cuts[k].end-cuts[k].start < s.width {
+		if tail == nil {
+			tail = &acc{}
+		}
+		tail.merge(cuts[k].a)
+		cuts = cuts[:k]
 	}
 	kept := cuts[:0:0]
 	for i, c := range cuts {
@@ -95,19 +142,66 @@ func (s *stream) steps() []Step {
 		kept = append(kept, c)
 	}
 	if len(kept) < 2 {
-		return nil
+		return nil, tail
 	}
-	steps := make([]Step, len(kept))
+	steps = make([]Step, len(kept))
 	for i, c := range kept {
 		startMs := float64(c.start-s.t0) / 1e6
 		endMs := float64(c.end-s.t0) / 1e6
 		w := c.a.window(max(endMs-startMs, 1) / 1000)
 		if open {
-			w.Rate = float64(c.a.iterations+c.a.dropped) / w.Seconds
+			w.Rate = float64(s.arrivals(c.a)) / w.Seconds
 		}
 		steps[i] = Step{Name: stepName(startMs, endMs, w, open), StartMs: startMs, EndMs: endMs, Window: w}
 	}
-	return steps
+	return steps, tail
+}
+
+// drain returns the index of the first time bucket of the run's drain:
+// the iterations that finish after the last stage (k6's gracefulStop),
+// which the built-in engine keeps out of every step. In a stream the drain
+// is the trailing buckets where iterations ended but next to none arrived
+// (started or dropped): at most 1 in 10, because a generator short of CPU
+// starts the odd scheduled iteration late (E7: 1 start beside 84 ends
+// after the last stage). A run cut at its end (gracefulStop: 0s) looks the
+// same, as the iterations started in its last moments were never recorded:
+// a closed model tells the two apart by its VUs, which fall in a drain as
+// VUs finish (seed 003: 400, then 230 and 30) and hold in a cut run. An
+// open model's arrivals cannot be measured there either way, so those
+// buckets are no step. A stream without iteration_duration cannot tell
+// starts from ends: it has no drain. len(s.buckets) means none.
+func (s *stream) drain(open bool, vus []float64) int {
+	n := len(s.buckets)
+	if s.all.starts == 0 {
+		return n
+	}
+	arrived := func(b *acc) bool { return 10*(b.starts+b.dropped) > b.iterations }
+	last := n - 1 // the last bucket where iterations arrived
+	for last > 0 && !arrived(s.buckets[last]) {
+		last--
+	}
+	for n > 1 && n-1 > last {
+		b := s.buckets[n-1]
+		if !open && !(b.vusN > 0 && vus[n-1] < vus[last]) {
+			break
+		}
+		n--
+	}
+	return n
+}
+
+// bucketVUs returns the mean of the vus gauge in each time bucket, a
+// bucket without a point carrying the one before.
+func (s *stream) bucketVUs() []float64 {
+	out := make([]float64, len(s.buckets))
+	v := 0.0
+	for i, b := range s.buckets {
+		if b.vusN > 0 {
+			v = b.vusSum / float64(b.vusN)
+		}
+		out[i] = v
+	}
+	return out
 }
 
 func sameLoad(a, b float64) bool {
@@ -128,7 +222,7 @@ func stepName(startMs, endMs float64, w Window, open bool) string {
 // series returns every time bucket as a step of its own: the run over time
 // (at most MaxBuckets points), whether or not the load changed.
 func (s *stream) series() []Step {
-	open := s.all.dropped > 0
+	open := s.open()
 	out := make([]Step, 0, len(s.buckets))
 	vus := 0.0
 	for i, b := range s.buckets {
@@ -144,7 +238,7 @@ func (s *stream) series() []Step {
 		}
 		w.VUs = vus
 		if open {
-			w.Rate = float64(b.iterations+b.dropped) / w.Seconds
+			w.Rate = float64(s.arrivals(b)) / w.Seconds
 		}
 		out = append(out, Step{Name: stepName(startMs, endMs, w, open), StartMs: startMs, EndMs: endMs, Window: w})
 	}

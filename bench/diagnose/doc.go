@@ -12,7 +12,10 @@
 // gzipped, aggregated in one pass with HDR histograms in bounded memory, with
 // k6's interpolated percentiles, per-status and per-name breakdowns, and time
 // buckets cut into steps where the VUs or the arrival rate change), k6's
-// --out csv and k6's printed end-of-test summary. ReadFile detects the
+// --out csv and k6's printed end-of-test summary. A stream does not say its
+// executor: it is cut by arrivals (counted when iterations start) when it
+// dropped iterations or Reader.Open says so, else by VUs; the drain after
+// its last stage is in the totals but in no step. ReadFile detects the
 // format; an unreadable input gets an InputError (wrapping ErrUnreadable)
 // that says what was expected and what was found, with line and byte.
 //

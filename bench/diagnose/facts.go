@@ -51,17 +51,20 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 	if f.vus == 0 && name == "" {
 		f.vus = float64(obs.Run.VUs)
 	}
+	// The server's time as each request recorded it (Server-Timing, k6's
+	// server_time and server_queue trends) comes before the server's own
+	// view: it is set beside the very requests whose waiting it splits,
+	// while the view also counts requests k6 never recorded (cut at
+	// gracefulStop: 0s, answered 499 to a client gone). The view still
+	// gives the counts, and the queue when requests did not record it.
 	switch {
-	case w.Server != nil && w.Server.Time.Present():
-		f.hasServer, f.srv, f.queue = true, w.Server.Time, w.Server.Queue
 	case w.Phases.Server.Present():
-		f.hasServer, f.srv = true, w.Phases.Server
-		if w.Server != nil {
+		f.hasServer, f.srv, f.queue = true, w.Phases.Server, w.Phases.ServerQueue
+		if !f.queue.Present() && w.Server != nil {
 			f.queue = w.Server.Queue
 		}
-	}
-	if !f.queue.Present() && f.hasServer {
-		f.queue = w.Phases.ServerQueue // per request, from Server-Timing: a step has no server view of its own
+	case w.Server != nil && w.Server.Time.Present():
+		f.hasServer, f.srv, f.queue = true, w.Server.Time, w.Server.Queue
 	}
 	if w.Server != nil {
 		f.srvRequests = w.Server.Requests

@@ -148,9 +148,10 @@ func (s sums) stat() Stat {
 		return Stat{}
 	}
 	return Stat{
-		Count: s.n,
-		Avg:   nsToMs(float64(s.sum) / float64(s.n)),
-		Min:   nsToMs(float64(s.min)),
-		Max:   nsToMs(float64(s.max)),
+		Count:         s.n,
+		Avg:           nsToMs(float64(s.sum) / float64(s.n)),
+		Min:           nsToMs(float64(s.min)),
+		Max:           nsToMs(float64(s.max)),
+		noPercentiles: true,
 	}
 }

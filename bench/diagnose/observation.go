@@ -192,6 +192,15 @@ type Extra struct {
 	DownlinkBps float64
 }
 
+// model is the load model x says: its executor's, or open when only a
+// rate is given.
+func (x Extra) model() Model {
+	if m := ModelOf(x.Executor); m != ModelUnknown || x.Rate <= 0 {
+		return m
+	}
+	return ModelOpen
+}
+
 // Apply adds what x knows to o, overriding what the file said.
 func (o *Observation) Apply(x Extra) {
 	if x.Server != nil {

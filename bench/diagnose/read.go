@@ -67,6 +67,13 @@ type Reader struct {
 	MaxNames int
 	// MaxJSON bounds a whole-file JSON document (default 256 MiB).
 	MaxJSON int64
+	// Open says the run had an open model (an arrival-rate executor), so
+	// that a stream is cut into steps by arrivals per second, not by VUs.
+	// k6's NDJSON and CSV do not say which executor ran (the scenario tag is
+	// the scenario's name; vus and vus_max look alike in both models), and
+	// dropped_iterations appear only once arrivals are dropped: without
+	// Open, a stream counts as open only if it dropped some.
+	Open bool
 }
 
 func (r Reader) withDefaults() Reader {

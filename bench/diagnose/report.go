@@ -15,7 +15,8 @@ type Report struct {
 	Failed   int64   `json:"failed"`
 	Seconds  float64 `json:"seconds,omitempty"`
 	RPS      float64 `json:"rps,omitempty"`
-	// Findings, ordered by the time they explain (ExplainsMs).
+	// Findings, ordered by the time they explain (ExplainsMs); an empty
+	// list, never nil, when only notes were left (JSON readers range over it).
 	Findings []Finding  `json:"findings"`
 	Phases   PhaseTable `json:"phases"`
 	Steps    []StepRow  `json:"steps,omitempty"`
@@ -177,6 +178,7 @@ func newReport(obs *Observation, f *facts) Report {
 	r := Report{
 		Source: obs.Source, Format: obs.Format, Run: obs.Run,
 		Requests: obs.Requests, Failed: obs.Failed, Seconds: obs.Seconds, RPS: obs.RPS(),
+		Findings: []Finding{},
 		Notes:    append([]string(nil), obs.Notes...),
 		ByStatus: groupRows(obs.ByStatus),
 		ByName:   groupRows(obs.ByName),

@@ -62,7 +62,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	rd := Reader{ServerMetric: opts.ServerMetric, Bucket: opts.Bucket}
+	// A stream does not say its executor: the user's decides how its
+	// steps are cut (see Reader.Open).
+	rd := Reader{ServerMetric: opts.ServerMetric, Bucket: opts.Bucket, Open: extra.model() == ModelOpen}
 	var base *Report
 	if opts.Baseline != "" {
 		obs, err := rd.ReadFile(ctx, opts.Baseline)

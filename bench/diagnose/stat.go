@@ -19,21 +19,25 @@ type Stat struct {
 	P90   float64
 	P95   float64
 	P99   float64
+	// noPercentiles: the source kept count, avg, min and max but no
+	// distribution (a stream's phase without a histogram), so the zero
+	// percentiles are unknown, not 0.
+	noPercentiles bool
 }
 
 // Present reports whether the source carried anything for this timing.
 func (s Stat) Present() bool { return s != Stat{} }
 
 // Tail returns the p95, or the p90, or the average when the source gave
-// no distribution (an APM figure copied by hand): the value a rule reads as
-// "most requests see this".
+// no distribution (an APM figure copied by hand, a stream's phase kept
+// without a histogram): the value a rule reads as "most requests see this".
 func (s Stat) Tail() float64 {
 	switch {
 	case s.P95 != 0:
 		return s.P95
 	case s.P90 != 0:
 		return s.P90
-	case s.Max != 0:
+	case s.Max != 0 && !s.noPercentiles:
 		// A full distribution whose p95 is 0: most requests saw nothing
 		// (a TLS delay paid only by each reused connection's first request).
 		return 0

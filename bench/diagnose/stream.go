@@ -186,8 +186,12 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		s.all.dropped += int64(v)
 		b.dropped += int64(v)
 	case kIterDur:
-		s.all.iterSum += msToNs(v)
+		ns := msToNs(v)
+		s.all.iterSum += ns
 		s.all.iterN++
+		// k6 stamps an iteration when it ends: its arrival was ns earlier.
+		s.all.starts++
+		s.bucket(t-ns).starts++
 	case kSent:
 		s.all.dataSent += int64(v)
 		b.dataSent += int64(v)
@@ -245,8 +249,13 @@ func (s *stream) observation(f Format) *Observation {
 	}
 	o.ByStatus = groups(s.byStatus)
 	o.ByName = groups(s.byName)
-	o.Steps = s.steps()
+	var tail *acc
+	o.Steps, tail = s.steps()
 	o.Series = s.series()
+	if o.Steps != nil && tail != nil && (tail.requests > 0 || tail.iterations > 0) {
+		o.Notes = append(o.Notes, fmt.Sprintf("the run's last %.1f s (%d requests, %d iterations ended, %d started) come after its last step: "+
+			"counted in the totals and the series, in no step", float64(tail.last-tail.first)/1e9, tail.requests, tail.iterations, tail.starts))
+	}
 	return o
 }
 

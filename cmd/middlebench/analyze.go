@@ -34,6 +34,13 @@ server's /_mb/stats, or the figures of an APM screen with --server-count,
 --server-avg and --server-p95. So do the generator's CPU, the executor and
 the links' capacities.
 
+k6's --out json and --out csv streams do not say which executor ran (the
+scenario tag is only the scenario's name). A stream is cut into steps where
+its VUs change, as a closed model, unless it dropped iterations; for an
+arrival-rate run that dropped none, pass --executor ramping-arrival-rate (or
+constant-arrival-rate), so that its steps are cut by arrivals per second
+and it is judged as an open model.
+
 Exit status: 0 when analysed (findings are not errors), 2 when an input
 cannot be read.`,
 		Example: `  middlebench analyze results.json
@@ -41,6 +48,7 @@ cannot be read.`,
   middlebench analyze summary.json --server-count 36 --server-avg 51.27ms --server-p95 51.6ms
   middlebench analyze points.json.gz --server-stats stats.json --generator-cpu 85 --json
   middlebench analyze export.json --executor constant-vus --vus 400 --config rules.yaml
+  middlebench analyze points.json --executor ramping-arrival-rate --server-stats stats.json
   middlebench analyze through-path.json --baseline straight-at-server.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -62,7 +70,7 @@ cannot be read.`,
 	f.Var(&avg, "server-avg", "the server's (APM's) average time, e.g. 51.27ms")
 	f.Var(&p95, "server-p95", "the server's (APM's) p95 time, e.g. 51.6ms")
 	f.Float64Var(&opts.CPU, "generator-cpu", 0, "the generator's CPU use during the run, percent of its cores")
-	f.StringVar(&opts.Executor, "executor", "", "the k6 executor of the run (constant-vus, constant-arrival-rate, …)")
+	f.StringVar(&opts.Executor, "executor", "", "the k6 executor of the run (constant-vus, ramping-arrival-rate, …); a k6 stream does not say it, so give it for an arrival-rate run")
 	f.IntVar(&opts.VUs, "vus", 0, "VUs of a closed-model run")
 	f.Var(&rate, "rate", "arrival rate of an open-model run, e.g. 200/s")
 	f.Var(&uplink, "uplink", "the generator's uplink capacity, e.g. 1Gbit/s")

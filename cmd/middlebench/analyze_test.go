@@ -50,6 +50,14 @@ func TestAnalyzeExitStatus(t *testing.T) {
 	}
 }
 
+// A k6 stream does not reveal its executor: the help says to give it.
+func TestAnalyzeHelpAsksForTheExecutorOfAStream(t *testing.T) {
+	out, code := runCLI(t, "analyze", "--help")
+	if code != 0 || !strings.Contains(out, "pass --executor ramping-arrival-rate") || !strings.Contains(out, "do not say which executor ran") {
+		t.Errorf("exit %d; help does not say to pass the executor of an arrival-rate stream:\n%s", code, out)
+	}
+}
+
 func TestAnalyzeJSON(t *testing.T) {
 	out, code := runCLI(t, "analyze", "../../bench/diagnose/testdata/k6/points.ndjson.gz", "--json")
 	if code != 0 {

@@ -9,9 +9,10 @@ const sizes = {
   '32 MiB bodies, 16 MiB/s read cap': 32 * MiB,
 };
 
+// As the YAML: 2 VUs, each sending a fixed number of bodies.
 export const options = pick({
-  '8 MiB bodies, 8 MiB/s read cap': { vus: 2, duration: '10s' },
-  '32 MiB bodies, 16 MiB/s read cap': { vus: 2, duration: '10s' },
+  '8 MiB bodies, 8 MiB/s read cap': { scenarios: { upload: { executor: 'per-vu-iterations', vus: 2, iterations: 5 } } },
+  '32 MiB bodies, 16 MiB/s read cap': { scenarios: { upload: { executor: 'per-vu-iterations', vus: 2, iterations: 2 } } },
 });
 
 const body = 'x'.repeat(sizes[__ENV.RUN || Object.keys(sizes)[0]]);
