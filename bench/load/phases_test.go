@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/realtimetest"
 )
 
 // point is one NDJSON Point line of --out json.
@@ -100,7 +102,8 @@ func TestPhasesAgainstSlowServer(t *testing.T) {
 	// shares the 2 cores: its Server-Timing says by how much) and the
 	// engine's share (loopback, scheduling, parsing). On this shared
 	// machine only the engine's share is the engine's: it is asserted,
-	// waiting − the server's own time within 0–1 ms (about 0.2 ms measured);
+	// waiting − the server's own time within 0–1 ms (about 0.2 ms measured;
+	// realtimetest forgives up to 3 ms under -race, where 0.4 ms was measured);
 	// the absolute band is logged here and checked on a quiet machine by
 	// scripts/bench-engine.sh.
 	waiting := d.Metrics[mWaiting].Values["avg"]
@@ -108,9 +111,7 @@ func TestPhasesAgainstSlowServer(t *testing.T) {
 	serverAvg := view.sumMs / float64(view.n)
 	view.mu.Unlock()
 	t.Logf("waiting avg %.3f ms over %d requests (issue band 50–52 ms); the server's own time %.3f ms", waiting, res.Requests, serverAvg)
-	if share := waiting - serverAvg; (share < 0 || share > 1) && !raceEnabled {
-		t.Errorf("waiting − server time = %.3f ms, want 0–1 ms", share)
-	}
+	realtimetest.Band(t, "waiting − server time (ms)", waiting-serverAvg, 0, 1)
 	assertWithin(t, "server_time avg − server's own avg (ms)", d.Metrics[mServerTime].Values["avg"]-serverAvg, 0, 0.5)
 	for _, m := range []string{mSending, mReceiving} {
 		if avg := d.Metrics[m].Values["avg"]; avg > 1 {
