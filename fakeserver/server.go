@@ -176,7 +176,11 @@ func (s *Server) Summary() string {
 	for code, n := range v.Statuses {
 		codes = append(codes, fmt.Sprintf("%s×%d", code, n))
 	}
-	return fmt.Sprintf("served %d requests (%s) in %.1fs; server time avg %.2fms p95 %.2fms; queue avg %.2fms; %d B in, %d B out",
-		v.Requests, strings.Join(sortedStrings(codes), " "), v.WindowMs/1000,
+	statuses := ""
+	if len(codes) > 0 {
+		statuses = " (" + strings.Join(sortedStrings(codes), " ") + ")"
+	}
+	return fmt.Sprintf("served %d requests%s in %.1fs; server time avg %.2fms p95 %.2fms; queue avg %.2fms; %d B in, %d B out",
+		v.Requests, statuses, v.WindowMs/1000,
 		v.ServerTime["avg"], v.ServerTime["p(95)"], v.QueueTime["avg"], v.BytesIn, v.BytesOut)
 }

@@ -332,3 +332,18 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("bad listen address: %v", err)
 	}
 }
+
+// TestSummaryLine: the shutdown line names the statuses it served, and
+// says nothing of them when it served none.
+func TestSummaryLine(t *testing.T) {
+	srv := start(t, Config{})
+	if s := srv.Summary(); !strings.HasPrefix(s, "served 0 requests in ") {
+		t.Errorf("idle summary %q", s)
+	}
+	get(t, nil, srv.URL()+"/")
+	get(t, nil, srv.URL()+"/?status=429")
+	waitRequests(t, srv, 2)
+	if s := srv.Summary(); !strings.HasPrefix(s, "served 2 requests (200×1 429×1) in ") {
+		t.Errorf("summary %q", s)
+	}
+}

@@ -266,6 +266,10 @@ func (c *Config) Validate() error {
 			return configErr(f.name, "%d is more than the %d VUs one process runs", f.n, MaxVUs)
 		}
 	}
+	if c.Rate.Per > 0 && c.Rate.N == 0 {
+		// Given but zero: it would silently fall back to one looping VU.
+		return configErr("rate", "%s starts no iteration: give a positive rate", c.Rate)
+	}
 	if r := c.Rate.PerSecond(); r > MaxRate {
 		return configErr("rate", "%s is more than %g arrivals per second", c.Rate, float64(MaxRate))
 	}

@@ -27,6 +27,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"maxVUs below preAllocated", Config{URL: "http://a/", Rate: rate, Duration: dur(time.Second), PreAllocatedVUs: 5, MaxVUs: 2}, "maxVUs"},
 		{"negative VUs", Config{URL: "http://a/", VUs: -1}, "negative"},
 		{"absurd rate", Config{URL: "http://a/", Rate: units.Rate{N: 1e9, Per: time.Second}, Duration: dur(time.Second), MaxVUs: 1}, "arrivals per second"},
+		{"zero rate", Config{URL: "http://a/", Rate: units.Rate{N: 0, Per: time.Second}, Duration: dur(time.Second)}, "rate: 0/s starts no iteration"},
 		{"too many VUs", Config{URL: "http://a/", VUs: 200_000, Duration: dur(time.Second)}, "more than the 100000 VUs"},
 		{"huge stage target", Config{URL: "http://a/", Stages: []Stage{stage(time.Second, 1e12)}}, "stages[0].target"},
 		{"too many ramping VUs", Config{URL: "http://a/", Stages: []Stage{stage(time.Second, 5e5)}}, "more than the 100000 VUs"},
