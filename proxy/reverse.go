@@ -16,7 +16,7 @@ import (
 // keep-alive transport to the next hop.
 type reverseProxy struct {
 	*httputil.ReverseProxy
-	tr *http.Transport
+	tr *upstreamTransport
 }
 
 func (r *reverseProxy) closeIdle() { r.tr.CloseIdleConnections() }
@@ -26,7 +26,8 @@ func (b *Box) reverseProxy() http.Handler {
 	if idle == 0 {
 		idle = 1024
 	}
-	tr := &http.Transport{
+	// For requests that upgrade the connection; upstreamTransport does the rest.
+	fallback := &http.Transport{
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:          0, // no total limit: the per-host one is what matters with one next hop
 		MaxIdleConnsPerHost:   idle,
@@ -40,6 +41,7 @@ func (b *Box) reverseProxy() http.Handler {
 		TLSClientConfig:       b.nextTLS,
 	}
 	next := b.next
+	tr := newUpstreamTransport(next, b.nextTLS, idle, fallback)
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(next)
