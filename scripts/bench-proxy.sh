@@ -129,6 +129,8 @@ for r in "${results[@]}"; do
 done
 box=$(awk '{print $2}' <<<"${results[1]}")
 toxi=$(awk '{print $2}' <<<"${results[3]}")
+httpbox=$(awk '{print $2}' <<<"${results[2]}")
+echo "box (http, every stage inactive) vs toxiproxy: $(awk -v a="$httpbox" -v b="$toxi" 'BEGIN{printf "%.2f", (b>0)?a/b:0}')× (net/http's server side is the rest of the gap)"
 if awk -v a="$box" -v b="$toxi" 'BEGIN{exit !(a>=b)}'; then
 	echo "target met: box (bytes) $box req/s ≥ toxiproxy $toxi req/s"
 else
