@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -43,10 +44,40 @@ func FuzzNDJSON(f *testing.F) {
 `))
 	f.Add([]byte(`{"metric":"http_req_failed","type":"Point","data":{"time":"2026-11-29T17:38:26Z","value":1,"tags":{"expected_response":"false","status":"0","error_code":"1211"}}}`))
 	f.Add([]byte(`{"metric":"vus","type":"Point","data":{"time":"2026-11-29T17:38:26Z","value":3,"tags":{},"metadata":{"a":[1,{"b":null}]}}}`))
+	f.Add(sweepSeed())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := fuzzReader().readNDJSON(context.Background(), bufio.NewReader(bytes.NewReader(data)), "fuzz")
-		checkRead(t, o, err)
+		for _, open := range []bool{false, true} { // steps by VUs, and by arrivals
+			rd := fuzzReader()
+			rd.Open = open
+			o, err := rd.readNDJSON(context.Background(), bufio.NewReader(bytes.NewReader(data)), "fuzz")
+			checkRead(t, o, err)
+		}
 	})
+}
+
+// sweepSeed is a stream of a few seconds with VUs, iterations, their
+// durations and dropped iterations, so that the fuzzer works on the steps
+// (loads, drains, partial last buckets) and not only on the parsing.
+func sweepSeed() []byte {
+	var b bytes.Buffer
+	point := func(sec int, metric string, v float64) {
+		fmt.Fprintf(&b, `{"metric":%q,"type":"Point","data":{"time":"2026-11-29T17:38:%02d.500Z","value":%g,"tags":{"status":"200","name":"x"}}}`+"\n", metric, sec, v)
+	}
+	for sec := range 9 {
+		vus := float64(10 * (1 + sec/3))
+		point(sec, "vus", vus)
+		for range int(vus) {
+			point(sec, "http_reqs", 1)
+			point(sec, "http_req_waiting", 50+float64(sec*sec))
+			point(sec, "http_req_duration", 51+float64(sec*sec))
+			point(sec, "iterations", 1)
+			point(sec, "iteration_duration", 52+float64(sec*sec))
+		}
+		if sec > 5 {
+			point(sec, "dropped_iterations", float64(sec))
+		}
+	}
+	return b.Bytes()
 }
 
 func FuzzJSONDocument(f *testing.F) { // handleSummary data and middlebench documents
@@ -118,4 +149,20 @@ func FuzzConfig(f *testing.F) {
 			_ = Analyze(e0(), c)
 		}
 	})
+}
+
+// TestSweepSeedIsASweep: the fuzz seed really reaches the steps, in both
+// models.
+func TestSweepSeedIsASweep(t *testing.T) {
+	for _, open := range []bool{false, true} {
+		rd := fuzzReader()
+		rd.Open = open
+		o, err := rd.readNDJSON(context.Background(), bufio.NewReader(bytes.NewReader(sweepSeed())), "seed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Steps) < 2 {
+			t.Errorf("open=%v: %d steps, want a sweep", open, len(o.Steps))
+		}
+	}
 }
