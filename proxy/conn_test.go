@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/tcptest"
+
 	"github.com/middlebench/middlebench/internal/realtimetest"
 )
 
@@ -177,20 +179,11 @@ func TestBandwidthCapDown(t *testing.T) {
 // TestBytesModeForwardsAnything: a box with no HTTP stage passes bytes,
 // even a protocol that is not HTTP, and half-closes properly.
 func TestBytesModeForwardsAnything(t *testing.T) {
-	echo, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer echo.Close()
-	go func() {
-		c, err := echo.Accept()
-		if err != nil {
-			return
-		}
+	echo := tcptest.Serve(t, func(c net.Conn) {
 		io.Copy(c, c) // echo until the client half-closes
 		c.Close()
-	}()
-	p := startYAML(t, "boxes:\n  - name: a\n  - name: b\n    stages:\n      - kind: link\n        latency: 1ms\n", "http://"+echo.Addr().String())
+	})
+	p := startYAML(t, "boxes:\n  - name: a\n  - name: b\n    stages:\n      - kind: link\n        latency: 1ms\n", "http://"+echo)
 	c, err := net.Dial("tcp", p.Boxes()[0].Addr())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/tcptest"
 )
 
 // cannedServer answers every request on a connection with the same bytes,
@@ -14,47 +16,33 @@ import (
 // allocations and not a server's.
 func cannedServer(tb testing.TB) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ln.Close() })
 	resp := []byte("HTTP/1.1 200 OK\r\nServer-Timing: app;dur=0.012\r\nContent-Length: 28\r\nContent-Type: text/plain\r\n\r\nhello from the bench origin\n")
-	go func() {
+	return "http://" + tcptest.Serve(tb, func(c net.Conn) {
+		defer c.Close()
+		buf := make([]byte, 8192)
+		var pending int
 		for {
-			c, err := ln.Accept()
+			n, err := c.Read(buf[pending:])
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 8192)
-				var pending int
-				for {
-					n, err := c.Read(buf[pending:])
-					if err != nil {
-						return
-					}
-					pending += n
-					for {
-						i := bytes.Index(buf[:pending], []byte("\r\n\r\n"))
-						if i < 0 {
-							break
-						}
-						if _, err := c.Write(resp); err != nil {
-							return
-						}
-						copy(buf, buf[i+4:pending])
-						pending -= i + 4
-					}
-					if pending == len(buf) {
-						pending = 0
-					}
+			pending += n
+			for {
+				i := bytes.Index(buf[:pending], []byte("\r\n\r\n"))
+				if i < 0 {
+					break
 				}
-			}()
+				if _, err := c.Write(resp); err != nil {
+					return
+				}
+				copy(buf, buf[i+4:pending])
+				pending -= i + 4
+			}
+			if pending == len(buf) {
+				pending = 0
+			}
 		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
+	}) + "/"
 }
 
 // BenchmarkIteration is one VU's iteration (one GET with every phase

@@ -11,26 +11,14 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/tcptest"
 )
 
 // rawServer accepts connections on 127.0.0.1:0 and hands each to serve.
 func rawServer(t *testing.T, serve func(net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serve(c)
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
+	return "http://" + tcptest.Serve(t, serve) + "/"
 }
 
 // readRequest consumes the request head.
