@@ -34,6 +34,9 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 
 func (d Duration) String() string { return time.Duration(d).String() }
 
+// IsZero reports whether no duration was given.
+func (d Duration) IsZero() bool { return d == 0 }
+
 // Set implements pflag.Value.
 func (d *Duration) Set(s string) error {
 	v, err := ParseDuration(s)

@@ -52,6 +52,9 @@ func (r *ByteRate) Set(v string) error {
 }
 
 // Type implements pflag.Value.
+// IsZero reports whether no byte rate was given.
+func (r ByteRate) IsZero() bool { return r == 0 }
+
 func (r *ByteRate) Type() string { return "byterate" }
 
 // UnmarshalYAML implements yaml.Unmarshaler.

@@ -110,6 +110,9 @@ func (s *Size) Set(v string) error {
 }
 
 // Type implements pflag.Value.
+// IsZero reports whether no size was given.
+func (s Size) IsZero() bool { return s == 0 }
+
 func (s *Size) Type() string { return "size" }
 
 // UnmarshalYAML implements yaml.Unmarshaler.

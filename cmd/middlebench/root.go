@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/middlebench/middlebench"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newRootCmd() *cobra.Command {
@@ -26,5 +27,21 @@ says fine" to check that the diagnosis names the right cause.`,
 		newBenchCmd(),
 		newRunCmd(),
 	)
+	hideZeroDefaults(root)
 	return root
+}
+
+// hideZeroDefaults keeps help from printing "(default 0s)" beside flags of
+// the units types: pflag recognises only its own types' zero values, and
+// these flags' usage texts say what an unset flag means (--graceful-stop:
+// "default 30s").
+func hideZeroDefaults(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if z, ok := f.Value.(interface{ IsZero() bool }); ok && z.IsZero() && f.DefValue == f.Value.String() {
+			f.DefValue = ""
+		}
+	})
+	for _, c := range cmd.Commands() {
+		hideZeroDefaults(c)
+	}
 }
