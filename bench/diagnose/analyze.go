@@ -145,7 +145,8 @@ func merge(m map[string]*Finding, fd *Finding, step string) {
 
 // concerns notes what no rule explains but a reader should not call
 // healthy: high waiting without the server's time to split it, a server
-// queue no finding places, failures of no known kind, failed thresholds. It reports whether any was found.
+// queue no finding places, failures of no known kind, failed thresholds.
+// It reports whether any was found.
 func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 	found := false
 	explained := func(codes ...string) bool {
