@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
@@ -38,7 +39,9 @@ type Options struct {
 	Bucket     time.Duration
 	ConfigPath string
 	JSON       bool
-	Out        io.Writer
+	// Chart, when set, is an SVG file to draw the reports in (WriteChart).
+	Chart string
+	Out   io.Writer
 }
 
 // Run reads each file, analyses it and prints the report (text, or JSON
@@ -75,6 +78,8 @@ func Run(ctx context.Context, opts Options) error {
 		base = &b
 	}
 	var errs []error
+	var reports []Report
+	var labels []string
 	for i, path := range opts.Files {
 		obs, err := rd.ReadFile(ctx, path)
 		if err != nil && (obs == nil || ctx.Err() == nil) {
@@ -86,6 +91,7 @@ func Run(ctx context.Context, opts Options) error {
 		if base != nil {
 			r.Compare(*base)
 		}
+		reports, labels = append(reports, r), append(labels, path)
 		if opts.JSON {
 			enc := json.NewEncoder(out)
 			enc.SetIndent("", "  ")
@@ -104,7 +110,43 @@ func Run(ctx context.Context, opts Options) error {
 			return ctx.Err()
 		}
 	}
+	if opts.Chart != "" && len(reports) > 0 {
+		if err := writeChartFile(opts.Chart, reports, shortLabels(labels)); err != nil {
+			return err
+		}
+		if !opts.JSON {
+			fmt.Fprintf(out, "\nchart: %s\n", opts.Chart)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// shortLabels names files by their base names, or by their paths as given
+// when two base names are the same (a/summary.json, b/summary.json).
+func shortLabels(paths []string) []string {
+	out := make([]string, len(paths))
+	seen := map[string]int{}
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+		seen[out[i]]++
+	}
+	for i, p := range paths {
+		if seen[out[i]] > 1 {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+func writeChartFile(path string, reports []Report, labels []string) error {
+	var b bytes.Buffer
+	if err := WriteChart(&b, reports, labels); err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	return nil
 }
 
 // extra gathers the optional inputs.

@@ -49,7 +49,8 @@ cannot be read.`,
   middlebench analyze points.json.gz --server-stats stats.json --generator-cpu 85 --json
   middlebench analyze export.json --executor constant-vus --vus 400 --config rules.yaml
   middlebench analyze points.json --executor ramping-arrival-rate --server-stats stats.json
-  middlebench analyze through-path.json --baseline straight-at-server.json`,
+  middlebench analyze through-path.json --baseline straight-at-server.json
+  middlebench analyze straight.json through-path.json --chart phases.svg`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
@@ -80,5 +81,6 @@ cannot be read.`,
 	f.StringVar(&opts.Baseline, "baseline", "", "the same scenario run straight at the server: show the difference phase by phase (rule 11)")
 	f.StringVar(&opts.ConfigPath, "config", "", "rules thresholds (YAML) over the defaults")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	f.StringVar(&opts.Chart, "chart", "", "also draw an SVG: a sweep's steps as curves, or each file's phases as a bar (e.g. chart.svg)")
 	return cmd
 }

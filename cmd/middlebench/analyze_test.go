@@ -81,3 +81,21 @@ func TestAnalyzeJSON(t *testing.T) {
 		t.Errorf("phases %v", r.Phases)
 	}
 }
+
+// TestAnalyzeChart: --chart draws the files side by side and says where.
+func TestAnalyzeChart(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "phases.svg")
+	out, code := runCLI(t, "analyze", "../../bench/diagnose/testdata/k6/points.ndjson.gz", "../../bench/diagnose/testdata/k6/summary-export.json", "--chart", svg)
+	if code != 0 || !strings.Contains(out, "chart: "+svg) {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "where the time went", "points.ndjson.gz", "summary-export.json"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+}
