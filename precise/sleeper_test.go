@@ -10,19 +10,36 @@ import (
 	"github.com/middlebench/middlebench/internal/realtimetest"
 )
 
-// TestSleepPrecision checks the property the package exists for; the band
-// is wide enough for a loaded 2-core CI machine, and the figures are logged.
+// TestSleepPrecision checks the property the package exists for: 40
+// concurrent sleeps wake within 500 µs at the median. Other load only ever
+// makes them later, so the best of three rounds is judged (under two busy
+// loops on both cores one round's median reached 1.6 ms); going early is
+// judged in every round.
 func TestSleepPrecision(t *testing.T) {
 	s := NewSleeper()
 	defer s.Close()
-	const n = 40
+	best := time.Hour
+	for range 3 {
+		errs := concurrentSleepErrors(t, s, 40)
+		t.Logf("sleep error over %d concurrent sleeps: min %v p50 %v max %v", len(errs), errs[0], errs[len(errs)/2], errs[len(errs)-1])
+		if errs[0] < -fireAhead {
+			t.Errorf("woke %v early; at most %v allowed", -errs[0], fireAhead)
+		}
+		if best = min(best, errs[len(errs)/2]); best <= 500*time.Microsecond {
+			break
+		}
+	}
+	realtimetest.Band(t, "best p50 error (µs)", float64(best)/float64(time.Microsecond), -1, 500)
+}
+
+// concurrentSleepErrors sleeps n goroutines at once, 20 ms and a little
+// more each, and returns how late each woke, sorted.
+func concurrentSleepErrors(t *testing.T, s *Sleeper, n int) []time.Duration {
 	var mu sync.Mutex
 	var errs []time.Duration
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			d := 20*time.Millisecond + time.Duration(i)*137*time.Microsecond
 			t0 := time.Now()
 			if err := s.Sleep(context.Background(), d); err != nil {
@@ -32,16 +49,11 @@ func TestSleepPrecision(t *testing.T) {
 			mu.Lock()
 			errs = append(errs, e)
 			mu.Unlock()
-		}()
+		})
 	}
 	wg.Wait()
 	slices.Sort(errs)
-	p50, worst := errs[n/2], errs[n-1]
-	t.Logf("sleep error over %d concurrent sleeps: min %v p50 %v max %v", n, errs[0], p50, worst)
-	if errs[0] < -fireAhead {
-		t.Errorf("woke %v early; at most %v allowed", -errs[0], fireAhead)
-	}
-	realtimetest.Band(t, "p50 error (µs)", float64(p50)/float64(time.Microsecond), -1, 500)
+	return errs
 }
 
 func TestSleepCancel(t *testing.T) {
