@@ -46,13 +46,11 @@ func TestWorkModels(t *testing.T) {
 			for range tt.n {
 				resp, _ := get(t, nil, srv.URL()+"/")
 				d := timing(t, resp.Header)["app"]
-				if d < tt.lo || d > tt.hi {
-					t.Errorf("app;dur=%.3f outside %v..%v ms", d, tt.lo, tt.hi)
-				}
+				realtimetest.Band(t, "app;dur (ms)", d, tt.lo, tt.hi)
 				durs = append(durs, d)
 				sum += d
 			}
-			assertWithin(t, "mean app ms", sum/float64(tt.n), tt.meanLo, tt.meanHi)
+			realtimetest.Band(t, "mean app ms", sum/float64(tt.n), tt.meanLo, tt.meanHi)
 			slices.Sort(durs)
 			if spread := durs[len(durs)-1] - durs[0]; tt.wantSpread && spread < 1 {
 				t.Errorf("spread %.3f ms: the distribution came out fixed", spread)
