@@ -59,32 +59,16 @@ func (x *ExperimentResult) runsNamed(names []string) []*RunResult {
 	return out
 }
 
-// phaseBars stacks each run's average phases: connection setup first (it
-// is not part of duration but a new connection pays it), then sending,
-// waiting split into the time outside the server and the server's own, then
-// receiving.
+// phaseBars stacks each run's average phases (chart.PhaseBars).
 func phaseBars(b *bytes.Buffer, title string, runs []*RunResult) error {
-	labels := make([]string, len(runs))
-	layers := []chart.Layer{{Name: "blocked"}, {Name: "sending"}, {Name: "outside the server"}, {Name: "server queue"}, {Name: "server time"}, {Name: "receiving"}}
+	bars := make([]chart.PhaseBar, len(runs))
 	for i, r := range runs {
-		labels[i] = r.Spec.Name
-		wait := zeroNaN(r.phaseValue("http_req_waiting", "avg"))
-		// Fast rejections never reached the server: its time cannot exceed waiting.
-		server := math.Min(zeroNaN(r.phaseValue("server_time", "avg")), wait)
-		queue := math.Min(zeroNaN(r.phaseValue("server_queue", "avg")), wait-server)
-		vals := []float64{
-			zeroNaN(r.phaseValue("http_req_blocked", "avg")),
-			zeroNaN(r.phaseValue("http_req_sending", "avg")),
-			wait - server - queue,
-			queue,
-			server,
-			zeroNaN(r.phaseValue("http_req_receiving", "avg")),
-		}
-		for j := range layers {
-			layers[j].Values = append(layers[j].Values, vals[j])
-		}
+		avg := func(metric string) float64 { return zeroNaN(r.phaseValue(metric, "avg")) }
+		bars[i] = chart.PhaseBar{Label: r.Spec.Name,
+			Blocked: avg("http_req_blocked"), Sending: avg("http_req_sending"), Waiting: avg("http_req_waiting"),
+			Queue: avg("server_queue"), Server: avg("server_time"), Receiving: avg("http_req_receiving")}
 	}
-	return chart.StackedBars(b, title, "ms (averages; blocked is outside duration)", labels, layers)
+	return chart.PhaseBars(b, title, bars)
 }
 
 // sweepLines draws the chosen series per step, against the steps' target

@@ -101,6 +101,37 @@ func StackedBars(w io.Writer, title, unit string, labels []string, layers []Laye
 	return save(w, p, 18*vg.Centimeter, height*vg.Millimeter+40*vg.Millimeter)
 }
 
+// PhaseBar is one run's average phases (ms), for PhaseBars.
+type PhaseBar struct {
+	Label                                               string
+	Blocked, Sending, Waiting, Queue, Server, Receiving float64
+}
+
+// PhaseBars stacks each run's averages: connection setup first (it is not
+// part of duration, but a new connection pays it), then sending, waiting
+// split into the time outside the server, its queue and its own time, then
+// receiving.
+func PhaseBars(w io.Writer, title string, bars []PhaseBar) error {
+	labels, layers := phaseLayers(bars)
+	return StackedBars(w, title, "ms (averages; blocked is outside duration)", labels, layers)
+}
+
+func phaseLayers(bars []PhaseBar) ([]string, []Layer) {
+	labels := make([]string, len(bars))
+	layers := []Layer{{Name: "blocked"}, {Name: "sending"}, {Name: "outside the server"}, {Name: "server queue"}, {Name: "server time"}, {Name: "receiving"}}
+	for i, b := range bars {
+		labels[i] = b.Label
+		// Fast rejections never reach the server: its time cannot exceed waiting.
+		server := min(b.Server, b.Waiting)
+		queue := min(b.Queue, b.Waiting-server)
+		vals := []float64{b.Blocked, b.Sending, b.Waiting - server - queue, queue, server, b.Receiving}
+		for j := range layers {
+			layers[j].Values = append(layers[j].Values, vals[j])
+		}
+	}
+	return labels, layers
+}
+
 // Line is one series of a Panel.
 type Line struct {
 	Name string

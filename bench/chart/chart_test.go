@@ -92,3 +92,31 @@ func TestBadInput(t *testing.T) {
 		t.Error("mismatched line accepted")
 	}
 }
+
+// TestPhaseLayers: waiting splits into outside the server, its queue and
+// its own time, none of which may exceed waiting.
+func TestPhaseLayers(t *testing.T) {
+	tests := []struct {
+		name string
+		bar  PhaseBar
+		want []float64 // blocked, sending, outside, queue, server, receiving
+	}{
+		{"device in front", PhaseBar{Waiting: 500, Server: 50, Blocked: 1, Sending: 0.02, Receiving: 0.03}, []float64{1, 0.02, 450, 0, 50, 0.03}},
+		{"queued server", PhaseBar{Waiting: 800, Queue: 700, Server: 50}, []float64{0, 0, 50, 700, 50, 0}},
+		{"fast 429s", PhaseBar{Waiting: 27, Server: 50}, []float64{0, 0, 0, 0, 27, 0}},
+		{"queue beyond waiting", PhaseBar{Waiting: 60, Queue: 30, Server: 50}, []float64{0, 0, 0, 10, 50, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			labels, layers := phaseLayers([]PhaseBar{tt.bar})
+			if len(labels) != 1 || len(layers) != len(tt.want) {
+				t.Fatalf("%d labels, %d layers", len(labels), len(layers))
+			}
+			for i, l := range layers {
+				if l.Values[0] != tt.want[i] {
+					t.Errorf("%s = %v, want %v", l.Name, l.Values[0], tt.want[i])
+				}
+			}
+		})
+	}
+}

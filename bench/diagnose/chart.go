@@ -23,23 +23,15 @@ func WriteChart(w io.Writer, reports []Report, labels []string) error {
 	return phaseChart(w, reports, labels)
 }
 
-// phaseChart stacks each report's averages as the harness does: setup
-// (outside duration, but every new connection pays it), sending, waiting
-// split into outside the server, its queue and its own time, receiving.
+// phaseChart stacks each report's average phases, as the harness does.
 func phaseChart(w io.Writer, reports []Report, labels []string) error {
-	layers := []chart.Layer{{Name: "blocked"}, {Name: "sending"}, {Name: "outside the server"}, {Name: "server queue"}, {Name: "server time"}, {Name: "receiving"}}
-	for _, r := range reports {
+	bars := make([]chart.PhaseBar, len(reports))
+	for i, r := range reports {
 		p := r.Phases
-		wait := p.Waiting.Avg
-		// Fast rejections never reach the server: its time cannot exceed waiting.
-		server := min(p.Server.Avg, wait)
-		queue := min(p.ServerQueue.Avg, wait-server)
-		vals := []float64{p.Blocked.Avg, p.Sending.Avg, wait - server - queue, queue, server, p.Receiving.Avg}
-		for i := range layers {
-			layers[i].Values = append(layers[i].Values, vals[i])
-		}
+		bars[i] = chart.PhaseBar{Label: labels[i], Blocked: p.Blocked.Avg, Sending: p.Sending.Avg, Waiting: p.Waiting.Avg,
+			Queue: p.ServerQueue.Avg, Server: p.Server.Avg, Receiving: p.Receiving.Avg}
 	}
-	return chart.StackedBars(w, "where the time went (averages)", "ms (blocked is outside duration)", labels, layers)
+	return chart.PhaseBars(w, "where the time went", bars)
 }
 
 // stepChart draws a sweep against its load per step: arrivals per second
