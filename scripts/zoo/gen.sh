@@ -79,12 +79,14 @@ bg() {
 	setup+=("$shown")
 }
 
-# mbserver ARGS...: the fake server on P_SERVER (its /_mb/stats is saved).
+# mbserver [NAME=VALUE...] ARGS...: the fake server on P_SERVER (its
+# /_mb/stats is saved); SERVER_CPU=CPUS pins it.
 mbserver() {
-	local env=()
+	local env=() pin=()
 	while [[ $# -gt 0 && $1 == *=* && $1 != --* ]]; do env+=("$1"); shift; done
-	bg server "${env[*]:+${env[*]} }middlebench server --listen 127.0.0.1:$P_SERVER $*" \
-		env "${env[@]}" "$MB" server --listen "127.0.0.1:$P_SERVER" "$@"
+	[[ -n ${SERVER_CPU:-} ]] && pin=(taskset -c "$SERVER_CPU")
+	bg server "${pin[*]:+${pin[*]} }${env[*]:+${env[*]} }middlebench server --listen 127.0.0.1:$P_SERVER $*" \
+		"${pin[@]}" env "${env[@]}" "$MB" server --listen "127.0.0.1:$P_SERVER" "$@"
 	wait_port "$P_SERVER"
 	STATS=$P_SERVER
 }
@@ -241,15 +243,20 @@ readme_table() {
 	local f c
 	for f in "$ZOO"/*/case.yaml; do
 		c=$(basename "$(dirname "$f")")
-		awk -v c="$c" '
-			/^what:/ { sub(/^what: /, ""); gsub(/^"|"$/, ""); what = $0 }
-			/^must:/ { must = $2; for (i = 3; i <= NF; i++) must = must " " $i }
-			/^may:/ { may = $2; for (i = 3; i <= NF; i++) may = may " " $i }
-			/^mustNot:/ { not = $2; for (i = 3; i <= NF; i++) not = not " " $i }
-			/^formats:/ { fmt = " (per-format overrides)" }
-			END { printf "| `%s` | %s | %s | %s | %s%s |\n", c, what, must, may, not, fmt }' "$f"
+		MUST=$(list_of must "$f"); MAY=$(list_of may "$f")
+		local not
+		not=$(list_of mustNot "$f")
+		[[ $not == "$(rest)" ]] && not="all others"
+		local what
+		what=$(sed -n 's/^what: "\(.*\)"$/\1/p' "$f")
+		local fmt=""
+		grep -q '^formats:' "$f" && fmt=" (+ per-format lists)"
+		printf '| `%s` | %s | %s | %s | %s%s |\n' "$c" "$what" "$MUST" "${MAY:--}" "$not" "$fmt"
 	done
 }
+
+# list_of KEY FILE: a top-level flow list of case.yaml, space-separated.
+list_of() { sed -n "s/^$1: \[\(.*\)\]$/\1/p" "$2" | sed 's/, */ /g'; }
 
 # shellcheck source=scripts/zoo/cases.sh
 source "$SCRIPTS/cases.sh"
