@@ -21,6 +21,16 @@ rest() {
 
 url() { echo "http://127.0.0.1:$1/${2:-}"; }
 
+# format NAME MUST MAY WHY: the lists of one format that cannot carry the
+# evidence of the whole run (its mustNot: every other code).
+format() {
+	local MUST=$2 MAY=$3
+	FORMATS+="${FORMATS:+$'\n'}$1: {must: $(yaml_list "$MUST"), may: $(yaml_list "$MAY"), mustNot: $(yaml_list "$(rest)"), why: $(yaml_str "$4")}"
+}
+
+# summaries MUST MAY WHY: the same lists for both summaries (export and handleSummary).
+summaries() { format summary-export "$@"; format handle-summary "$@"; }
+
 NO_SUMMARY_STATUS="a summary has no status or error codes"
 
 # --- healthy baselines, one per executor ------------------------------------
@@ -157,8 +167,7 @@ case_origin_garbage() {
 	WHAT="Go origin that reads each request then answers bytes that are not HTTP (an SSH banner), constant-arrival-rate 40/s 5 s"
 	MUST="upstream-failing"; MUSTNOT=$(rest)
 	ANALYZE="executor: constant-arrival-rate"
-	FORMATS="summary-export: {must: [], may: [upstream-failing, tool-blocked], why: \"$NO_SUMMARY_STATUS: all requests fail fast with bytes received, which a block (403) shows too\"}
-handle-summary: {must: [], may: [upstream-failing, tool-blocked], why: \"$NO_SUMMARY_STATUS: all requests fail fast with bytes received, which a block (403) shows too\"}"
+	summaries "" "upstream-failing tool-blocked" "$NO_SUMMARY_STATUS: all requests fail fast with bytes received, which a block (403) shows too"
 	origin -mode garbage
 	k6run get.js -- "TARGET=$(url $P_ORIGIN)" EXEC=constant-arrival-rate RATE=40 DUR=5s VUS=5 MAX_VUS=20
 }
@@ -167,8 +176,7 @@ case_origin_cut_body() {
 	WHAT="Go origin that answers 200 with Content-Length 65536, sends 1 KiB of the body and closes, constant-arrival-rate 40/s 5 s"
 	MUST="upstream-failing"; MUSTNOT=$(rest)
 	ANALYZE="executor: constant-arrival-rate"
-	FORMATS="summary-export: {must: [], may: [upstream-failing, tool-blocked], why: \"$NO_SUMMARY_STATUS: all requests fail fast with bytes received, which a block (403) shows too\"}
-handle-summary: {must: [], may: [upstream-failing, tool-blocked], why: \"$NO_SUMMARY_STATUS: all requests fail fast with bytes received, which a block (403) shows too\"}"
+	summaries "" "upstream-failing tool-blocked" "$NO_SUMMARY_STATUS: all requests fail fast with bytes received, which a block (403) shows too"
 	origin -mode cut
 	k6run get.js -- "TARGET=$(url $P_ORIGIN)" EXEC=constant-arrival-rate RATE=40 DUR=5s VUS=5 MAX_VUS=20
 }
@@ -199,8 +207,7 @@ case_toxi_limit_data() {
 	WHAT="toxiproxy limit_data 20000 bytes downstream (each connection closed after ~20 kB), fake server 10 ms with 4 KiB bodies, constant-arrival-rate 40/s 5 s: about every 5th request on a connection cut"
 	MUST="upstream-failing"; MUSTNOT=$(rest)
 	ANALYZE="executor: constant-arrival-rate"
-	FORMATS="summary-export: {must: [], may: [upstream-failing, rate-limited], why: \"$NO_SUMMARY_STATUS: a share of fast failures is a limiter's signature too\"}
-handle-summary: {must: [], may: [upstream-failing, rate-limited], why: \"$NO_SUMMARY_STATUS: a share of fast failures is a limiter's signature too\"}"
+	summaries "" "upstream-failing rate-limited" "$NO_SUMMARY_STATUS: a share of fast failures is a limiter's signature too"
 	mbserver --work 10ms --size 4KiB
 	toxiproxy $P_SERVER
 	toxic '{"name":"cut","type":"limit_data","stream":"downstream","attributes":{"bytes":20000}}'
@@ -390,8 +397,7 @@ case_origin_pool_sweep() {
 	WHAT="Go origin with 4 workers x 50 ms (unreported queue), ramping-vus sweep 2,4,8,16 VUs x 2 s: throughput flat at ~80/s from 4 VUs, latency ~ VUs / 80"
 	MUST="closed-model-backlog throughput-ceiling"; MUSTNOT=$(rest)
 	ANALYZE="executor: ramping-vus"
-	FORMATS="summary-export: {must: [closed-model-backlog], may: [throughput-ceiling], why: \"a summary has no steps: the flat throughput across VUs is not in it\"}
-handle-summary: {must: [closed-model-backlog], may: [throughput-ceiling], why: \"a summary has no steps: the flat throughput across VUs is not in it\"}"
+	summaries "closed-model-backlog" "throughput-ceiling" "a summary has no steps: the flat throughput across VUs is not in it"
 	origin -mode ok -work 50ms -workers 4
 	k6run get.js -- "TARGET=$(url $P_ORIGIN)" EXEC=ramping-vus STEPS=2,4,8,16 HOLD=2s
 }
@@ -408,8 +414,7 @@ case_mb_write_rate_sweep() {
 	WHAT="fake server --write-rate 2MiB/s shared, 20 ms, 128 KiB bodies, ramping-vus sweep 1,2,4,8 x 2 s: throughput stops at 16/s while receiving grows"
 	MUST="download-limited throughput-ceiling"; MAY="closed-model-backlog"; MUSTNOT=$(rest)
 	ANALYZE="executor: ramping-vus"
-	FORMATS="summary-export: {must: [download-limited], may: [throughput-ceiling, closed-model-backlog], why: \"a summary has no steps: the ceiling across VUs is not in it\"}
-handle-summary: {must: [download-limited], may: [throughput-ceiling, closed-model-backlog], why: \"a summary has no steps: the ceiling across VUs is not in it\"}"
+	summaries "download-limited" "throughput-ceiling closed-model-backlog" "a summary has no steps: the ceiling across VUs is not in it"
 	mbserver --work 20ms --size 128KiB --write-rate 2MiB/s
 	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=ramping-vus STEPS=1,2,4,8 HOLD=2s
 }
@@ -427,8 +432,7 @@ case_mb_open_model_cliff() {
 	MUST="throughput-ceiling"; MAY="closed-model-backlog server-slow"; MUSTNOT=$(rest)
 	ANALYZE="executor: ramping-arrival-rate"
 	NOTE="dropped_iterations here come from VUs held by the server's queue (server_queue, queue_time), not from the generator's CPU"
-	FORMATS="summary-export: {must: [], may: [throughput-ceiling, closed-model-backlog, server-slow], why: \"a summary has no steps: the ceiling across rates is not in it\"}
-handle-summary: {must: [], may: [throughput-ceiling, closed-model-backlog, server-slow], why: \"a summary has no steps: the ceiling across rates is not in it\"}"
+	summaries "" "throughput-ceiling closed-model-backlog server-slow" "a summary has no steps: the ceiling across rates is not in it"
 	mbserver --workers 10 --work 50ms
 	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=ramping-arrival-rate STEPS=100,150,200,250,300 HOLD=2s VUS=20 MAX_VUS=100
 }
