@@ -91,6 +91,14 @@ case_toxi_latency_up() {
 
 # --- compound -------------------------------------------------------------------
 
+case_server_slow_250() {
+	WHAT="fake server 250 ms of work straight (the compound case's server alone), constant-vus 3 6 s"
+	MUST="server-slow"; MUSTNOT=$(rest)
+	ANALYZE="executor: constant-vus"
+	mbserver --work 250ms
+	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=constant-vus VUS=3 DUR=6s
+}
+
 case_compound_server250_path250() {
 	WHAT="fake server 250 ms behind toxiproxy latency 250 ms downstream, constant-vus 3 6 s: two causes, each half of waiting"
 	MUST="server-slow path-latency"; MUSTNOT=$(rest)
@@ -342,6 +350,17 @@ case_mb_ratelimit_429() {
 	k6run get.js -- "TARGET=$(url $P_BOX)" EXEC=constant-arrival-rate RATE=50 DUR=5s VUS=20 MAX_VUS=20
 }
 
+case_mb_ratelimit_429_no_server_stats() {
+	WHAT="as mb-ratelimit-429 (fixed window 20/s, 429, fake server 50 ms, constant-arrival-rate 50/s 5 s), analysed without the server's stats: k6's own server_time trend is the only server view"
+	MUST="rate-limited"; MUSTNOT=$(rest)
+	ANALYZE="executor: constant-arrival-rate"
+	NO_STATS=1
+	NOTE="server-stats.json is saved but not passed: the case is a user without an APM"
+	mbserver --work 50ms
+	mbproxy $P_SERVER --stage ratelimit:rate=20/s,window=1s
+	k6run get.js -- "TARGET=$(url $P_BOX)" EXEC=constant-arrival-rate RATE=50 DUR=5s VUS=20 MAX_VUS=20
+}
+
 case_mb_uablock_403() {
 	WHAT="middlebench proxy uablock (default patterns: k6's User-Agent) before the fake server (which sees nothing), constant-arrival-rate 40/s 5 s"
 	MUST="tool-blocked"; MUSTNOT=$(rest)
@@ -400,6 +419,15 @@ case_origin_pool_sweep() {
 	summaries "closed-model-backlog" "throughput-ceiling" "a summary has no steps: the flat throughput across VUs is not in it"
 	origin -mode ok -work 50ms -workers 4
 	k6run get.js -- "TARGET=$(url $P_ORIGIN)" EXEC=ramping-vus STEPS=2,4,8,16 HOLD=2s
+}
+
+case_mb_workers_sweep() {
+	WHAT="fake server --workers 4 --work 50ms (80/s, its queue reported), ramping-vus sweep 2,4,8,16 x 2 s: throughput flat from 4 VUs, latency ~ VUs / 80 (seed 003's closed sweep, small)"
+	MUST="closed-model-backlog throughput-ceiling"; MAY="server-slow"; MUSTNOT=$(rest)
+	ANALYZE="executor: ramping-vus"
+	summaries "closed-model-backlog" "throughput-ceiling server-slow" "a summary has no steps: the flat throughput across VUs is not in it"
+	mbserver --workers 4 --work 50ms
+	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=ramping-vus STEPS=2,4,8,16 HOLD=2s
 }
 
 case_mb_write_rate_shared() {

@@ -48,7 +48,7 @@ STATS=""     # the fake server's port when it is the origin
 
 reset_case() {
 	pids=(); setup=(); CONFIG=""; K6CMD=""; K6CPU=""; LOAD=""; STATS=""
-	WHAT=""; MUST=""; MAY=""; MUSTNOT=""; FORMATS=""; ANALYZE=""; NOTE=""
+	WHAT=""; MUST=""; MAY=""; MUSTNOT=""; FORMATS=""; ANALYZE=""; NOTE=""; NO_STATS=""
 }
 
 stop_all() {
@@ -206,7 +206,7 @@ write_case() {
 		sed 's/^/  /' <<<"$FORMATS"
 	fi
 	echo "analyze:"
-	[[ -n $STATS ]] && echo "  serverStats: server-stats.json"
+	[[ -n $STATS && -z $NO_STATS ]] && echo "  serverStats: server-stats.json"
 	[[ -n $ANALYZE ]] && sed 's/^/  /' <<<"$ANALYZE"
 	[[ -n $NOTE ]] && echo "note: $(yaml_str "$NOTE")"
 	echo "setup:"
