@@ -59,6 +59,14 @@ case_healthy_constant_arrival_rate() {
 	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=constant-arrival-rate RATE=40 DUR=5s VUS=5 MAX_VUS=20
 }
 
+case_healthy_large_bodies() {
+	WHAT="fake server (20 ms) straight with 1 MiB bodies and no cap (loopback), constant-vus 3 5 s: big downloads that nothing limits"
+	MUST="healthy"; MUSTNOT=$(rest)
+	ANALYZE="executor: constant-vus"
+	mbserver --work 20ms --size 1MiB
+	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=constant-vus VUS=3 DUR=5s
+}
+
 case_healthy_ramping_arrival_rate() {
 	WHAT="fake server (50 ms) straight, ramping-arrival-rate 10,20,40,60/s x 2 s (5..30 VUs)"
 	MUST="healthy"; MUSTNOT=$(rest)
@@ -142,6 +150,15 @@ case_nginx_limit_req_503() {
 	mbserver --work 50ms
 	nginx_proxy "limit_req_zone \$binary_remote_addr zone=zoo:1m rate=20r/s;" "limit_req zone=zoo;"
 	k6run get.js -- "TARGET=$(url $P_NGINX)" EXEC=constant-arrival-rate RATE=60 DUR=5s VUS=10 MAX_VUS=30
+}
+
+case_nginx_limit_req_sweep() {
+	WHAT="nginx limit_req 20 r/s (no burst, 429) before the fake server (50 ms), ramping-arrival-rate 10,20,40,80/s x 2 s: rejections from the 40/s step on, fast"
+	MUST="rate-limited"; MUSTNOT=$(rest)
+	ANALYZE="executor: ramping-arrival-rate"
+	mbserver --work 50ms
+	nginx_proxy "limit_req_zone \$binary_remote_addr zone=zoo:1m rate=20r/s;" "limit_req zone=zoo; limit_req_status 429;"
+	k6run get.js -- "TARGET=$(url $P_NGINX)" EXEC=ramping-arrival-rate STEPS=10,20,40,80 HOLD=2s VUS=20 MAX_VUS=30
 }
 
 case_nginx_ua_403() {
@@ -301,6 +318,25 @@ case_nginx_tls_reuse() {
 	k6run get.js --insecure-skip-tls-verify -- "TARGET=https://127.0.0.1:$P_NGINX_TLS/" EXEC=constant-vus VUS=3 DUR=5s
 }
 
+case_nginx_tls_http2() {
+	WHAT="nginx TLS termination with http2 before the fake server (50 ms), k6 negotiating HTTP/2 and reusing its connection, constant-vus 3 5 s"
+	MUST="healthy"; MUSTNOT=$(rest)
+	ANALYZE="executor: constant-vus"
+	mbserver --work 50ms
+	nginx_up "upstream origin { server 127.0.0.1:$P_SERVER; keepalive 16; }
+  server {
+    listen 127.0.0.1:$P_NGINX_TLS ssl http2;
+    ssl_certificate $WORK/tls/cert.pem;
+    ssl_certificate_key $WORK/tls/key.pem;
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection \"\";
+    }
+  }"
+	k6run get.js --insecure-skip-tls-verify -- "TARGET=https://127.0.0.1:$P_NGINX_TLS/" EXEC=constant-vus VUS=3 DUR=5s
+}
+
 case_nginx_tls_no_reuse() {
 	WHAT="nginx TLS termination (self-signed RSA 2048) before the fake server (50 ms), noConnectionReuse: a TCP and TLS handshake per request on loopback (a few ms), constant-vus 3 5 s"
 	MUST="healthy"; MAY="hidden-connection-cost"; MUSTNOT=$(rest)
@@ -359,6 +395,14 @@ case_mb_ratelimit_429_no_server_stats() {
 	mbserver --work 50ms
 	mbproxy $P_SERVER --stage ratelimit:rate=20/s,window=1s
 	k6run get.js -- "TARGET=$(url $P_BOX)" EXEC=constant-arrival-rate RATE=50 DUR=5s VUS=20 MAX_VUS=20
+}
+
+case_mb_read_rate_upload() {
+	WHAT="fake server --read-rate 1MiB/s shared by all connections (20 ms), 256 KiB uploads (POST), constant-vus 2 8 s: each upload ~0.5 s (E2's cap)"
+	MUST="upload-limited"; MUSTNOT=$(rest)
+	ANALYZE="executor: constant-vus"
+	mbserver --work 20ms --read-rate 1MiB/s
+	k6run upload.js -- "TARGET=$(url $P_SERVER)" EXEC=constant-vus VUS=2 DUR=8s BODY_KB=256
 }
 
 case_mb_uablock_403() {

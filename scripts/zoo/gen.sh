@@ -10,6 +10,7 @@
 #   scripts/zoo/gen.sh CASE...         those cases (names as in --list)
 #   scripts/zoo/gen.sh --list          the case names
 #   scripts/zoo/gen.sh --readme        rewrite the zoo's README table from the case.yaml files
+#   ZOO_DIR=/tmp/zoo2 scripts/zoo/gen.sh   write the cases elsewhere (to compare a rerun)
 #
 # Expects on PATH: k6 (v1.8.1 made the committed files), toxiproxy-server,
 # nginx, openssl, curl, gzip, taskset; builds middlebench and the zoo's origin
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$PWD
-ZOO=$REPO/bench/diagnose/testdata/zoo
+ZOO=${ZOO_DIR:-$REPO/bench/diagnose/testdata/zoo} # ZOO_DIR: write elsewhere (a rerun to compare)
 SCRIPTS=$REPO/scripts/zoo
 WORK=${ZOO_WORK:-/tmp/zoo}
 MB=$WORK/mb
