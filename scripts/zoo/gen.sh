@@ -15,7 +15,7 @@
 # Expects on PATH: k6 (v1.8.1 made the committed files), toxiproxy-server,
 # nginx, openssl, curl, gzip, taskset; builds middlebench and the zoo's origin
 # with go. Everything listens on 127.0.0.1 ports 21000-21999 and is stopped
-# (by its PID) when a case ends. Cases are in cases.sh.
+# (by its PID) when a case ends. The cases are the case_* functions of cases/*.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$PWD
@@ -259,8 +259,12 @@ readme_table() {
 # list_of KEY FILE: a top-level flow list of case.yaml, space-separated.
 list_of() { sed -n "s/^$1: \[\(.*\)\]$/\1/p" "$2" | sed 's/, */ /g'; }
 
-# shellcheck source=scripts/zoo/cases.sh
-source "$SCRIPTS/cases.sh"
+# shellcheck source=scripts/zoo/cases/lib.sh
+source "$SCRIPTS/cases/lib.sh"
+for f in "$SCRIPTS"/cases/*.sh; do
+	# shellcheck disable=SC1090
+	[[ $f == */lib.sh ]] || source "$f"
+done
 
 main() {
 	case ${1:-} in
