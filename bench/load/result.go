@@ -117,7 +117,7 @@ func newResult(cfg *Config, opts Options, x executor, p plan, e *engine, col *co
 }
 
 func mergeStats(extra []string) []string {
-	stats := append([]string(nil), metrics.FullTrendStats...)
+	stats := metrics.FullTrendStats()
 	for _, s := range extra {
 		found := false
 		for _, have := range stats {

@@ -35,10 +35,10 @@ type Verdict struct {
 	OK bool `json:"ok"`
 }
 
-// TrendMetric renders a Trend with the given stats (FullTrendStats if nil).
+// TrendMetric renders a Trend with the given stats (FullTrendStats() if nil).
 func TrendMetric(t *Trend, stats []string) (Metric, error) {
 	if stats == nil {
-		stats = FullTrendStats
+		stats = FullTrendStats()
 	}
 	v, err := t.Values(stats)
 	return Metric{Type: TypeTrend, Contains: ContainsTime, Values: v}, err

@@ -23,7 +23,7 @@ type SummaryOptions struct {
 // full mode, STEPS for a sweep.
 func WriteSummary(w io.Writer, d *Document, o SummaryOptions) error {
 	if o.TrendStats == nil {
-		o.TrendStats = DefaultTrendStats
+		o.TrendStats = DefaultTrendStats()
 	}
 	full := o.Mode == "full"
 	var b strings.Builder
