@@ -47,6 +47,7 @@ type collector struct {
 	steps  []*stepAgg
 	subs   []*submetric
 	out    *jsonOutput
+	abort  *aborter // nil: no threshold aborts the run
 }
 
 func newCollector(pool *batches, bounds []int64, subs []*submetric, out *jsonOutput) *collector {
@@ -66,6 +67,9 @@ func (c *collector) run(in <-chan *batch) {
 			c.out.write(b.recs)
 		}
 		c.pool.put(b)
+		if now := time.Now(); c.abort.due(now) {
+			c.abort.check(c.snapshot(now), now)
+		}
 	}
 }
 
@@ -185,4 +189,12 @@ func (a *stepAgg) merge(o *stepAgg) {
 	}
 	a.maxSkew = max(a.maxSkew, o.maxSkew)
 	a.lastEnd = max(a.lastEnd, o.lastEnd)
+}
+
+// snapshot renders what was measured so far, for thresholds evaluated
+// while the run lasts.
+func (c *collector) snapshot(now time.Time) *metrics.Document {
+	d := &metrics.Document{}
+	d.Metrics, d.Histograms = renderAgg(c.total(), c.subs, now.Sub(c.abort.start).Seconds(), metrics.FullTrendStats(), true, nil)
+	return d
 }

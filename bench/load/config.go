@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench"
+	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -79,8 +80,25 @@ type Config struct {
 	Think                 units.Dist     `yaml:"think"`        // sleep at the end of each iteration
 	ClientCPU             units.Duration `yaml:"clientCPU"`    // CPU burnt after each response
 
-	ServerTimingMetric string              `yaml:"serverTimingMetric"` // Server-Timing entry read into server_time (default "app")
-	Thresholds         map[string][]string `yaml:"thresholds"`         // k6 syntax: http_req_failed: ["rate<0.01"]
+	// DiscardResponseBodies is accepted for k6 scripts' sake: the engine
+	// always reads a body to its end and keeps none of it.
+	DiscardResponseBodies bool `yaml:"discardResponseBodies"`
+
+	ServerTimingMetric string `yaml:"serverTimingMetric"` // Server-Timing entry read into server_time (default "app")
+	// Thresholds in k6 syntax, both forms: http_req_failed: ["rate<0.01",
+	// {threshold: "rate<0.05", abortOnFail: true, delayAbortEval: 10s}].
+	Thresholds map[string][]ThresholdExpr `yaml:"thresholds"`
+
+	// Tags are added to every sample of the run (k6's options.tags and
+	// --tag); in a scenario, to that scenario's samples.
+	Tags map[string]string `yaml:"tags"`
+	// Scenarios run at once, each with its own executor (k6's scenarios);
+	// the shortcuts above (executor, vus, duration, …) are then not allowed.
+	Scenarios map[string]*Scenario `yaml:"scenarios"`
+
+	// The summary's options, k6's names; the flags win over them.
+	SummaryTrendStats []string `yaml:"summaryTrendStats"`
+	SummaryTimeUnit   string   `yaml:"summaryTimeUnit"`
 }
 
 // Request is one entry of a weighted mix.
@@ -235,8 +253,38 @@ func (c *Config) mix() []Request {
 	return []Request{{Method: c.Method, URL: c.URL, Headers: c.Headers, BodySize: c.BodySize, Weight: 1}}
 }
 
-// Validate checks the config and names the first bad field.
+// Validate checks the config and names the first bad field; with
+// scenarios, every scenario as it will run.
 func (c *Config) Validate() error {
+	for _, st := range c.SummaryTrendStats {
+		if _, err := metrics.NewTrend().Stat(st); err != nil {
+			return configErr("summaryTrendStats", "%v", err)
+		}
+	}
+	switch c.SummaryTimeUnit {
+	case "", "s", "ms", "us":
+	default:
+		return configErr("summaryTimeUnit", "%q: want s, ms or us", c.SummaryTimeUnit)
+	}
+	if len(c.Scenarios) == 0 {
+		return c.validateOne()
+	}
+	cfgs, _, err := c.Effective()
+	if err != nil {
+		return err
+	}
+	for _, e := range cfgs {
+		if err := e.validateOne(); err != nil {
+			return fmt.Errorf("scenarios.%s: %w", e.Scenario, err)
+		}
+	}
+	if _, err := compileThresholds(c); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (c *Config) validateOne() error {
 	if len(c.Requests) > 0 && c.URL != "" {
 		return configErr("url", "give either url or requests, not both")
 	}

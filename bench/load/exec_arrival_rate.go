@@ -95,7 +95,7 @@ func (x *arrivalRate) run(ctx context.Context, e *engine, start time.Time) {
 		startVU(&ready)
 	}
 	ready.Wait() // the pre-allocated VUs wait for work before the first arrival
-	em := emitter{out: e.out, pool: e.batches}
+	em := e.emitter()
 	// Arrivals wait on a precise sleeper: Go's timers wake 0.3–1 ms late,
 	// enough to move an arrival across a rate limiter's window boundary.
 	sleeper := precise.NewSleeper()

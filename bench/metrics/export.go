@@ -43,6 +43,9 @@ func NewSummaryExport(d *Document, trendStats []string) (*SummaryExport, error) 
 		Metrics:   map[string]map[string]any{},
 	}
 	for name, m := range d.Metrics {
+		if m.Type == TypeCounter && m.Values["count"] == 0 && len(m.Thresholds) == 0 {
+			continue // k6 exports only metrics that got a sample (no dropped_iterations: 0)
+		}
 		flat, err := exportValues(d, name, m, trendStats)
 		if err != nil {
 			return nil, err
