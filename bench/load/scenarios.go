@@ -93,4 +93,3 @@ func runPlan(scs []*scenarioRun) plan {
 	}
 	return p
 }
-

@@ -20,7 +20,9 @@ type lineWriter struct {
 
 const lineChunk = 256 << 10
 
-func newLineWriter(w io.Writer) *lineWriter { return &lineWriter{w: w, buf: make([]byte, 0, lineChunk+4096)} }
+func newLineWriter(w io.Writer) *lineWriter {
+	return &lineWriter{w: w, buf: make([]byte, 0, lineChunk+4096)}
+}
 
 // Write buffers p; it never fails (the first error is kept for Flush).
 func (l *lineWriter) Write(p []byte) (int, error) {

@@ -60,7 +60,9 @@ func (f HeaderFlag) Set(v string) error {
 func (HeaderFlag) Type() string { return "header" }
 
 // ThresholdFlag is --threshold, repeatable: "http_req_failed:rate<0.01".
-type ThresholdFlag struct{ Thresholds *map[string][]load.ThresholdExpr }
+type ThresholdFlag struct {
+	Thresholds *map[string][]load.ThresholdExpr
+}
 
 func (f ThresholdFlag) String() string { return "" }
 
