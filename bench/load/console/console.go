@@ -80,6 +80,9 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return invalid(err)
 	}
+	if o.Changed != nil && o.Changed("vus") && cfg.VUs == 0 {
+		fmt.Fprintln(o.Stderr, "middlebench: warning: --vus 0 is ignored, it only works in conjunction with --iterations, --duration or --stage (as in k6)")
+	}
 	lines, maxVUs, maxDur, err := load.Describe(cfg)
 	if err != nil {
 		return invalid(err)
