@@ -237,3 +237,56 @@ func TestZeroFlags(t *testing.T) {
 }
 
 func dur(d time.Duration) units.Duration { return units.Duration(d) }
+
+// TestRequestTimeout: a request past --timeout is counted, failed, with
+// k6's tags: error_code 1050, error "request timeout", status 0 (what
+// real k6 v1.8.1 writes for http.get(url, {timeout: '500ms'})).
+func TestRequestTimeout(t *testing.T) {
+	hang := make(chan struct{})
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer s.Close()
+	defer close(hang)
+	points := filepath.Join(t.TempDir(), "points.ndjson")
+	out, err := run(t, Options{URL: s.URL, Flags: &load.Config{Iterations: 2, Timeout: dur(300 * time.Millisecond)},
+		Changed: changed("iterations", "timeout"), Out: []string{"json=" + points}, Quiet: true})
+	if err != nil || !strings.Contains(out, "100.00% 2 out of 2") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	b, err := os.ReadFile(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var p struct {
+			Metric string
+			Type   string
+			Data   struct {
+				Value float64
+				Tags  map[string]string
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Type != "Point" || p.Metric != "http_req_duration" {
+			continue
+		}
+		n++
+		tg := p.Data.Tags
+		if tg["error_code"] != "1050" || tg["error"] != "request timeout" || tg["status"] != "0" || tg["expected_response"] != "false" {
+			t.Errorf("tags %v", tg)
+		}
+		if p.Data.Value < 300 || p.Data.Value > 1000 {
+			t.Errorf("http_req_duration %v ms, want the 300 ms timeout (and a little)", p.Data.Value)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d http_req_duration points, want 2", n)
+	}
+}
