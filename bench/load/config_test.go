@@ -109,7 +109,7 @@ thresholds:
 		{"unknown field", "url: http://a/\nvu: 3\n", "line 2"},
 		{"bad duration", "url: http://a/\nduration: 5 seconds\n", "line 2"},
 		{"bad size", "url: http://a/\nbodySize: 8M\n", "ambiguous"},
-		{"bad rate", "url: http://a/\nrate: 200\n", "line 2"},
+		{"bad rate", "url: http://a/\nrate: fast\n", "line 2"}, // a bare number is k6's: per timeUnit
 		{"stage as a string", "url: http://a/\nstages: [30s:100]\n", "line 2"},
 		{"two documents", "url: http://a/\n---\nurl: http://b/\n", "second YAML document"},
 		{"empty", "", "empty"},

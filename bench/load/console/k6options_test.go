@@ -282,8 +282,10 @@ func TestRequestTimeout(t *testing.T) {
 		if tg["error_code"] != "1050" || tg["error"] != "request timeout" || tg["status"] != "0" || tg["expected_response"] != "false" {
 			t.Errorf("tags %v", tg)
 		}
-		if p.Data.Value < 300 || p.Data.Value > 1000 {
-			t.Errorf("http_req_duration %v ms, want the 300 ms timeout (and a little)", p.Data.Value)
+		// The timeout counts from before the dial; duration starts at sending
+		// (k6: 499.9 ms for a 500 ms timeout): the 300 ms less the connect.
+		if p.Data.Value < 250 || p.Data.Value > 1000 {
+			t.Errorf("http_req_duration %v ms, want about the 300 ms timeout", p.Data.Value)
 		}
 	}
 	if n != 2 {
