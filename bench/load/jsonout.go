@@ -25,7 +25,8 @@ type jsonOutput struct {
 	base   time.Time
 	scens  []scenTags
 	seen   map[string]bool
-	subs   map[string]string // Metric line submetrics of http_req_duration
+	subs   map[string]string // Metric line submetrics, by parent
+	ths    map[string]string // Metric line thresholds (on the metric itself), by metric
 	buf    []byte
 	tagBuf []byte
 }
@@ -119,6 +120,22 @@ func (o *jsonOutput) withSubmetrics(subs []*submetric) {
 	}
 }
 
+// withThresholds lists, in a metric's Metric line, the thresholds set on
+// the metric itself, as k6 does (those on a submetric are not listed).
+func (o *jsonOutput) withThresholds(ts []metrics.Threshold) {
+	if o == nil {
+		return
+	}
+	o.ths = map[string]string{}
+	by := map[string][]string{}
+	for _, t := range ts {
+		by[t.Metric] = append(by[t.Metric], strconv.Quote(t.Source))
+	}
+	for m, list := range by {
+		o.ths[m] = "[" + strings.Join(list, ",") + "]"
+	}
+}
+
 func (o *jsonOutput) setBase(t time.Time) {
 	if o != nil {
 		o.base = t
@@ -135,8 +152,12 @@ func (o *jsonOutput) metric(name string) {
 	if !ok {
 		sub = "null"
 	}
-	o.w.Write(fmt.Appendf(nil, `{"type":"Metric","data":{"name":%q,"type":%q,"contains":%q,"thresholds":[],"submetrics":%s},"metric":%q}`+"\n",
-		name, typ, contains, sub, name))
+	th, ok := o.ths[name]
+	if !ok {
+		th = "[]"
+	}
+	o.w.Write(fmt.Appendf(nil, `{"type":"Metric","data":{"name":%q,"type":%q,"contains":%q,"thresholds":%s,"submetrics":%s},"metric":%q}`+"\n",
+		name, typ, contains, th, sub, name))
 }
 
 func (o *jsonOutput) point(name string, when []byte, unix int64, value float64, tags []byte, row *csvRow) {

@@ -143,6 +143,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		bounds = append(bounds, int64(s.end))
 	}
 	jout.withSubmetrics(subs)
+	jout.withThresholds(thresholds)
 	col := newCollector(pool, bounds, subs, jout)
 	col.abort = abort
 	colDone := make(chan struct{})

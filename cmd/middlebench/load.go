@@ -117,7 +117,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.ConfigFile, "config", "c", "", "YAML scenario file (k6 option names; flags override it)")
+	f.StringVarP(&o.ConfigFile, "config", "c", "", "middlebench's YAML scenario or k6's options object, YAML or JSON (e.g. from k6 inspect); flags override it")
 	f.StringVar(&cfg.Executor, "executor", "", "k6 executor (default: chosen from --rate, --stage, --iterations, --duration)")
 	f.StringVar(&cfg.Scenario, "scenario", "", `scenario tag (default "default")`)
 	f.IntVarP(&cfg.VUs, "vus", "u", 0, "number of VUs (default 1)")
@@ -147,7 +147,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 	f.StringVar(&o.SummaryExport, "summary-export", "", "write k6's legacy summary export (JSON, key for key as k6) to this file")
 	f.StringVar(&o.Results, "results", "", "write middlebench's results document (JSON: handleSummary shape, histograms, steps) to this file")
 	f.StringVar(&o.SummaryMode, "summary-mode", "compact", "end-of-test summary: compact, full (phases, scenario, steps) or disabled")
-	f.StringSliceVar(&o.SummaryTrendStats, "summary-trend-stats", nil, `trend columns (default "avg,min,med,max,p(90),p(95)")`)
+	f.StringSliceVar(&o.SummaryTrendStats, "summary-trend-stats", nil, `trend stats of the summary and --summary-export, e.g. avg,p(99.9),count (default "avg,min,med,max,p(90),p(95)")`)
 	f.StringVar(&o.SummaryTimeUnit, "summary-time-unit", "", "time unit of the summary: s, ms or us (default: k6's automatic)")
 	f.BoolVar(&o.NoSummary, "no-summary", false, "print no end-of-test summary (as --summary-mode disabled)")
 	f.BoolVar(&o.NoThresholds, "no-thresholds", false, "do not evaluate thresholds (no exit 99, none in the summary or export)")

@@ -38,8 +38,8 @@ func keyOrder(t *testing.T, raw json.RawMessage) []string {
 // stdout, as k6 does; --tag adds a tag to every sample, in k6's sorted
 // place among the system tags.
 func TestOutJSONToStdoutWithTags(t *testing.T) {
-	out, err := run(t, Options{URL: origin(t, 200), Flags: &load.Config{Iterations: 2}, Tags: map[string]string{"zeta": "1", "alpha": "x,y"},
-		Out: []string{"json"}, Quiet: true, NoSummary: true})
+	out, err := run(t, Options{URL: origin(t, 200), Flags: &load.Config{Iterations: 2, Thresholds: load.ThresholdsOf(map[string][]string{"http_req_failed": {"rate<0.01"}})},
+		Changed: changed("iterations", "threshold"), Tags: map[string]string{"zeta": "1", "alpha": "x,y"}, Out: []string{"json"}, Quiet: true, NoSummary: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +54,11 @@ func TestOutJSONToStdoutWithTags(t *testing.T) {
 			t.Fatalf("stdout holds more than NDJSON: %q", line)
 		}
 		switch {
+		case p.Type == "Metric" && p.Metric == "http_req_failed":
+			// Real k6 v1.8.1 lists a metric's own thresholds in its Metric line.
+			if want := `{"type":"Metric","data":{"name":"http_req_failed","type":"rate","contains":"default","thresholds":["rate<0.01"],"submetrics":null},"metric":"http_req_failed"}`; line != want {
+				t.Errorf("Metric line\n%s\nreal k6\n%s", line, want)
+			}
 		case p.Type == "Point" && p.Metric == "http_reqs":
 			reqs++
 			// Real k6 v1.8.1 with --tag zeta=1 --tag alpha=x,y:
