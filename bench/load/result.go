@@ -125,6 +125,14 @@ func newResult(opts Options, scs []*scenarioRun, p plan, es engines, col *collec
 		}
 		doc.Steps = append(doc.Steps, st)
 	}
+	for i, a := range col.scens {
+		if doc.Scenarios == nil {
+			doc.Scenarios = map[string]metrics.ScenarioResult{}
+		}
+		sr := metrics.ScenarioResult{Executor: scs[i].cfg.ExecutorName()}
+		sr.Metrics, sr.Histograms = renderAgg(a, nil, seconds, stats, arrival, nil)
+		doc.Scenarios[scs[i].cfg.scenario()] = sr
+	}
 	res.ThresholdsFailed = metrics.ApplyThresholds(doc, ts)
 	res.doc = doc
 	return res

@@ -146,6 +146,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	jout.withThresholds(thresholds)
 	col := newCollector(pool, bounds, subs, jout)
 	col.abort = abort
+	col.perScenario(len(scs))
 	colDone := make(chan struct{})
 	go func() { col.run(out); close(colDone) }()
 

@@ -58,8 +58,9 @@ func TestK6OptionsTwoScenarios(t *testing.T) {
 			_, url := newScenarioOrigin(t)
 			dir := t.TempDir()
 			export, csvPath := filepath.Join(dir, "export.json"), filepath.Join(dir, "points.csv")
-			o := Options{ConfigFile: file, Env: map[string]string{"TARGET": url}, SummaryExport: export,
-				Out: []string{"csv=" + csvPath}, Quiet: true}
+			results := filepath.Join(dir, "results.json")
+			o := Options{ConfigFile: file, Env: map[string]string{"TARGET": url}, SummaryExport: export, Results: results,
+				Out: []string{"csv=" + csvPath}, Quiet: true, SummaryMode: "full"}
 			if strings.HasSuffix(file, ".json") {
 				o.URL = url + "/" // k6 inspect has no url: the script had it
 			}
@@ -106,6 +107,19 @@ func TestK6OptionsTwoScenarios(t *testing.T) {
 				t.Errorf("threshold verdicts (true = failed): open %v closed %v", open["thresholds"], closed["thresholds"])
 			}
 			checkCSV(t, csvPath, int(reqs), int(open["count"].(float64)))
+			// k6's full summary has a section per scenario, with its own counts.
+			for _, want := range []string{"█ SCENARIO: closed", "█ SCENARIO: open"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("summary lacks %q", want)
+				}
+			}
+			scen := readJSON(t, results)["scenarios"].(map[string]any)
+			count := func(name string) any {
+				return scen[name].(map[string]any)["metrics"].(map[string]any)["http_reqs"].(map[string]any)["values"].(map[string]any)["count"]
+			}
+			if count("open") != open["count"] || count("closed") != closed["count"] {
+				t.Errorf("per-scenario http_reqs open %v closed %v, submetrics %v and %v", count("open"), count("closed"), open["count"], closed["count"])
+			}
 		})
 	}
 }
