@@ -54,17 +54,17 @@ type Document struct {
 	Options Options           `json:"options"`
 
 	// middlebench's own keys.
-	Run          *RunInfo          `json:"run,omitempty"`
-	GeneratorCPU *CPUUsage         `json:"generator_cpu,omitempty"`
-	Statuses     map[string]int64  `json:"statuses,omitempty"`    // "200": 36, "429": 535
-	Errors       map[string]int64  `json:"errors,omitempty"`      // error class → count: reset, timeout, refused, tls, …
-	ErrorCodes   map[string]int64  `json:"error_codes,omitempty"` // k6 error code → count ("1212": refused dial; 1000+status for HTTP ≥ 400)
-	Steps        []Step            `json:"steps,omitempty"`       // per stage / rate step of a sweep
+	Run          *RunInfo         `json:"run,omitempty"`
+	GeneratorCPU *CPUUsage        `json:"generator_cpu,omitempty"`
+	Statuses     map[string]int64 `json:"statuses,omitempty"`    // "200": 36, "429": 535
+	Errors       map[string]int64 `json:"errors,omitempty"`      // error class → count: reset, timeout, refused, tls, …
+	ErrorCodes   map[string]int64 `json:"error_codes,omitempty"` // k6 error code → count ("1212": refused dial; 1000+status for HTTP ≥ 400)
+	Steps        []Step           `json:"steps,omitempty"`       // per stage / rate step of a sweep
 	// Scenarios holds each scenario's own metrics when the run had several.
-	Scenarios map[string]ScenarioResult `json:"scenarios,omitempty"`
-	Server       *ServerView       `json:"server,omitempty"`      // the origin's own view (the APM)
-	Stages       json.RawMessage   `json:"stages,omitempty"`      // middlebox counters, as the proxy reports them
-	Histograms   map[string]string `json:"histograms,omitempty"`  // metric → Trend.Encode, for exact merges
+	Scenarios  map[string]ScenarioResult `json:"scenarios,omitempty"`
+	Server     *ServerView               `json:"server,omitempty"`     // the origin's own view (the APM)
+	Stages     json.RawMessage           `json:"stages,omitempty"`     // middlebox counters, as the proxy reports them
+	Histograms map[string]string         `json:"histograms,omitempty"` // metric → Trend.Encode, for exact merges
 }
 
 // State is k6's "state" key.
