@@ -114,3 +114,17 @@ func TestHTTPDebugAndProgress(t *testing.T) {
 		t.Errorf("no final progress line:\n%s", stdout.String())
 	}
 }
+
+// TestSummaryTrendStatsInExport: --summary-trend-stats decides a trend's
+// keys in --summary-export, as in k6 (p(99.9) and count included).
+func TestSummaryTrendStatsInExport(t *testing.T) {
+	export := filepath.Join(t.TempDir(), "export.json")
+	if _, err := run(t, Options{URL: origin(t, 200), Flags: &load.Config{Iterations: 3}, SummaryTrendStats: []string{"avg", "p(99.9)", "count"},
+		SummaryExport: export, Quiet: true}); err != nil {
+		t.Fatal(err)
+	}
+	m := readJSON(t, export)["metrics"].(map[string]any)["http_req_waiting"].(map[string]any)
+	if got := strings.Join(keySet(m), ","); got != "avg,count,p(99.9)" || m["count"] != 3.0 {
+		t.Errorf("http_req_waiting %v, want exactly avg, p(99.9), count = 3", m)
+	}
+}
