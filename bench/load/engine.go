@@ -23,6 +23,7 @@ type engine struct {
 
 	mu     sync.Mutex
 	vus    []*vu
+	handed int // VUs given to the executor (the rest were initialized ahead)
 	active atomic.Int64 // the vus gauge: VUs running iterations
 	drops  atomic.Int64
 }
@@ -32,13 +33,40 @@ func (e *engine) emitter() emitter {
 	return emitter{out: e.out, pool: e.batches, scen: e.scen}
 }
 
-// newVU allocates one more VU (vus_max grows by one).
+// newVU hands the executor a VU: one initialized before the run (see
+// initVUs), or one more (vus_max grows by one).
 func (e *engine) newVU() *vu {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.handed < len(e.vus) {
+		e.handed++
+		return e.vus[e.handed-1]
+	}
 	v := newVU(e, len(e.vus))
 	e.vus = append(e.vus, v)
+	e.handed++
 	return v
+}
+
+// initVUs initializes n VUs before the run starts, as k6 initializes every
+// scenario's VUs (pre-allocated ones for arrival rates) up front: vus_max
+// counts a later scenario's VUs from the first second.
+func (e *engine) initVUs(n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for len(e.vus) < n {
+		e.vus = append(e.vus, newVU(e, len(e.vus)))
+	}
+}
+
+// closeUnused releases the VUs initialized ahead that no executor took.
+func (e *engine) closeUnused() {
+	e.mu.Lock()
+	idle := e.vus[e.handed:]
+	e.mu.Unlock()
+	for _, v := range idle {
+		v.close()
+	}
 }
 
 func (e *engine) allocated() int {

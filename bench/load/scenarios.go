@@ -58,6 +58,9 @@ func runScenarios(ctx context.Context, scs []*scenarioRun, es engines, start tim
 		scs[0].x.run(ctx, es[0], start)
 		return
 	}
+	for i, s := range scs {
+		es[i].initVUs(s.plan.vus)
+	}
 	var wg sync.WaitGroup
 	for i, s := range scs {
 		wg.Add(1)
@@ -73,6 +76,9 @@ func runScenarios(ctx context.Context, scs []*scenarioRun, es engines, start tim
 		}()
 	}
 	wg.Wait()
+	for _, e := range es {
+		e.closeUnused() // a scenario cut before its startTime
+	}
 }
 
 // runPlan is the plan of the whole run: one scenario's own, or for several

@@ -60,22 +60,21 @@ func TestK6OptionsTwoScenarios(t *testing.T) {
 			export, csvPath := filepath.Join(dir, "export.json"), filepath.Join(dir, "points.csv")
 			results := filepath.Join(dir, "results.json")
 			o := Options{ConfigFile: file, Env: map[string]string{"TARGET": url}, SummaryExport: export, Results: results,
-				Out: []string{"csv=" + csvPath}, Quiet: true, SummaryMode: "full"}
+				Out: []string{"csv=" + csvPath, "json=" + filepath.Join(dir, "points.ndjson")}, Quiet: true, SummaryMode: "full"}
 			if strings.HasSuffix(file, ".json") {
 				o.URL = url + "/" // k6 inspect has no url: the script had it
 			}
-			start := time.Now()
 			out, err := run(t, o)
-			took := time.Since(start)
 			// The closed scenario's threshold p(99)<1 ms fails, as with real k6: exit 99.
 			var ee *ExitError
 			if !errors.As(err, &ee) || ee.Code != ExitThresholds || !strings.Contains(err.Error(), "http_req_duration{kind:closed}") {
 				t.Fatalf("%v\n%s", err, out)
 			}
-			// Both ran at once: the whole run lasts about max(2s, 0.5s+2s), not 2s+2s.
-			if took < 2500*time.Millisecond || took > 3500*time.Millisecond {
-				t.Errorf("the run took %v, want about 2.5s (both scenarios at once)", took)
+			runStart, err := time.Parse(time.RFC3339Nano, readJSON(t, results)["run"].(map[string]any)["start"].(string))
+			if err != nil {
+				t.Fatal(err)
 			}
+			checkAtOnce(t, filepath.Join(dir, "points.ndjson"), runStart)
 			real := readJSON(t, "../../metrics/testdata/k6-export/scenarios.json")
 			ours := readJSON(t, export)
 			rm, om := real["metrics"].(map[string]any), ours["metrics"].(map[string]any)
@@ -121,6 +120,46 @@ func TestK6OptionsTwoScenarios(t *testing.T) {
 				t.Errorf("per-scenario http_reqs open %v closed %v, submetrics %v and %v", count("open"), count("closed"), open["count"], closed["count"])
 			}
 		})
+	}
+}
+
+// checkAtOnce reads the request times of each scenario from the stream:
+// closed starts at least its startTime (500ms) after the run, and open goes on
+// while closed runs (both at once, not one after the other).
+func checkAtOnce(t *testing.T, path string, start time.Time) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last := map[string]time.Time{}, map[string]time.Time{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var p struct {
+			Metric string
+			Data   struct {
+				Time time.Time
+				Tags map[string]string
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Metric != "http_reqs" {
+			continue
+		}
+		sc, at := p.Data.Tags["scenario"], p.Data.Time
+		if f, ok := first[sc]; !ok || at.Before(f) {
+			first[sc] = at
+		}
+		if at.After(last[sc]) {
+			last[sc] = at
+		}
+	}
+	if d := first["closed"].Sub(start); d < 500*time.Millisecond {
+		t.Errorf("closed's first request ended %v after the start, want after its startTime 500ms", d)
+	}
+	if !last["open"].After(first["closed"]) || !last["closed"].After(first["open"]) {
+		t.Errorf("not at once: open %v..%v, closed %v..%v", first["open"], last["open"], first["closed"], last["closed"])
 	}
 }
 
