@@ -23,7 +23,7 @@ type engine struct {
 
 	mu     sync.Mutex
 	vus    []*vu
-	handed int // VUs given to the executor (the rest were initialized ahead)
+	handed int          // VUs given to the executor (the rest were initialized ahead)
 	active atomic.Int64 // the vus gauge: VUs running iterations
 	drops  atomic.Int64
 }
