@@ -125,6 +125,10 @@ func Run(ctx context.Context, o Options) error {
 	if prog != nil {
 		prog.done(res)
 	}
+	if res.Iterations == 0 && res.Interrupted > 0 {
+		// k6's warning: requests cut by the end are in no metric.
+		fmt.Fprintf(o.Stderr, "middlebench: warning: no iteration fully finished (%d interrupted, their requests uncounted); consider a longer duration or gracefulStop, or a shorter --timeout\n", res.Interrupted)
+	}
 	doc := res.Document()
 	doc.State.IsStdErrTTY = IsTerminal(o.Stderr)
 	doc.State.IsStdOutTTY = tty
