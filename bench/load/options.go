@@ -288,18 +288,25 @@ func inherit(e, top *Config) {
 
 // ExpandEnv replaces ${NAME} in the request URLs and header values with
 // env's values (k6's __ENV for a run without a script); a name env lacks
-// is an error.
+// is an error. With scenarios, each scenario's env is env plus its own,
+// applied when the scenario's config is built (Effective), so a top-level
+// url may name a variable one scenario defines.
 func ExpandEnv(c *Config, env map[string]string) error {
-	if err := expandEnv(c, env, ""); err != nil {
-		return err
+	if len(c.Scenarios) == 0 {
+		return expandEnv(c, env, "")
 	}
-	for name, s := range c.Scenarios {
+	for _, s := range c.Scenarios {
 		if s == nil {
 			continue
 		}
-		if err := expandEnv(&s.Config, env, "scenarios."+name); err != nil {
-			return err
+		merged := make(map[string]string, len(env)+len(s.Env))
+		for k, v := range env {
+			merged[k] = v
 		}
+		for k, v := range s.Env {
+			merged[k] = v
+		}
+		s.Env = merged
 	}
 	return nil
 }

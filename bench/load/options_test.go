@@ -79,3 +79,22 @@ func TestExpandEnv(t *testing.T) {
 		t.Errorf("missing variable: %v", err)
 	}
 }
+
+// TestScenarioEnv: a scenario's env fills ${NAME} in the url it inherits;
+// the global env (-e) is there too.
+func TestScenarioEnv(t *testing.T) {
+	c, err := DecodeConfig(strings.NewReader("url: http://${HOST}/${PATH}\nscenarios:\n  a:\n    executor: shared-iterations\n    env: {PATH: a}\n  b:\n    executor: shared-iterations\n    env: {PATH: b}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ExpandEnv(c, map[string]string{"HOST": "127.0.0.1:9"}); err != nil {
+		t.Fatal(err)
+	}
+	cfgs, _, err := c.Effective()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfgs[0].URL != "http://127.0.0.1:9/a" || cfgs[1].URL != "http://127.0.0.1:9/b" {
+		t.Errorf("urls %q %q", cfgs[0].URL, cfgs[1].URL)
+	}
+}
