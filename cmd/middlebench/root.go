@@ -19,9 +19,11 @@ inspection, 429 rate limiting, User-Agent blocking, bandwidth caps, link
 latency) between a load engine and a fake server that reports its own time in
 Server-Timing, and replays the experiments of "when k6 says slow but the APM
 says fine" to check that the diagnosis names the right cause.`,
+		Version:       middlebench.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
 	// -v is verbose, as in k6; the version is "middlebench version".
 	root.PersistentFlags().BoolP("verbose", "v", false, "say more about what is being done (on stderr)")
 	root.AddCommand(
