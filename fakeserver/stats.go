@@ -96,7 +96,7 @@ func (s *stats) merged() (app, queue, read, handler *metrics.Trend) {
 // view renders the server's view as the results document carries it.
 func (s *stats) view(workers int) metrics.ServerView {
 	app, queue, read, handler := s.merged()
-	stats := append(metrics.FullTrendStats[:len(metrics.FullTrendStats):len(metrics.FullTrendStats)], "count")
+	stats := append(metrics.FullTrendStats(), "count")
 	values := func(t *metrics.Trend) map[string]float64 {
 		v, _ := t.Values(stats) // the stat names are fixed and valid
 		return v

@@ -124,7 +124,7 @@ func trendStats(t *metrics.Trend) map[string]float64 {
 	if t.Count() == 0 {
 		return nil
 	}
-	v, err := t.Values(append(metrics.FullTrendStats[:len(metrics.FullTrendStats):len(metrics.FullTrendStats)], "count"))
+	v, err := t.Values(append(metrics.FullTrendStats(), "count"))
 	if err != nil {
 		return nil // cannot happen: the stat names are fixed
 	}

@@ -76,7 +76,7 @@ SERVER=$!
 trap 'kill $ORIGIN $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 50); do grep -q 'on http' "$OUT/server.out" 2>/dev/null && break; sleep 0.1; done
 SURL=$(awk '/on http/ {print $4; exit}' "$OUT/server.out")
-"$BIN/middlebench" load --vus 3 --duration 5s --quiet --no-summary --summary-export "$OUT/accept.json" "$SURL/?work=50ms"
+"$BIN/middlebench" load --vus 3 --duration 5s --quiet --no-summary --results "$OUT/accept.json" "$SURL/?work=50ms"
 curl -s "$SURL/_mb/stats" >"$OUT/accept-server.json"
 kill $SERVER 2>/dev/null || true
 jq -r --slurpfile srv "$OUT/accept-server.json" '
@@ -96,7 +96,7 @@ for round in $(seq "$ROUNDS"); do
 	echo "  round $round of $ROUNDS: $TOOLS"
 	for t in $TOOLS; do
 		case $t in
-		middlebench) run middlebench "$round" "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --summary-export "$OUT/middlebench.$round.json" "$URL" ;;
+		middlebench) run middlebench "$round" "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --results "$OUT/middlebench.$round.json" "$URL" ;;
 		wrk) run wrk "$round" wrk -t2 -c"$CONNS" -d"$DUR" "$URL" ;;
 		fortio) run fortio "$round" "$BIN/fortio" load -quiet -c "$CONNS" -qps 0 -t "$DUR" "$URL" ;;
 		hey) run hey "$round" "$BIN/hey" -z "$DUR" -c "$CONNS" "$URL" ;;
@@ -119,7 +119,7 @@ done
 
 echo
 echo "memory: middlebench over $MEM_REQUESTS requests ($CONNS VUs), RSS sampled every 0.25 s from /proc/PID/status"
-"$BIN/middlebench" load --vus "$CONNS" --iterations "$MEM_REQUESTS" --quiet --no-summary --summary-export "$OUT/mem.json" "$URL" &
+"$BIN/middlebench" load --vus "$CONNS" --iterations "$MEM_REQUESTS" --quiet --no-summary --results "$OUT/mem.json" "$URL" &
 PID=$!
 : >"$OUT/mem.rss"
 start=$(date +%s.%N)

@@ -75,8 +75,8 @@ func BenchmarkIterationParallel(b *testing.B) {
 }
 
 func BenchmarkCollector(b *testing.B) {
-	m, _ := newMix(&Config{URL: "http://a/"})
-	subs, _ := submetricsFor(&Config{}, m, nil)
+	scs, _ := prepare(&Config{URL: "http://a/"})
+	subs, _ := submetricsFor(scs, nil)
 	c := newCollector(newBatches(), nil, subs, nil)
 	r := record{kind: kindRequest, status: 200, proto: 11, hasServer: true, server: 51e6,
 		ph: phases{blocked: 3000, sending: 20000, waiting: 51e6, receiving: 60000, dur: 51080000, wall: 51080000, wrote: true}}
@@ -90,8 +90,8 @@ func BenchmarkCollector(b *testing.B) {
 // BenchmarkJSONOutput is --out json's cost per request (nine points).
 func BenchmarkJSONOutput(b *testing.B) {
 	cfg := &Config{URL: "http://127.0.0.1:8080/?work=50ms"}
-	m, _ := newMix(cfg)
-	o := newJSONOutput(io.Discard, cfg, m)
+	scs, _ := prepare(cfg)
+	o := newJSONOutput(io.Discard, nil, scs)
 	o.setBase(time.Now())
 	recs := []record{{kind: kindRequest, status: 200, proto: 11, hasServer: true, server: 51e6,
 		ph: phases{blocked: 3000, sending: 20000, waiting: 51e6, receiving: 60000, dur: 51080000, wall: 51080000, wrote: true}}}

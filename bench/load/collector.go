@@ -47,6 +47,8 @@ type collector struct {
 	steps  []*stepAgg
 	subs   []*submetric
 	out    *jsonOutput
+	abort  *aborter   // nil: no threshold aborts the run
+	scens  []*stepAgg // per scenario, when the run has several (k6's SCENARIO sections)
 }
 
 func newCollector(pool *batches, bounds []int64, subs []*submetric, out *jsonOutput) *collector {
@@ -66,6 +68,9 @@ func (c *collector) run(in <-chan *batch) {
 			c.out.write(b.recs)
 		}
 		c.pool.put(b)
+		if now := time.Now(); c.abort.due(now) {
+			c.abort.check(c.snapshot(now), now)
+		}
 	}
 }
 
@@ -76,8 +81,24 @@ func (c *collector) step(end int64) *stepAgg {
 	return c.steps[sort.Search(len(c.bounds), func(i int) bool { return end < c.bounds[i] })]
 }
 
+// perScenario keeps an aggregate per scenario besides the steps.
+func (c *collector) perScenario(n int) {
+	if n < 2 {
+		return
+	}
+	for range n {
+		c.scens = append(c.scens, newStepAgg(len(c.subs)))
+	}
+}
+
 func (c *collector) add(r *record) {
-	a := c.step(r.end)
+	c.addTo(c.step(r.end), r)
+	if c.scens != nil && r.kind != kindGauge { // the VU gauges are the run's, not a scenario's
+		c.addTo(c.scens[r.scen], r)
+	}
+}
+
+func (c *collector) addTo(a *stepAgg, r *record) {
 	a.lastEnd = max(a.lastEnd, r.end)
 	switch r.kind {
 	case kindRequest:
@@ -185,4 +206,12 @@ func (a *stepAgg) merge(o *stepAgg) {
 	}
 	a.maxSkew = max(a.maxSkew, o.maxSkew)
 	a.lastEnd = max(a.lastEnd, o.lastEnd)
+}
+
+// snapshot renders what was measured so far, for thresholds evaluated
+// while the run lasts.
+func (c *collector) snapshot(now time.Time) *metrics.Document {
+	d := &metrics.Document{}
+	d.Metrics, d.Histograms = renderAgg(c.total(), c.subs, now.Sub(c.abort.start).Seconds(), metrics.FullTrendStats(), true, nil)
+	return d
 }

@@ -35,9 +35,9 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"bad header", Config{URL: "http://a/", Headers: map[string]string{"Bad Name": "x"}}, "headers"},
 		{"url and requests", Config{URL: "http://a/", Requests: []Request{{URL: "http://b/"}}}, "either url or requests"},
 		{"mix entry without url", Config{Requests: []Request{{Name: "x"}}}, "requests[0].url"},
-		{"unknown threshold metric", Config{URL: "http://a/", Thresholds: map[string][]string{"http_req_speed": {"avg<1"}}}, "no metric"},
-		{"threshold aggregation of another type", Config{URL: "http://a/", Thresholds: map[string][]string{"http_req_failed": {"p(95)<1"}}}, "no \"p(95)\""},
-		{"malformed threshold", Config{URL: "http://a/", Thresholds: map[string][]string{"http_req_duration": {"p(95)"}}}, "no operator"},
+		{"unknown threshold metric", Config{URL: "http://a/", Thresholds: ThresholdsOf(map[string][]string{"http_req_speed": {"avg<1"}})}, "no metric"},
+		{"threshold aggregation of another type", Config{URL: "http://a/", Thresholds: ThresholdsOf(map[string][]string{"http_req_failed": {"p(95)<1"}})}, "no \"p(95)\""},
+		{"malformed threshold", Config{URL: "http://a/", Thresholds: ThresholdsOf(map[string][]string{"http_req_duration": {"p(95)"}})}, "no operator"},
 		{"bad server-timing name", Config{URL: "http://a/", ServerTimingMetric: "a;b"}, "serverTimingMetric"},
 	}
 	for _, tt := range tests {
@@ -109,7 +109,7 @@ thresholds:
 		{"unknown field", "url: http://a/\nvu: 3\n", "line 2"},
 		{"bad duration", "url: http://a/\nduration: 5 seconds\n", "line 2"},
 		{"bad size", "url: http://a/\nbodySize: 8M\n", "ambiguous"},
-		{"bad rate", "url: http://a/\nrate: 200\n", "line 2"},
+		{"bad rate", "url: http://a/\nrate: fast\n", "line 2"}, // a bare number is k6's: per timeUnit
 		{"stage as a string", "url: http://a/\nstages: [30s:100]\n", "line 2"},
 		{"two documents", "url: http://a/\n---\nurl: http://b/\n", "second YAML document"},
 		{"empty", "", "empty"},

@@ -25,7 +25,9 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// DecodeConfig decodes one YAML document into a Config, strictly (package
+// DecodeConfig decodes one YAML or JSON document (JSON is YAML: a k6
+// script's exported options, or what `k6 inspect` prints, decode as they
+// are; null means unset, as in k6) into a Config, strictly (package
 // strictyaml): an unknown field, a wrong type or a bad value is an error
 // that names the line and the field path ("line 9: stages[1].duration:
 // …"); a second document in the stream is refused. A harness embedding a
@@ -39,6 +41,9 @@ func DecodeConfig(r io.Reader) (*Config, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	if err := stripK6Only(resolveDoc(&doc), true); err != nil {
+		return nil, err
+	}
 	var c Config
 	if err := strictyaml.Decode(&doc, &c); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -50,3 +55,13 @@ func DecodeConfig(r io.Reader) (*Config, error) {
 	}
 	return &c, nil
 }
+
+func resolveDoc(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		return n.Content[0]
+	}
+	return n
+}
+
+// decodeStrict is strictyaml.Decode for a type's own UnmarshalYAML.
+func decodeStrict(n *yaml.Node, v any) error { return strictyaml.Decode(n, v) }

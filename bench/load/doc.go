@@ -18,6 +18,11 @@
 //	doc := res.Document() // bench/metrics.Document: k6 handleSummary shape + middlebench keys
 //	doc.Server = &view    // the caller adds the server's view and the boxes' counters
 //
-// Config is also what `middlebench load --config scenario.yaml` decodes
-// (testdata/scenario.yaml shows every field).
+// Config is also what `middlebench load --config FILE` decodes
+// (testdata/scenario.yaml shows every field), and it takes k6's options
+// object as well, YAML or JSON (testdata/k6-inspect-scenarios.json is what
+// `k6 inspect` printed for a two-scenario script): Scenarios run at once,
+// each its own engine sending to the one collector, which keeps an
+// aggregate per scenario beside the steps. Streams (--out json, csv) go
+// through lineWriter: a reader of a killed run finds whole lines.
 package load

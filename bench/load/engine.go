@@ -7,9 +7,11 @@ import (
 	"time"
 )
 
-// engine is what executors drive: VU allocation, the record channel and
-// the shared read-only pieces of a run.
+// engine is what one scenario's executor drives: VU allocation, the record
+// channel and the shared read-only pieces of a run. A run of several
+// scenarios has one engine per scenario, all sending to one collector.
 type engine struct {
+	scen         uint8 // index in the run, stamped on every record
 	cfg          *Config
 	clk          clock
 	mix          *mix
@@ -17,20 +19,54 @@ type engine struct {
 	batches      *batches
 	bodyBlock    []byte
 	serverMetric string
+	debug        *httpDebug // nil unless --http-debug
 
 	mu     sync.Mutex
 	vus    []*vu
+	handed int          // VUs given to the executor (the rest were initialized ahead)
 	active atomic.Int64 // the vus gauge: VUs running iterations
 	drops  atomic.Int64
 }
 
-// newVU allocates one more VU (vus_max grows by one).
+// emitter returns a record buffer for one producer of this scenario.
+func (e *engine) emitter() emitter {
+	return emitter{out: e.out, pool: e.batches, scen: e.scen}
+}
+
+// newVU hands the executor a VU: one initialized before the run (see
+// initVUs), or one more (vus_max grows by one).
 func (e *engine) newVU() *vu {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.handed < len(e.vus) {
+		e.handed++
+		return e.vus[e.handed-1]
+	}
 	v := newVU(e, len(e.vus))
 	e.vus = append(e.vus, v)
+	e.handed++
 	return v
+}
+
+// initVUs initializes n VUs before the run starts, as k6 initializes every
+// scenario's VUs (pre-allocated ones for arrival rates) up front: vus_max
+// counts a later scenario's VUs from the first second.
+func (e *engine) initVUs(n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for len(e.vus) < n {
+		e.vus = append(e.vus, newVU(e, len(e.vus)))
+	}
+}
+
+// closeUnused releases the VUs initialized ahead that no executor took.
+func (e *engine) closeUnused() {
+	e.mu.Lock()
+	idle := e.vus[e.handed:]
+	e.mu.Unlock()
+	for _, v := range idle {
+		v.close()
+	}
 }
 
 func (e *engine) allocated() int {
@@ -63,12 +99,45 @@ func (e *engine) loop(regular, hard context.Context, v *vu, more func() bool) {
 	}
 }
 
-// sampleGauges emits vus and vus_max shortly after the start (once the
-// executor has its VUs) and then every second until ctx ends, as k6 does.
-func (e *engine) sampleGauges(ctx context.Context, em *emitter, done chan<- struct{}) {
+// engines are the scenarios of one run.
+type engines []*engine
+
+func (es engines) active() (n int64) {
+	for _, e := range es {
+		n += e.active.Load()
+	}
+	return n
+}
+
+func (es engines) allocated() (n int) {
+	for _, e := range es {
+		n += e.allocated()
+	}
+	return n
+}
+
+func (es engines) drops() (n int64) {
+	for _, e := range es {
+		n += e.drops.Load()
+	}
+	return n
+}
+
+func (es engines) counts() (requests, failed, iterations, interrupted int64) {
+	for _, e := range es {
+		r, f, i, x := e.counts()
+		requests, failed, iterations, interrupted = requests+r, failed+f, iterations+i, interrupted+x
+	}
+	return
+}
+
+// sampleGauges emits vus and vus_max (over every scenario) shortly after
+// the start (once the executors have their VUs) and then every second
+// until ctx ends, as k6 does.
+func (es engines) sampleGauges(ctx context.Context, clk clock, em *emitter, done chan<- struct{}) {
 	defer close(done)
 	emit := func() {
-		r := record{kind: kindGauge, end: e.clk.now(), vus: e.active.Load(), vusMax: int64(e.allocated())}
+		r := record{kind: kindGauge, end: clk.now(), vus: es.active(), vusMax: int64(es.allocated())}
 		em.emit(&r)
 		em.flush()
 	}

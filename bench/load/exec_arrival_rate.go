@@ -39,8 +39,8 @@ func newConstantArrivalRate(cfg *Config) *arrivalRate {
 	d := cfg.Duration.D()
 	return &arrivalRate{cfg: cfg, pacer: constantPacer{n: cfg.Rate.N, per: cfg.Rate.Per, duration: d}, end: d,
 		peak: cfg.Rate.PerSecond(), preVUs: pre, maxVUs: mx,
-		text: fmt.Sprintf("%s iterations/s for %s (maxVUs: %d-%d, gracefulStop: %s)",
-			trimFloat(cfg.Rate.PerSecond()), fmtDur(d), pre, mx, fmtDur(cfg.gracefulStop()))}
+		text: fmt.Sprintf("%.2f iterations/s for %s (maxVUs: %d-%d, gracefulStop: %s)",
+			cfg.Rate.PerSecond(), fmtDur(d), pre, mx, fmtDur(cfg.gracefulStop()))}
 }
 
 func newRampingArrivalRate(cfg *Config) *arrivalRate {
@@ -61,8 +61,8 @@ func newRampingArrivalRate(cfg *Config) *arrivalRate {
 		at += d
 	}
 	x.end, x.peak = at, peak
-	x.text = fmt.Sprintf("up to %s iterations/s for %s over %d stages (maxVUs: %d-%d, gracefulStop: %s)",
-		trimFloat(peak), fmtDur(at), len(cfg.Stages), pre, mx, fmtDur(cfg.gracefulStop()))
+	x.text = fmt.Sprintf("Up to %.2f iterations/s for %s over %d stages (maxVUs: %d-%d, gracefulStop: %s)",
+		peak, fmtDur(at), len(cfg.Stages), pre, mx, fmtDur(cfg.gracefulStop()))
 	return x
 }
 
@@ -95,7 +95,7 @@ func (x *arrivalRate) run(ctx context.Context, e *engine, start time.Time) {
 		startVU(&ready)
 	}
 	ready.Wait() // the pre-allocated VUs wait for work before the first arrival
-	em := emitter{out: e.out, pool: e.batches}
+	em := e.emitter()
 	// Arrivals wait on a precise sleeper: Go's timers wake 0.3–1 ms late,
 	// enough to move an arrival across a rate limiter's window boundary.
 	sleeper := precise.NewSleeper()

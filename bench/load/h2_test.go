@@ -11,7 +11,7 @@ func TestHTTP2(t *testing.T) {
 	s.StartTLS()
 	t.Cleanup(s.Close)
 	res, reqs := runPoints(t, &Config{URL: s.URL, VUs: 2, Iterations: 20, InsecureSkipTLSVerify: true,
-		Thresholds: map[string][]string{"http_reqs{proto:HTTP/2.0,tls_version:tls1.3}": {"count==20"}}})
+		Thresholds: ThresholdsOf(map[string][]string{"http_reqs{proto:HTTP/2.0,tls_version:tls1.3}": {"count==20"}})})
 	if res.Failed != 0 {
 		t.Fatalf("failed: %v", res.ErrorExamples)
 	}

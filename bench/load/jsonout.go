@@ -1,65 +1,139 @@
 package load
 
 import (
-	"bufio"
-	"compress/gzip"
 	"fmt"
 	"io"
-	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/middlebench/middlebench/bench/metrics"
 )
 
-// OpenJSONOutput creates path for --out json: gzipped when the name ends in
-// ".gz", as k6 does. Close flushes it.
-func OpenJSONOutput(path string) (io.WriteCloser, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--out json: %w", err)
-	}
-	if !strings.HasSuffix(path, ".gz") {
-		return f, nil
-	}
-	return &gzipFile{f: f, Writer: gzip.NewWriter(f)}, nil
-}
-
-type gzipFile struct {
-	f *os.File
-	*gzip.Writer
-}
-
-func (g *gzipFile) Close() error {
-	err := g.Writer.Close()
-	if cerr := g.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// jsonOutput writes k6's NDJSON stream: a Metric line the first time a
-// metric appears, then one Point line per sample, with k6's tags
-// (expected_response, group, method, name, proto, scenario, status, url,
-// and error_code, error, tls_version when they apply). It runs on the
-// collector's goroutine and appends bytes by hand: no allocation per point.
+// jsonOutput writes k6's --out json stream (NDJSON: a Metric line the
+// first time a metric appears, then one Point line per sample) and/or its
+// --out csv rows, with k6's tags (expected_response, group, method, name,
+// proto, scenario, status, url, and error_code, error, tls_version when
+// they apply) and the run's own tags (options.tags, --tag, a scenario's
+// tags), in k6's sorted order. It runs on the collector's goroutine and
+// appends the JSON by hand: no allocation per point. Every write hands the
+// writer whole lines only (see lineWriter).
 type jsonOutput struct {
-	w       *bufio.Writer
-	base    time.Time
-	scen    string   // JSON-quoted scenario
-	targets []string // per target: `"method":…,"name":…` fragment
-	urls    []string // per target: `"url":…` fragment
-	seen    map[string]bool
-	buf     []byte
-	err     error
+	w      *lineWriter // nil: no JSON stream
+	csv    *csvOutput  // nil: no CSV
+	base   time.Time
+	scens  []scenTags
+	seen   map[string]bool
+	subs   map[string]string // Metric line submetrics, by parent
+	ths    map[string]string // Metric line thresholds (on the metric itself), by metric
+	buf    []byte
+	tagBuf []byte
 }
 
-func newJSONOutput(w io.Writer, cfg *Config, m *mix) *jsonOutput {
-	o := &jsonOutput{w: bufio.NewWriterSize(w, 256<<10), scen: strconv.Quote(cfg.scenario()), seen: map[string]bool{}}
-	for _, t := range m.targets {
-		o.targets = append(o.targets, `"method":`+strconv.Quote(t.method)+`,"name":`+strconv.Quote(t.name))
-		o.urls = append(o.urls, `"url":`+strconv.Quote(t.url))
+// scenTags is what one scenario's samples carry.
+type scenTags struct {
+	name    string
+	targets [][]tagKV // per target: the request's constant tags, sorted
+	iter    []byte    // `{"group":"","scenario":…,…}` of iteration samples
+	dropped []byte    // `{"scenario":…,…}` of dropped_iterations
+	extra   []tagKV   // the run's and scenario's own tags, sorted
+}
+
+// tagKV is one tag, its JSON fragment `"key":"value"` ready.
+type tagKV struct {
+	key, value string
+	json       []byte
+}
+
+func kv(k, v string) tagKV {
+	return tagKV{key: k, value: v, json: []byte(strconv.Quote(k) + ":" + strconv.Quote(v))}
+}
+
+// systemTags are the tag names k6 itself sets on request samples; a
+// user tag of the same name does not override them.
+var systemTags = map[string]bool{"error": true, "error_code": true, "expected_response": true, "group": true, "method": true,
+	"name": true, "proto": true, "scenario": true, "status": true, "tls_version": true, "url": true, "check": true}
+
+func newJSONOutput(w, csv io.Writer, scs []*scenarioRun) *jsonOutput {
+	o := &jsonOutput{seen: map[string]bool{}}
+	if w != nil {
+		o.w = newLineWriter(w)
+	}
+	if csv != nil {
+		o.csv = newCSVOutput(csv)
+	}
+	for _, s := range scs {
+		st := scenTags{name: s.cfg.scenario()}
+		for k, v := range s.cfg.Tags {
+			if !systemTags[k] {
+				st.extra = append(st.extra, kv(k, v))
+			}
+		}
+		sortTags(st.extra)
+		for _, t := range s.mix.targets {
+			ts := append([]tagKV{kv("group", ""), kv("method", t.method), kv("name", t.name), kv("scenario", st.name), kv("url", t.url)}, st.extra...)
+			sortTags(ts)
+			st.targets = append(st.targets, ts)
+		}
+		st.iter = renderTags(append([]tagKV{kv("group", ""), kv("scenario", st.name)}, st.extra...))
+		st.dropped = renderTags(append([]tagKV{kv("scenario", st.name)}, st.extra...))
+		o.scens = append(o.scens, st)
 	}
 	return o
+}
+
+func sortTags(ts []tagKV) { sort.Slice(ts, func(i, j int) bool { return ts[i].key < ts[j].key }) }
+
+func renderTags(ts []tagKV) []byte {
+	sortTags(ts)
+	b := []byte{'{'}
+	for i, t := range ts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t.json...)
+	}
+	return append(b, '}')
+}
+
+// withSubmetrics lists, in the Metric line of their parent, the submetrics
+// the run keeps (k6 lists those its thresholds and summary use).
+func (o *jsonOutput) withSubmetrics(subs []*submetric) {
+	if o == nil {
+		return
+	}
+	o.subs = map[string]string{}
+	byParent := map[string][]string{}
+	for i := len(subs) - 1; i >= 0; i-- {
+		s := subs[i]
+		suffix := strings.TrimSuffix(s.name[len(s.parent)+1:], "}")
+		_, tags, _ := metrics.SplitSubmetric(s.name)
+		var kvs []tagKV
+		for _, t := range tags {
+			kvs = append(kvs, kv(t[0], t[1]))
+		}
+		byParent[s.parent] = append(byParent[s.parent], fmt.Sprintf(`{"name":%q,"suffix":%q,"tags":%s}`, s.name, suffix, renderTags(kvs)))
+	}
+	for p, list := range byParent {
+		o.subs[p] = "[" + strings.Join(list, ",") + "]"
+	}
+}
+
+// withThresholds lists, in a metric's Metric line, the thresholds set on
+// the metric itself, as k6 does (those on a submetric are not listed).
+func (o *jsonOutput) withThresholds(ts []metrics.Threshold) {
+	if o == nil {
+		return
+	}
+	o.ths = map[string]string{}
+	by := map[string][]string{}
+	for _, t := range ts {
+		by[t.Metric] = append(by[t.Metric], strconv.Quote(t.Source))
+	}
+	for m, list := range by {
+		o.ths[m] = "[" + strings.Join(list, ",") + "]"
+	}
 }
 
 func (o *jsonOutput) setBase(t time.Time) {
@@ -74,17 +148,25 @@ func (o *jsonOutput) metric(name string) {
 	}
 	o.seen[name] = true
 	typ, contains, _ := metricType(name)
-	var sub string
-	if name == mDuration {
-		sub = `[{"name":"http_req_duration{expected_response:true}","suffix":"expected_response:true","tags":{"expected_response":"true"}}]`
-	} else {
+	sub, ok := o.subs[name]
+	if !ok {
 		sub = "null"
 	}
-	fmt.Fprintf(o.w, `{"type":"Metric","data":{"name":%q,"type":%q,"contains":%q,"thresholds":[],"submetrics":%s},"metric":%q}`+"\n",
-		name, typ, contains, sub, name)
+	th, ok := o.ths[name]
+	if !ok {
+		th = "[]"
+	}
+	o.w.Write(fmt.Appendf(nil, `{"type":"Metric","data":{"name":%q,"type":%q,"contains":%q,"thresholds":%s,"submetrics":%s},"metric":%q}`+"\n",
+		name, typ, contains, th, sub, name))
 }
 
-func (o *jsonOutput) point(name string, when []byte, value float64, tags []byte) {
+func (o *jsonOutput) point(name string, when []byte, unix int64, value float64, tags []byte, row *csvRow) {
+	if o.csv != nil {
+		o.csv.write(name, unix, value, row)
+	}
+	if o.w == nil {
+		return
+	}
 	o.metric(name)
 	b := o.buf[:0]
 	b = append(b, `{"metric":"`...)
@@ -97,97 +179,130 @@ func (o *jsonOutput) point(name string, when []byte, value float64, tags []byte)
 	b = append(b, tags...)
 	b = append(b, "}}\n"...)
 	o.buf = b
-	if _, err := o.w.Write(b); err != nil && o.err == nil {
-		o.err = err
-	}
+	o.w.Write(b)
 }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
 
 func (o *jsonOutput) write(recs []record) {
-	var when, tags [256]byte
+	var when, tags [512]byte
+	var row csvRow
 	for i := range recs {
 		r := &recs[i]
-		t := o.base.Add(time.Duration(r.end)).AppendFormat(when[:0], time.RFC3339Nano)
+		at := o.base.Add(time.Duration(r.end))
+		t := at.AppendFormat(when[:0], time.RFC3339Nano)
+		unix := at.Unix()
+		sc := &o.scens[r.scen]
 		switch r.kind {
 		case kindRequest:
 			tg := o.requestTags(tags[:0], r)
-			o.point(mHTTPReqs, t, 1, tg)
-			o.point(mDuration, t, ms(r.ph.dur), tg)
-			o.point(mBlocked, t, ms(r.ph.blocked), tg)
-			o.point(mConnecting, t, ms(r.ph.connecting), tg)
-			o.point(mTLS, t, ms(r.ph.tls), tg)
-			o.point(mSending, t, ms(r.ph.sending), tg)
-			o.point(mWaiting, t, ms(r.ph.waiting), tg)
-			o.point(mReceiving, t, ms(r.ph.receiving), tg)
+			o.csv.requestRow(&row, r, sc)
+			o.point(mHTTPReqs, t, unix, 1, tg, &row)
+			o.point(mDuration, t, unix, ms(r.ph.dur), tg, &row)
+			o.point(mBlocked, t, unix, ms(r.ph.blocked), tg, &row)
+			o.point(mConnecting, t, unix, ms(r.ph.connecting), tg, &row)
+			o.point(mTLS, t, unix, ms(r.ph.tls), tg, &row)
+			o.point(mSending, t, unix, ms(r.ph.sending), tg, &row)
+			o.point(mWaiting, t, unix, ms(r.ph.waiting), tg, &row)
+			o.point(mReceiving, t, unix, ms(r.ph.receiving), tg, &row)
 			failed := 0.0
 			if r.failed {
 				failed = 1
 			}
-			o.point(mHTTPFailed, t, failed, tg)
+			o.point(mHTTPFailed, t, unix, failed, tg, &row)
+			o.csv.iterRow(&row, sc)
 			if r.hasServer {
-				o.point(mServerTime, t, ms(r.server), o.iterTags(tags[:0], `"group":"","scenario":`))
+				o.point(mServerTime, t, unix, ms(r.server), sc.iter, &row)
 			}
 			if r.hasQueue {
-				o.point(mServerQueue, t, ms(r.queue), o.iterTags(tags[:0], `"group":"","scenario":`))
+				o.point(mServerQueue, t, unix, ms(r.queue), sc.iter, &row)
 			}
 		case kindIteration:
-			tg := o.iterTags(tags[:0], `"group":"","scenario":`)
-			o.point(mDataSent, t, float64(r.sent), tg)
-			o.point(mDataReceived, t, float64(r.recv), tg)
+			o.csv.iterRow(&row, sc)
+			o.point(mDataSent, t, unix, float64(r.sent), sc.iter, &row)
+			o.point(mDataReceived, t, unix, float64(r.recv), sc.iter, &row)
 			if !r.interrupted {
-				o.point(mIterDuration, t, ms(r.iterDur), tg)
-				o.point(mIterations, t, 1, tg)
+				o.point(mIterDuration, t, unix, ms(r.iterDur), sc.iter, &row)
+				o.point(mIterations, t, unix, 1, sc.iter, &row)
 			}
 		case kindDropped:
-			o.point(mDropped, t, 1, o.iterTags(tags[:0], `"scenario":`))
+			o.csv.iterRow(&row, sc)
+			o.point(mDropped, t, unix, 1, sc.dropped, &row)
 		case kindGauge:
-			o.point(mVUs, t, float64(r.vus), []byte("{}"))
-			o.point(mVUsMax, t, float64(r.vusMax), []byte("{}"))
+			o.csv.gaugeRow(&row)
+			o.point(mVUs, t, unix, float64(r.vus), []byte("{}"), &row)
+			o.point(mVUsMax, t, unix, float64(r.vusMax), []byte("{}"), &row)
 		}
 	}
 }
 
-func (o *jsonOutput) iterTags(b []byte, prefix string) []byte {
-	b = append(b, '{')
-	b = append(b, prefix...)
-	b = append(b, o.scen...)
-	return append(b, '}')
-}
-
-// requestTags writes the tags in k6's (sorted) order.
+// requestTags writes a request's tags in k6's (sorted) order: the
+// target's constant tags merged with the ones this response sets.
 func (o *jsonOutput) requestTags(b []byte, r *record) []byte {
+	var dyn [6]tagKV
+	n := 0
+	add := func(k string, v []byte) {
+		dyn[n] = tagKV{key: k, json: v}
+		n++
+	}
 	b = append(b, '{')
+	start := len(b)
+	// The response's tags, rendered into b's tail scratch first would
+	// allocate; they are few, so each is built in o.tagBuf.
+	tb := o.tagBuf[:0]
+	mark := func() int { return len(tb) }
 	if r.code > 0 && r.status == 0 {
-		b = append(b, `"error":`...)
-		b = strconv.AppendQuote(b, errorMessage(r.code, r.class))
-		b = append(b, ',')
+		m := mark()
+		tb = append(tb, `"error":`...)
+		tb = strconv.AppendQuote(tb, errorMessage(r.code, r.class))
+		add("error", tb[m:])
 	}
 	if r.code > 0 {
-		b = append(b, `"error_code":"`...)
-		b = strconv.AppendInt(b, int64(r.code), 10)
-		b = append(b, `",`...)
+		m := mark()
+		tb = append(tb, `"error_code":"`...)
+		tb = strconv.AppendInt(tb, int64(r.code), 10)
+		tb = append(tb, '"')
+		add("error_code", tb[m:])
 	}
-	b = append(b, `"expected_response":"`...)
-	b = strconv.AppendBool(b, !r.failed)
-	b = append(b, `","group":"",`...)
-	b = append(b, o.targets[r.target]...)
+	m := mark()
+	tb = append(tb, `"expected_response":"`...)
+	tb = strconv.AppendBool(tb, !r.failed)
+	tb = append(tb, '"')
+	add("expected_response", tb[m:])
 	if r.proto > 0 {
-		b = append(b, `,"proto":"`...)
-		b = append(b, protoName(r.proto)...)
-		b = append(b, '"')
+		m := mark()
+		tb = append(tb, `"proto":"`...)
+		tb = append(tb, protoName(r.proto)...)
+		tb = append(tb, '"')
+		add("proto", tb[m:])
 	}
-	b = append(b, `,"scenario":`...)
-	b = append(b, o.scen...)
-	b = append(b, `,"status":"`...)
-	b = strconv.AppendInt(b, int64(r.status), 10)
-	b = append(b, `",`...)
+	m = mark()
+	tb = append(tb, `"status":"`...)
+	tb = strconv.AppendInt(tb, int64(r.status), 10)
+	tb = append(tb, '"')
+	add("status", tb[m:])
 	if v := tlsName(r.tlsVersion); v != "" {
-		b = append(b, `"tls_version":"`...)
-		b = append(b, v...)
-		b = append(b, `",`...)
+		m := mark()
+		tb = append(tb, `"tls_version":"`...)
+		tb = append(tb, v...)
+		tb = append(tb, '"')
+		add("tls_version", tb[m:])
 	}
-	b = append(b, o.urls[r.target]...)
+	o.tagBuf = tb
+	static := o.scens[r.scen].targets[r.target]
+	i, j := 0, 0
+	for i < len(static) || j < n {
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		if j >= n || (i < len(static) && static[i].key < dyn[j].key) {
+			b = append(b, static[i].json...)
+			i++
+		} else {
+			b = append(b, dyn[j].json...)
+			j++
+		}
+	}
 	return append(b, '}')
 }
 
@@ -215,8 +330,14 @@ func errorMessage(code uint16, class errClass) string {
 }
 
 func (o *jsonOutput) close() error {
-	if err := o.w.Flush(); err != nil && o.err == nil {
-		o.err = err
+	var err error
+	if o.w != nil {
+		err = o.w.Flush()
 	}
-	return o.err
+	if o.csv != nil {
+		if cerr := o.csv.flush(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }

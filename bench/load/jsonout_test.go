@@ -70,7 +70,7 @@ func TestJSONOutputMatchesK6(t *testing.T) {
 
 	s := newServer(t, sleepyHandler(time.Millisecond))
 	path := filepath.Join(t.TempDir(), "points.ndjson.gz")
-	out, err := OpenJSONOutput(path)
+	out, err := OpenStream(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,8 +107,8 @@ type submetric struct {
 	match  func(r *record) bool
 }
 
-// newSubmetric compiles "metric{tag:value,…}" against the run's mix.
-func newSubmetric(name string, m *mix, scenario string) (*submetric, error) {
+// newSubmetric compiles "metric{tag:value,…}" against the run's scenarios.
+func newSubmetric(name string, scs []*scenarioRun) (*submetric, error) {
 	parent, tags, err := metrics.SplitSubmetric(name)
 	if err != nil {
 		return nil, err
@@ -122,16 +122,27 @@ func newSubmetric(name string, m *mix, scenario string) (*submetric, error) {
 			s.trend = i
 		}
 	}
+	// perScenario is a predicate known per scenario (its name or own tags).
+	perScenario := func(ok func(c *Config) bool) func(*record) bool {
+		set := make([]bool, len(scs))
+		for i, sc := range scs {
+			set[i] = ok(sc.cfg)
+		}
+		return func(r *record) bool { return set[r.scen] }
+	}
 	var preds []func(*record) bool
 	for _, kv := range tags {
 		k, v := kv[0], kv[1]
 		switch k {
 		case "name", "url", "method":
-			set := make([]bool, len(m.targets))
-			for _, t := range m.targets {
-				set[t.idx] = (k == "name" && t.name == v) || (k == "url" && t.url == v) || (k == "method" && t.method == v)
+			set := make([][]bool, len(scs))
+			for i, sc := range scs {
+				set[i] = make([]bool, len(sc.mix.targets))
+				for _, t := range sc.mix.targets {
+					set[i][t.idx] = (k == "name" && t.name == v) || (k == "url" && t.url == v) || (k == "method" && t.method == v)
+				}
 			}
-			preds = append(preds, func(r *record) bool { return set[r.target] })
+			preds = append(preds, func(r *record) bool { return set[r.scen][r.target] })
 		case "status":
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -155,13 +166,21 @@ func newSubmetric(name string, m *mix, scenario string) (*submetric, error) {
 		case "tls_version":
 			preds = append(preds, func(r *record) bool { return tlsName(r.tlsVersion) == v })
 		case "scenario":
-			ok := v == scenario
-			preds = append(preds, func(*record) bool { return ok })
+			preds = append(preds, perScenario(func(c *Config) bool { return c.scenario() == v }))
 		case "group":
 			ok := v == ""
 			preds = append(preds, func(*record) bool { return ok })
 		default:
-			return nil, fmt.Errorf("%w: submetric %q: unknown tag %q (want name, url, method, status, expected_response, error_code, proto, tls_version, scenario or group)", metrics.ErrThreshold, name, k)
+			// A tag of the run's own (options.tags, --tag, a scenario's tags).
+			known := false
+			for _, sc := range scs {
+				_, has := sc.cfg.Tags[k]
+				known = known || has
+			}
+			if !known {
+				return nil, fmt.Errorf("%w: submetric %q: unknown tag %q (want name, url, method, status, expected_response, error_code, proto, tls_version, scenario, group or a tag the run sets)", metrics.ErrThreshold, name, k)
+			}
+			preds = append(preds, perScenario(func(c *Config) bool { return c.Tags[k] == v }))
 		}
 	}
 	s.match = func(r *record) bool {
@@ -189,10 +208,14 @@ func compileThresholds(c *Config) ([]metrics.Threshold, error) {
 			return nil, fmt.Errorf("%w: thresholds: no metric %q (want one of k6's http_req_*, http_reqs, iterations, iteration_duration, data_sent, data_received, vus, vus_max, dropped_iterations, or server_time)", ErrConfig, parent)
 		}
 		for _, e := range exprs {
-			t, err := metrics.ParseThreshold(name, e)
+			t, err := metrics.ParseThreshold(name, e.Threshold)
 			if err != nil {
 				return nil, fmt.Errorf("thresholds: %w", err)
 			}
+			if e.DelayAbortEval < 0 {
+				return nil, configErr("thresholds."+name+".delayAbortEval", "must not be negative")
+			}
+			t.AbortOnFail, t.DelayAbortEval = e.AbortOnFail, e.DelayAbortEval.D()
 			if err := t.CheckType(typ); err != nil {
 				return nil, fmt.Errorf("thresholds: %w", err)
 			}

@@ -26,11 +26,11 @@ func TestWeightedMixAndPerNameThresholds(t *testing.T) {
 			{Name: "list", URL: s.URL + "/list", Weight: 3, Headers: map[string]string{"X-Test": "1"}},
 			{Name: "detail", URL: s.URL + "/slow", Weight: 1, Headers: map[string]string{"X-Test": "1"}},
 		},
-		Thresholds: map[string][]string{
+		Thresholds: ThresholdsOf(map[string][]string{
 			"http_req_duration{name:list}":   {"p(95)<15"},
 			"http_req_duration{name:detail}": {"p(95)<15"},
 			"http_reqs{name:detail}":         {"count>0"},
-		}}
+		})}
 	res := runFor(t, cfg, 60*time.Second)
 	if res.Failed != 0 {
 		t.Fatalf("%d failed (User-Agent or headers not sent): %v", res.Failed, res.Statuses)

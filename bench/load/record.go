@@ -20,6 +20,7 @@ type record struct {
 	hasServer   bool
 	hasQueue    bool
 	interrupted bool
+	scen        uint8 // the scenario's index in the run (0 when it has one)
 	target      uint16
 	status      uint16 // 0 when there was no response
 	code        uint16 // k6 error code; 1000+status for HTTP errors ≥ 400
@@ -67,9 +68,11 @@ type emitter struct {
 	out  chan<- *batch
 	pool *batches
 	cur  *batch
+	scen uint8 // stamped on every record
 }
 
 func (e *emitter) emit(r *record) {
+	r.scen = e.scen
 	if e.cur == nil {
 		e.cur = e.pool.get()
 	}

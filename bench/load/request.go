@@ -72,6 +72,10 @@ func (v *vu) request(ctx context.Context, t *target) bool {
 // roundTrip does one exchange and records it. It returns the response
 // (body already read and closed) when a redirect may follow.
 func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http.Response, bool) {
+	var debugID string
+	if v.e.debug != nil {
+		debugID = v.debugRequest(req)
+	}
 	v.trc.reset()
 	v.timer.Reset(v.e.cfg.timeout())
 	resp, err := v.tr.RoundTrip(req)
@@ -89,7 +93,13 @@ func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http
 		if ms, ok := serverTiming(resp.Header["Server-Timing"], serverQueueTiming); ok {
 			r.hasQueue, r.queue = true, int64(ms*1e6+0.5)
 		}
-		err = v.readBody(resp)
+		if v.e.debug != nil {
+			body := v.debugResponse(resp, debugID)
+			err = v.readBody(resp)
+			v.debugBody(body, debugID)
+		} else {
+			err = v.readBody(resp)
+		}
 	}
 	end := v.e.clk.now()
 	timedOut := !v.timer.Stop()

@@ -37,6 +37,9 @@ type Result struct {
 	Aborted bool
 	// ThresholdsFailed counts failed thresholds (exit status 99 in the CLI).
 	ThresholdsFailed int
+	// AbortedByThreshold is set when a threshold with abortOnFail ended
+	// the run early.
+	AbortedByThreshold bool
 
 	doc    *metrics.Document
 	trends map[string]*metrics.Trend
@@ -54,10 +57,20 @@ func (r *Result) Trend(name string) *metrics.Trend { return r.trends[name] }
 // Duration is the run's length, from Start to End.
 func (r *Result) Duration() time.Duration { return r.End.Sub(r.Start) }
 
-func newResult(cfg *Config, opts Options, x executor, p plan, e *engine, col *collector, ts []metrics.Threshold,
+func newResult(opts Options, scs []*scenarioRun, p plan, es engines, col *collector, ts []metrics.Threshold,
 	start, end time.Time, cpu0, cpu1 rusage, stepCPU []rusage, aborted bool) *Result {
 	tot := col.total()
-	res := &Result{Start: start, End: end, Executor: cfg.ExecutorName(), Scenario: cfg.scenario(),
+	cfg := scs[0].cfg
+	executor, scenario, arrival := cfg.ExecutorName(), cfg.scenario(), false
+	for i, s := range scs {
+		name := s.cfg.ExecutorName()
+		arrival = arrival || name == ConstantArrivalRate || name == RampingArrivalRate
+		if i > 0 {
+			executor += "," + name
+			scenario += "," + s.cfg.scenario()
+		}
+	}
+	res := &Result{Start: start, End: end, Executor: executor, Scenario: scenario,
 		Requests: tot.reqs, Failed: tot.failed.Passes, Iterations: tot.iters, Interrupted: tot.interrupted, Dropped: tot.dropped,
 		Statuses: map[int]int64{}, Errors: map[string]int64{}, ErrorCodes: map[int]int64{}, ErrorExamples: map[int]string{},
 		MaxDurationSkew: time.Duration(tot.maxSkew), Aborted: aborted, trends: map[string]*metrics.Trend{}}
@@ -72,16 +85,17 @@ func newResult(cfg *Config, opts Options, x executor, p plan, e *engine, col *co
 	for k, v := range tot.codes {
 		res.ErrorCodes[int(k)] = v
 	}
-	for _, v := range e.vus {
-		for k, msg := range v.firstErr {
-			if _, ok := res.ErrorExamples[int(k)]; !ok {
-				res.ErrorExamples[int(k)] = msg
+	for _, e := range es {
+		for _, v := range e.vus {
+			for k, msg := range v.firstErr {
+				if _, ok := res.ErrorExamples[int(k)]; !ok {
+					res.ErrorExamples[int(k)] = msg
+				}
 			}
 		}
 	}
 	stats := mergeStats(opts.TrendStats)
 	seconds := end.Sub(start).Seconds()
-	arrival := cfg.ExecutorName() == ConstantArrivalRate || cfg.ExecutorName() == RampingArrivalRate
 	doc := &metrics.Document{
 		State:   metrics.State{TestRunDurationMs: float64(end.Sub(start)) / 1e6},
 		Options: metrics.Options{SummaryTrendStats: stats},
@@ -111,13 +125,21 @@ func newResult(cfg *Config, opts Options, x executor, p plan, e *engine, col *co
 		}
 		doc.Steps = append(doc.Steps, st)
 	}
+	for i, a := range col.scens {
+		if doc.Scenarios == nil {
+			doc.Scenarios = map[string]metrics.ScenarioResult{}
+		}
+		sr := metrics.ScenarioResult{Executor: scs[i].cfg.ExecutorName()}
+		sr.Metrics, sr.Histograms = renderAgg(a, nil, seconds, stats, arrival, nil)
+		doc.Scenarios[scs[i].cfg.scenario()] = sr
+	}
 	res.ThresholdsFailed = metrics.ApplyThresholds(doc, ts)
 	res.doc = doc
 	return res
 }
 
 func mergeStats(extra []string) []string {
-	stats := append([]string(nil), metrics.FullTrendStats...)
+	stats := metrics.FullTrendStats()
 	for _, s := range extra {
 		found := false
 		for _, have := range stats {

@@ -2,10 +2,8 @@ package load
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"sync"
 	"time"
 
@@ -21,10 +19,12 @@ type Options struct {
 	// JSON, if set, receives k6's --out json stream (NDJSON Metric and
 	// Point lines). See OpenJSONOutput for files and gzip.
 	JSON io.Writer
-	// Preflight dials each target once before the run and fails fast when
-	// one cannot be reached (the CLI sets it; a harness measuring new
-	// connections through a proxy should not).
-	Preflight bool
+	// CSV, if set, receives k6's --out csv rows (header first).
+	CSV io.Writer
+	// HTTPDebug, if set, receives every request and response head as k6's
+	// --http-debug logs them; HTTPDebugBody adds the bodies (=full).
+	HTTPDebug     io.Writer
+	HTTPDebugBody bool
 	// TrendStats are stats (k6's summaryTrendStats) the document carries
 	// beside avg, min, med, max, p(90), p(95), p(99).
 	TrendStats []string
@@ -45,30 +45,51 @@ type Progress struct {
 	Interrupted int64
 	Dropped     int64
 	ReqRate     float64 // requests per second over the last interval
+	Scenarios   []ScenarioProgress
 }
 
-// ErrUnreachable is returned by a preflight that could not connect.
-var ErrUnreachable = errors.New("target unreachable")
+// ScenarioProgress is one scenario's part of a Progress.
+type ScenarioProgress struct {
+	Name        string
+	Executor    string
+	Start       time.Duration // startTime
+	Planned     time.Duration // its schedule's length (maxDuration when count-bound)
+	VUs, MaxVUs int
+	Iterations  int64
+	Rate        float64 // arrivals per second (open model)
+}
 
-// Describe says what the config will do, in k6's words:
-// "3 looping VUs for 5s (gracefulStop: 30s)", its VUs at most and its
-// longest duration including the graceful stop.
-func Describe(cfg *Config) (text string, maxVUs int, maxDuration time.Duration, err error) {
+// Describe says what the config will do, in k6's words, one line per
+// scenario ("3 looping VUs for 5s (gracefulStop: 30s)"), its VUs at most
+// and its longest duration including the graceful stop.
+func Describe(cfg *Config) (lines []ScenarioText, maxVUs int, maxDuration time.Duration, err error) {
 	if err := cfg.Validate(); err != nil {
-		return "", 0, 0, err
+		return nil, 0, 0, err
 	}
-	x, err := newExecutor(cfg)
+	scs, err := prepare(cfg)
 	if err != nil {
-		return "", 0, 0, err
+		return nil, 0, 0, err
 	}
-	p := x.plan()
-	return p.text, p.maxVUs, p.regular + p.graceful, nil
+	ts, err := compileThresholds(cfg)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if _, err := submetricsFor(scs, ts); err != nil {
+		return nil, 0, 0, err
+	}
+	for _, s := range scs {
+		lines = append(lines, ScenarioText{Name: s.cfg.scenario(), Text: s.describe()})
+		maxVUs += s.plan.maxVUs
+		maxDuration = max(maxDuration, s.start+s.plan.regular+s.plan.graceful)
+	}
+	return lines, maxVUs, maxDuration, nil
 }
 
 // Run runs the load described by cfg until its schedule ends (plus the
 // graceful stop) or ctx is cancelled, and returns what was measured. A
 // cancelled run still returns its Result (Interrupted is set) with a nil
-// error: what was measured until then is valid.
+// error: what was measured until then is valid. The scenarios of a config
+// with several run at once, each from its startTime.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -77,39 +98,43 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Preflight {
-		if err := preflight(ctx, cfg); err != nil {
-			return nil, err
-		}
-	}
 	for _, s := range opts.TrendStats {
 		if _, err := metrics.NewTrend().Stat(s); err != nil {
 			return nil, fmt.Errorf("%w: summaryTrendStats: %w", ErrConfig, err)
 		}
 	}
-	m, err := newMix(cfg)
+	scs, err := prepare(cfg)
 	if err != nil {
 		return nil, err
 	}
-	subs, err := submetricsFor(cfg, m, thresholds)
+	subs, err := submetricsFor(scs, thresholds)
 	if err != nil {
 		return nil, err
 	}
-	x, err := newExecutor(cfg)
-	if err != nil {
-		return nil, err
-	}
-	p := x.plan()
+	abort := newAborter(ctx, thresholds)
+	ctx = abort.ctx
+	defer abort.stop()
 
-	e := &engine{cfg: cfg, mix: m, out: make(chan *batch, 256), batches: newBatches(),
-		bodyBlock: newBodyBlock(), serverMetric: cfg.serverTimingMetric()}
-	var out *jsonOutput
-	if opts.JSON != nil {
-		out = newJSONOutput(opts.JSON, cfg, m)
-	}
+	out := make(chan *batch, 256)
+	pool := newBatches()
+	body := newBodyBlock()
 	start := time.Now()
-	e.clk = clock{base: start}
-	out.setBase(start)
+	clk := clock{base: start}
+	var debug *httpDebug
+	if opts.HTTPDebug != nil {
+		debug = &httpDebug{w: opts.HTTPDebug, body: opts.HTTPDebugBody}
+	}
+	var es engines
+	for i, s := range scs {
+		es = append(es, &engine{scen: uint8(i), cfg: s.cfg, mix: s.mix, out: out, batches: pool, clk: clk,
+			bodyBlock: body, serverMetric: s.cfg.serverTimingMetric(), debug: debug})
+	}
+	var jout *jsonOutput
+	if opts.JSON != nil || opts.CSV != nil {
+		jout = newJSONOutput(opts.JSON, opts.CSV, scs)
+	}
+	jout.setBase(start)
+	p := runPlan(scs)
 	// Each step ends at its bound; what ends after the last one (the
 	// ramp-down or graceful stop) counts in the run but in no step, so a
 	// step's rate is what its own window saw.
@@ -117,47 +142,53 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	for _, s := range p.steps {
 		bounds = append(bounds, int64(s.end))
 	}
-	col := newCollector(e.batches, bounds, subs, out)
+	jout.withSubmetrics(subs)
+	jout.withThresholds(thresholds)
+	col := newCollector(pool, bounds, subs, jout)
+	col.abort = abort
+	col.perScenario(len(scs))
 	colDone := make(chan struct{})
-	go func() { col.run(e.out); close(colDone) }()
+	go func() { col.run(out); close(colDone) }()
 
 	cpu0 := readRusage()
 	aux, stopAux := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	gaugeDone := make(chan struct{})
-	gaugeEm := &emitter{out: e.out, pool: e.batches}
-	go e.sampleGauges(aux, gaugeEm, gaugeDone)
+	gaugeEm := &emitter{out: out, pool: pool}
+	go es.sampleGauges(aux, clk, gaugeEm, gaugeDone)
 	stepCPU := make([]rusage, len(p.steps))
 	wg.Add(1)
 	go func() { defer wg.Done(); sampleStepCPU(aux, start, p.steps, stepCPU) }()
 	if opts.Progress != nil {
 		wg.Add(1)
-		go func() { defer wg.Done(); reportProgress(aux, e, start, p, opts) }()
+		go func() { defer wg.Done(); reportProgress(aux, scs, es, start, p, opts) }()
 	}
 	if opts.OnStart != nil {
 		opts.OnStart(start)
 	}
-	x.run(ctx, e, start)
+	runScenarios(ctx, scs, es, start)
 	end := time.Now()
 	cpu1 := readRusage()
 	stopAux()
 	wg.Wait()
 	<-gaugeDone
-	close(e.out) // every producer has returned and flushed
+	close(out) // every producer has returned and flushed
 	<-colDone
-	res := newResult(cfg, opts, x, p, e, col, thresholds, start, end, cpu0, cpu1, stepCPU, ctx.Err() != nil)
-	if out != nil {
-		if err := out.close(); err != nil {
-			return res, fmt.Errorf("write --out json: %w", err)
+	interrupted := ctx.Err() != nil && !abort.fired()
+	res := newResult(opts, scs, p, es, col, thresholds, start, end, cpu0, cpu1, stepCPU, interrupted)
+	res.AbortedByThreshold = abort.fired()
+	if jout != nil {
+		if err := jout.close(); err != nil {
+			return res, fmt.Errorf("write --out: %w", err)
 		}
 	}
 	return res, nil
 }
 
-func submetricsFor(cfg *Config, m *mix, ts []metrics.Threshold) ([]*submetric, error) {
+func submetricsFor(scs []*scenarioRun, ts []metrics.Threshold) ([]*submetric, error) {
 	names := []string{expectedDuration}
-	if len(m.targets) > 1 {
-		for _, t := range m.targets {
+	if len(scs) == 1 && len(scs[0].mix.targets) > 1 {
+		for _, t := range scs[0].mix.targets {
 			names = append(names, fmt.Sprintf("%s{name:%s}", mDuration, t.name))
 		}
 	}
@@ -173,7 +204,7 @@ func submetricsFor(cfg *Config, m *mix, ts []metrics.Threshold) ([]*submetric, e
 			continue
 		}
 		seen[n] = true
-		s, err := newSubmetric(n, m, cfg.scenario())
+		s, err := newSubmetric(n, scs)
 		if err != nil {
 			return nil, fmt.Errorf("%w: thresholds: %w", ErrConfig, err)
 		}
@@ -194,7 +225,7 @@ func sampleStepCPU(ctx context.Context, start time.Time, steps []stepSpec, out [
 	}
 }
 
-func reportProgress(ctx context.Context, e *engine, start time.Time, p plan, opts Options) {
+func reportProgress(ctx context.Context, scs []*scenarioRun, e engines, start time.Time, p plan, opts Options) {
 	every := opts.ProgressEvery
 	if every <= 0 {
 		every = time.Second
@@ -214,38 +245,19 @@ func reportProgress(ctx context.Context, e *engine, start time.Time, p plan, opt
 				rate = float64(req-lastReqs) / dt
 			}
 			lastReqs, last = req, now
-			opts.Progress(Progress{Elapsed: now.Sub(start), Planned: p.regular, VUs: int(e.active.Load()), MaxVUs: e.allocated(),
-				Requests: req, Failed: failed, Iterations: iters, Interrupted: intr, Dropped: e.drops.Load(), ReqRate: rate})
+			opts.Progress(Progress{Elapsed: now.Sub(start), Planned: p.regular, VUs: int(e.active()), MaxVUs: e.allocated(),
+				Requests: req, Failed: failed, Iterations: iters, Interrupted: intr, Dropped: e.drops(), ReqRate: rate,
+				Scenarios: scenarioProgress(scs, e)})
 		}
 	}
 }
 
-// preflight dials every distinct target host once.
-func preflight(ctx context.Context, cfg *Config) error {
-	m, err := newMix(cfg)
-	if err != nil {
-		return err
+func scenarioProgress(scs []*scenarioRun, es engines) []ScenarioProgress {
+	out := make([]ScenarioProgress, len(scs))
+	for i, s := range scs {
+		_, _, iters, _ := es[i].counts()
+		out[i] = ScenarioProgress{Name: s.cfg.scenario(), Executor: s.cfg.ExecutorName(), Start: s.start, Planned: s.plan.regular,
+			VUs: int(es[i].active.Load()), MaxVUs: s.plan.maxVUs, Iterations: iters, Rate: s.plan.rate}
 	}
-	seen := map[string]bool{}
-	d := net.Dialer{Timeout: 3 * time.Second}
-	for _, t := range m.targets {
-		host := t.u.Host
-		if t.u.Port() == "" {
-			port := "80"
-			if t.u.Scheme == "https" {
-				port = "443"
-			}
-			host = net.JoinHostPort(t.u.Hostname(), port)
-		}
-		if seen[host] {
-			continue
-		}
-		seen[host] = true
-		c, err := d.DialContext(ctx, "tcp", host)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrUnreachable, t.u.Redacted(), err)
-		}
-		c.Close()
-	}
-	return nil
+	return out
 }

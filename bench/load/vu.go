@@ -54,7 +54,7 @@ func newVU(e *engine, id int) *vu {
 		trc:      newTracer(e.clk),
 		rng:      rand.New(rand.NewPCG(uint64(id)+1, uint64(e.clk.base.UnixNano()))),
 		buf:      make([]byte, 16<<10),
-		em:       emitter{out: e.out, pool: e.batches},
+		em:       e.emitter(),
 		fired:    make(chan struct{}, 1),
 		firstErr: map[uint16]string{},
 	}

@@ -35,16 +35,16 @@ type Verdict struct {
 	OK bool `json:"ok"`
 }
 
-// TrendMetric renders a Trend with the given stats (FullTrendStats if nil).
+// TrendMetric renders a Trend with the given stats (FullTrendStats() if nil).
 func TrendMetric(t *Trend, stats []string) (Metric, error) {
 	if stats == nil {
-		stats = FullTrendStats
+		stats = FullTrendStats()
 	}
 	v, err := t.Values(stats)
 	return Metric{Type: TypeTrend, Contains: ContainsTime, Values: v}, err
 }
 
-// Document is the results document: what `middlebench load --summary-export`
+// Document is the results document: what `middlebench load --results`
 // writes, what the harness stores per run, and what the analyzer reads.
 // Everything but Metrics is optional, so a k6 handleSummary file decodes
 // into it too.
@@ -54,15 +54,17 @@ type Document struct {
 	Options Options           `json:"options"`
 
 	// middlebench's own keys.
-	Run          *RunInfo          `json:"run,omitempty"`
-	GeneratorCPU *CPUUsage         `json:"generator_cpu,omitempty"`
-	Statuses     map[string]int64  `json:"statuses,omitempty"`    // "200": 36, "429": 535
-	Errors       map[string]int64  `json:"errors,omitempty"`      // error class → count: reset, timeout, refused, tls, …
-	ErrorCodes   map[string]int64  `json:"error_codes,omitempty"` // k6 error code → count ("1212": refused dial; 1000+status for HTTP ≥ 400)
-	Steps        []Step            `json:"steps,omitempty"`       // per stage / rate step of a sweep
-	Server       *ServerView       `json:"server,omitempty"`      // the origin's own view (the APM)
-	Stages       json.RawMessage   `json:"stages,omitempty"`      // middlebox counters, as the proxy reports them
-	Histograms   map[string]string `json:"histograms,omitempty"`  // metric → Trend.Encode, for exact merges
+	Run          *RunInfo         `json:"run,omitempty"`
+	GeneratorCPU *CPUUsage        `json:"generator_cpu,omitempty"`
+	Statuses     map[string]int64 `json:"statuses,omitempty"`    // "200": 36, "429": 535
+	Errors       map[string]int64 `json:"errors,omitempty"`      // error class → count: reset, timeout, refused, tls, …
+	ErrorCodes   map[string]int64 `json:"error_codes,omitempty"` // k6 error code → count ("1212": refused dial; 1000+status for HTTP ≥ 400)
+	Steps        []Step           `json:"steps,omitempty"`       // per stage / rate step of a sweep
+	// Scenarios holds each scenario's own metrics when the run had several.
+	Scenarios  map[string]ScenarioResult `json:"scenarios,omitempty"`
+	Server     *ServerView               `json:"server,omitempty"`     // the origin's own view (the APM)
+	Stages     json.RawMessage           `json:"stages,omitempty"`     // middlebox counters, as the proxy reports them
+	Histograms map[string]string         `json:"histograms,omitempty"` // metric → Trend.Encode, for exact merges
 }
 
 // State is k6's "state" key.
@@ -119,6 +121,13 @@ type Step struct {
 	Server       *ServerView       `json:"server,omitempty"`
 	GeneratorCPU *CPUUsage         `json:"generator_cpu,omitempty"`
 	Histograms   map[string]string `json:"histograms,omitempty"`
+}
+
+// ScenarioResult is one scenario's metrics (k6's SCENARIO section).
+type ScenarioResult struct {
+	Executor   string            `json:"executor"`
+	Metrics    map[string]Metric `json:"metrics"`
+	Histograms map[string]string `json:"histograms,omitempty"`
 }
 
 // ServerView is what the origin saw, as its /_mb/stats reports it: the

@@ -23,7 +23,7 @@ type SummaryOptions struct {
 // full mode, STEPS for a sweep.
 func WriteSummary(w io.Writer, d *Document, o SummaryOptions) error {
 	if o.TrendStats == nil {
-		o.TrendStats = DefaultTrendStats
+		o.TrendStats = DefaultTrendStats()
 	}
 	full := o.Mode == "full"
 	var b strings.Builder
@@ -49,11 +49,31 @@ func WriteSummary(w io.Writer, d *Document, o SummaryOptions) error {
 				scen[name] = m
 			}
 		}
-		name := o.Scenario
-		if name == "" {
-			name = "default"
+		if len(d.Scenarios) > 0 {
+			// One section per scenario, by name, as k6 prints them.
+			names := make([]string, 0, len(d.Scenarios))
+			for n := range d.Scenarios {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				sr := d.Scenarios[n]
+				sd := &Document{Metrics: sr.Metrics, Histograms: sr.Histograms}
+				own := map[string]Metric{}
+				for name, m := range sr.Metrics {
+					if (full || !compactSkips(name)) && name != "vus" && name != "vus_max" {
+						own[name] = m
+					}
+				}
+				writeSection(&b, "SCENARIO: "+n, metricGroups(sd, own, o))
+			}
+		} else {
+			name := o.Scenario
+			if name == "" {
+				name = "default"
+			}
+			writeSection(&b, "SCENARIO: "+name, metricGroups(d, scen, o))
 		}
-		writeSection(&b, "SCENARIO: "+name, metricGroups(d, scen, o))
 		if len(d.Steps) > 0 {
 			writeSection(&b, "STEPS", stepLines(d, o))
 		}

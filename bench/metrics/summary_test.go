@@ -47,7 +47,7 @@ func k6Doc(t *testing.T) *Document {
 func TestSummaryMatchesK6(t *testing.T) {
 	d := k6Doc(t)
 	var b strings.Builder
-	if err := WriteSummary(&b, d, SummaryOptions{Mode: "full", TrendStats: FullTrendStats, Scenario: "origin_ms50"}); err != nil {
+	if err := WriteSummary(&b, d, SummaryOptions{Mode: "full", TrendStats: FullTrendStats(), Scenario: "origin_ms50"}); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()

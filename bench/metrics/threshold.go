@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrThreshold is wrapped by every threshold syntax error.
@@ -21,6 +22,10 @@ type Threshold struct {
 	Agg    string  // avg, min, max, med, p(N), count, rate, value
 	Op     string  // <, <=, >, >=, ==, ===, !=
 	Value  float64 // right-hand side
+	// AbortOnFail ends the run as soon as the threshold fails, once
+	// DelayAbortEval has passed (k6's object form).
+	AbortOnFail    bool
+	DelayAbortEval time.Duration
 }
 
 // ParseThresholdFlag reads "METRIC:EXPR" (the --threshold flag), e.g.

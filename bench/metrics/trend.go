@@ -186,11 +186,13 @@ func ParsePercentile(s string) (float64, error) {
 	return p, nil
 }
 
-// DefaultTrendStats are k6's default summaryTrendStats.
-var DefaultTrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(95)"}
+// DefaultTrendStats returns k6's default summaryTrendStats (a new slice
+// each call: callers may append to it).
+func DefaultTrendStats() []string { return []string{"avg", "min", "med", "max", "p(90)", "p(95)"} }
 
-// FullTrendStats are the stats the results document always carries.
-var FullTrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"}
+// FullTrendStats returns the stats the results document always carries (a
+// new slice each call).
+func FullTrendStats() []string { return append(DefaultTrendStats(), "p(99)") }
 
 // Encode returns the histogram in HdrHistogram's compressed V2 format
 // (base64), prefixed with the exact count, sum, min and max in ns, so that

@@ -85,7 +85,7 @@ func TestTrendMergeEqualsOneTrend(t *testing.T) {
 		}
 	}
 	a.Merge(b)
-	for _, s := range FullTrendStats {
+	for _, s := range FullTrendStats() {
 		x, _ := one.Stat(s)
 		y, _ := a.Stat(s)
 		if x != y {
@@ -107,7 +107,7 @@ func TestTrendEncodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range FullTrendStats {
+	for _, st := range FullTrendStats() {
 		x, _ := tr.Stat(st)
 		y, _ := back.Stat(st)
 		if x != y {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,10 +20,11 @@ func newLoadCmd() *cobra.Command {
 		userAgent              string
 		gracefulStop, rampDown units.Duration
 		maxRedirects           int
+		env, tags              []string
 	)
 	cmd := &cobra.Command{
 		Use:   "load [URL]",
-		Short: "Run a load test with k6's executors, phases, summary and exit statuses",
+		Short: "Run a load test with k6's executors, phases, files, flags and exit statuses",
 		Long: `load drives HTTP requests with k6's executors and measures every request's
 phases exactly as k6 does (blocked, connecting, tls_handshaking, sending,
 waiting, receiving; duration = sending + waiting + receiving), plus
@@ -29,8 +33,29 @@ server_time read from the response's Server-Timing header.
 The executor follows k6's shortcuts: --rate (with --duration, or --stage)
 is an open model (arrival rate, dropped_iterations), --stage alone is
 ramping-vus, --iterations is shared-iterations, --duration is constant-vus.
-A scenario file (--config) holds the same options with k6's names; flags
-given on the command line win over it.
+--vus 0 with a duration or iterations, --duration 0s and --iterations 0 are
+invalid, as in k6 (--vus 0 alone is ignored).
+
+--config takes middlebench's YAML scenario or k6's options object, YAML or
+JSON — what a script exports or what "k6 inspect" prints: scenarios (several
+executors at once, startTime, exec: default, tags, env), thresholds in both
+forms ({threshold, abortOnFail, delayAbortEval}), summaryTrendStats, tags,
+noConnectionReuse, noVUConnectionReuse, userAgent, insecureSkipTLSVerify,
+discardResponseBodies. null means unset; an unknown key, or a k6 option
+middlebench cannot honour, is an error naming the key and its line. Flags
+win over the file. With no script, -e NAME=VALUE (and the environment)
+fill ${NAME} in the URL, the urls and the header values.
+
+Files: --summary-export is k6's legacy JSON, key for key; --results is
+middlebench's results document (handleSummary shape plus histograms,
+steps, errors) that "middlebench analyze" reads; --out json / --out csv
+stream k6's NDJSON and CSV (to stdout with no file or "-"). Summary files
+are written whole or not at all; streams are created at their first data
+and hold whole lines only.
+
+An unreachable target is not checked beforehand: the run goes on and
+counts each request failed (k6 error codes, e.g. 1212 connection refused);
+a request that takes longer than --timeout (60s) fails with 1050.
 
 Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 105 when interrupted (Ctrl-C still prints and writes what was measured).`,
@@ -44,8 +69,17 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
   middlebench load --stage 10s:8 --stage 20s:32 --no-connection-reuse \
       --threshold 'http_req_failed:rate<0.01' --threshold 'http_req_duration:p(95)<500' https://127.0.0.1:8443/
 
-  # a YAML scenario, results document and k6 NDJSON points
-  middlebench load --config scenario.yaml --summary-export out.json --out json=points.ndjson.gz`,
+  # a k6 script's options (e.g. from "k6 inspect script.js"), k6's export, CSV and NDJSON
+  k6 inspect script.js > options.json
+  middlebench load --config options.json -e TARGET=http://127.0.0.1:8080 \
+      --summary-export summary.json --out csv=points.csv --out json=points.ndjson.gz
+
+  # middlebench's own results document, for "middlebench analyze"
+  middlebench load --vus 3 --duration 5s --results results.json http://127.0.0.1:8080/
+  middlebench analyze results.json
+
+  # look at the requests and responses (heads; =full adds bodies)
+  middlebench load --iterations 2 --http-debug http://127.0.0.1:8080/`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()
@@ -64,9 +98,17 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 			if len(args) == 1 {
 				o.URL = args[0]
 			}
+			var err error
+			if o.Env, err = envOf(os.Environ(), env); err != nil {
+				return &exitError{code: console.ExitInvalidConfig, err: err}
+			}
+			if o.Tags, err = pairs("--tag", tags, false); err != nil {
+				return &exitError{code: console.ExitInvalidConfig, err: err}
+			}
+			o.Verbose, _ = cmd.Flags().GetBool("verbose")
 			o.Flags, o.Changed = &cfg, f.Changed
 			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			err := console.Run(cmd.Context(), o)
+			err = console.Run(cmd.Context(), o)
 			var ce *console.ExitError
 			if errors.As(err, &ce) {
 				return &exitError{code: ce.Code, err: ce.Err}
@@ -75,7 +117,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.ConfigFile, "config", "c", "", "YAML scenario file (k6 option names; flags override it)")
+	f.StringVarP(&o.ConfigFile, "config", "c", "", "middlebench's YAML scenario or k6's options object, YAML or JSON (e.g. from k6 inspect); flags override it")
 	f.StringVar(&cfg.Executor, "executor", "", "k6 executor (default: chosen from --rate, --stage, --iterations, --duration)")
 	f.StringVar(&cfg.Scenario, "scenario", "", `scenario tag (default "default")`)
 	f.IntVarP(&cfg.VUs, "vus", "u", 0, "number of VUs (default 1)")
@@ -102,13 +144,46 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 	f.Var(&cfg.ClientCPU, "client-cpu", "CPU time the generator burns after each response (e.g. 4ms)")
 	f.StringVar(&cfg.ServerTimingMetric, "server-timing-metric", "", `Server-Timing entry read into server_time (default "app")`)
 	f.Var(console.ThresholdFlag{Thresholds: &cfg.Thresholds}, "threshold", `k6 threshold METRIC:EXPR, e.g. 'http_req_failed:rate<0.01'; repeatable`)
-	f.StringVar(&o.SummaryExport, "summary-export", "", "write the results document (JSON) to this file")
-	f.StringVar(&o.SummaryMode, "summary-mode", "compact", "end-of-test summary: compact or full (phases, scenario, steps)")
-	f.StringSliceVar(&o.SummaryTrendStats, "summary-trend-stats", nil, `trend columns (default "avg,min,med,max,p(90),p(95)")`)
+	f.StringVar(&o.SummaryExport, "summary-export", "", "write k6's legacy summary export (JSON, key for key as k6) to this file")
+	f.StringVar(&o.Results, "results", "", "write middlebench's results document (JSON: handleSummary shape, histograms, steps) to this file")
+	f.StringVar(&o.SummaryMode, "summary-mode", "compact", "end-of-test summary: compact, full (phases, scenario, steps) or disabled")
+	f.StringSliceVar(&o.SummaryTrendStats, "summary-trend-stats", nil, `trend stats of the summary and --summary-export, e.g. avg,p(99.9),count (default "avg,min,med,max,p(90),p(95)")`)
 	f.StringVar(&o.SummaryTimeUnit, "summary-time-unit", "", "time unit of the summary: s, ms or us (default: k6's automatic)")
-	f.BoolVar(&o.NoSummary, "no-summary", false, "print no end-of-test summary")
-	f.StringArrayVarP(&o.Out, "out", "o", nil, "json=FILE: k6 NDJSON metric points (gzipped if FILE ends in .gz)")
-	f.BoolVar(&o.Progress, "progress", false, "print the progress line even when stderr is not a terminal")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no header and no progress line")
+	f.BoolVar(&o.NoSummary, "no-summary", false, "print no end-of-test summary (as --summary-mode disabled)")
+	f.BoolVar(&o.NoThresholds, "no-thresholds", false, "do not evaluate thresholds (no exit 99, none in the summary or export)")
+	f.StringArrayVarP(&o.Out, "out", "o", nil, "json[=FILE] k6 NDJSON points, csv[=FILE] k6 CSV rows (FILE - or none: stdout for json, file.csv for csv; .gz: gzipped); repeatable")
+	f.StringVar(&o.HTTPDebug, "http-debug", "", "log every request and response head to stderr as k6 does; =full adds bodies")
+	f.Lookup("http-debug").NoOptDefVal = "headers"
+	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE for ${NAME} in the URL, urls and header values (k6's __ENV); repeatable")
+	f.StringArrayVar(&tags, "tag", nil, "NAME=VALUE tag on every sample (json, csv, submetrics); repeatable")
+	f.BoolVar(&o.Progress, "progress", false, "print progress even with --quiet")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no header and no progress (k6's --quiet)")
 	return cmd
+}
+
+// envOf is k6's __ENV for a run without a script: the environment, with
+// -e NAME=VALUE on top (a bare NAME is NAME="" as in k6).
+func envOf(environ, flags []string) (map[string]string, error) {
+	env, _ := pairs("", environ, true)
+	given, err := pairs("-e/--env", flags, true)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range given {
+		env[k] = v
+	}
+	return env, nil
+}
+
+// pairs reads NAME=VALUE items; emptyOK allows a missing value.
+func pairs(flag string, items []string, emptyOK bool) (map[string]string, error) {
+	out := map[string]string{}
+	for _, it := range items {
+		k, v, ok := strings.Cut(it, "=")
+		if k == "" || (!ok && !emptyOK) || (!emptyOK && v == "") {
+			return nil, fmt.Errorf("%s %q: want NAME=VALUE", flag, it)
+		}
+		out[k] = v
+	}
+	return out, nil
 }

@@ -18,7 +18,8 @@ func TestLoadBadInput(t *testing.T) {
 		{[]string{"load", "--threshold", "http_req_failed:rate", "http://127.0.0.1:1/"}, "no operator"},
 		{[]string{"load", "--stage", "30s", "http://127.0.0.1:1/"}, "DURATION:TARGET"},
 		{[]string{"load", "--duration", "5 seconds", "http://127.0.0.1:1/"}, "Go syntax"},
-		{[]string{"load", "--iterations", "1", "http://127.0.0.1:1/"}, "unreachable"},
+		{[]string{"load", "--vus", "0", "--iterations", "1", "http://127.0.0.1:1/"}, "VUs must be more than 0"},
+		{[]string{"load", "--duration", "0s", "http://127.0.0.1:1/"}, "should be more than 0"},
 		{[]string{"load", "--iterations", "1", "ftp://127.0.0.1/"}, "http:// or https://"},
 		{[]string{"load", "--summary-mode", "long", "--iterations", "1", "http://127.0.0.1:1/"}, "compact or full"},
 	}

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
 	"github.com/middlebench/middlebench"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,7 +23,11 @@ says fine" to check that the diagnosis names the right cause.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
+	// -v is verbose, as in k6; the version is "middlebench version".
+	root.PersistentFlags().BoolP("verbose", "v", false, "say more about what is being done (on stderr)")
 	root.AddCommand(
+		newVersionCmd(),
 		newServerCmd(),
 		newProxyCmd(),
 		newLoadCmd(),
@@ -44,4 +52,30 @@ func hideZeroDefaults(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
 		hideZeroDefaults(c)
 	}
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "Print middlebench's version, as k6 version does",
+		Example: "  middlebench version",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine())
+			return nil
+		},
+	}
+}
+
+// versionLine is k6's shape: "k6 v1.8.1 (commit/…, go1.25.0, linux/amd64)".
+func versionLine() string {
+	commit := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 10 {
+				commit = s.Value[:10]
+			}
+		}
+	}
+	return fmt.Sprintf("middlebench v%s (commit/%s, %s, %s/%s)", middlebench.Version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

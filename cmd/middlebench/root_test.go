@@ -26,3 +26,18 @@ func TestHelpShowsOneDefault(t *testing.T) {
 		t.Error(`server --help lost --listen's (default "127.0.0.1:8080")`)
 	}
 }
+
+// TestVersionAndVerbose: "version" and --version print k6's shape of
+// version line; -v is verbose, as in k6, not the version.
+func TestVersionAndVerbose(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, code := runCLI(t, args...)
+		if code != 0 || !regexp.MustCompile(`^middlebench v\d+\.\d+\.\d+ \(commit/\S+, go\S+, \w+/\w+\)\n$`).MatchString(out) {
+			t.Errorf("%v: exit %d, %q", args, code, out)
+		}
+	}
+	out, _ := runCLI(t, "load", "--help")
+	if !strings.Contains(out, "-v, --verbose") {
+		t.Errorf("load --help lacks the global -v, --verbose:\n%s", out)
+	}
+}

@@ -1,8 +1,9 @@
 // Package console is the terminal front end of a load run: it merges a
-// scenario file with flags, prints k6's header, a live progress line and
-// the end-of-test summary, writes --summary-export and --out json, and
-// turns the outcome into k6's exit statuses (99 failed thresholds, 104 bad
-// config, 105 interrupted).
+// scenario file (middlebench's or k6's options) with flags, prints k6's
+// header, its progress lines and the end-of-test summary, writes
+// --summary-export (k6's legacy file), --results (middlebench's document)
+// and the --out streams (json, csv), and turns the outcome into k6's exit
+// statuses (99 failed thresholds, 104 bad config, 105 interrupted).
 package console
 
 import (
@@ -35,23 +36,31 @@ type ExitError struct {
 func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
 
+func invalid(err error) error { return &ExitError{ExitInvalidConfig, err} }
+
 // Options are `middlebench load`'s inputs once flags are parsed.
 type Options struct {
 	URL        string       // positional target; overrides the file's url
-	ConfigFile string       // --config: a YAML scenario
+	ConfigFile string       // --config: middlebench's scenario or k6's options, YAML or JSON
 	Flags      *load.Config // values of the schedule and request flags
 	// Changed says whether a flag was given (then its value in Flags wins
 	// over the scenario file's).
 	Changed func(flag string) bool
+	Env     map[string]string // -e NAME=VALUE: ${NAME} in the URL, url and headers
+	Tags    map[string]string // --tag NAME=VALUE: on every sample
 
-	SummaryExport     string
-	SummaryMode       string // compact or full
+	SummaryExport     string // k6's legacy --summary-export file
+	Results           string // middlebench's results document
+	SummaryMode       string // compact, full or disabled
 	SummaryTrendStats []string
 	SummaryTimeUnit   string
 	NoSummary         bool
-	Out               []string // "json=FILE[.gz]"
-	Progress          bool     // the live line even when stderr is not a terminal
-	Quiet             bool     // no header and no progress line
+	NoThresholds      bool
+	Out               []string // json[=FILE|-], csv[=FILE|-]
+	HTTPDebug         string   // "", "headers" or "full"
+	Progress          bool     // the progress even when it would not be shown
+	Quiet             bool     // no header and no progress
+	Verbose           bool     // say what is done beside the results (-v)
 
 	Stdout, Stderr io.Writer // default os.Stdout, os.Stderr
 }
@@ -64,108 +73,123 @@ func Run(ctx context.Context, o Options) error {
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
+	if err := checkOutputOptions(&o); err != nil {
+		return invalid(err)
+	}
 	cfg, err := buildConfig(o)
 	if err != nil {
-		return &ExitError{ExitInvalidConfig, err}
+		return invalid(err)
 	}
-	if err := checkOutputOptions(&o); err != nil {
-		return &ExitError{ExitInvalidConfig, err}
+	if o.Changed != nil && o.Changed("vus") && cfg.VUs == 0 {
+		fmt.Fprintln(o.Stderr, "middlebench: warning: --vus 0 is ignored, it only works in conjunction with --iterations, --duration or --stage (as in k6)")
 	}
-	text, maxVUs, maxDur, err := load.Describe(cfg)
+	lines, maxVUs, maxDur, err := load.Describe(cfg)
 	if err != nil {
-		return &ExitError{ExitInvalidConfig, err}
+		return invalid(err)
 	}
-	// Open the export before the run, so a bad path costs nothing.
-	var export *os.File
-	if o.SummaryExport != "" {
-		if export, err = os.Create(o.SummaryExport); err != nil {
-			return fmt.Errorf("--summary-export: %w", err)
-		}
-		defer export.Close()
-	}
-	var jsonOut io.WriteCloser
-	jsonPath := ""
-	for _, out := range o.Out {
-		kind, path, _ := strings.Cut(out, "=")
-		if kind == "json" {
-			jsonPath = path
-		}
-	}
-	if jsonPath != "" {
-		if jsonOut, err = load.OpenJSONOutput(jsonPath); err != nil {
-			return err
-		}
+	outs, err := openOutputs(o)
+	if err != nil {
+		return err
 	}
 	if !o.Quiet {
-		writeHeader(o.Stdout, cfg, text, maxVUs, maxDur, jsonPath)
+		writeHeader(o.Stdout, cfg, lines, maxVUs, maxDur, outs.describe())
 	}
-	opts := load.Options{Preflight: true, TrendStats: o.SummaryTrendStats}
-	if jsonOut != nil {
-		opts.JSON = jsonOut
+	stats := o.SummaryTrendStats
+	if stats == nil {
+		stats = cfg.SummaryTrendStats
 	}
-	tty := IsTerminal(o.Stderr)
-	if !o.Quiet && (tty || o.Progress) {
-		opts.Progress = progressPrinter(o.Stderr, tty)
+	opts := load.Options{TrendStats: stats, JSON: outs.json, CSV: outs.csv}
+	if o.HTTPDebug != "" {
+		opts.HTTPDebug, opts.HTTPDebugBody = o.Stderr, o.HTTPDebug == "full"
 	}
-	tuneGC()
+	tty := IsTerminal(o.Stdout)
+	var prog *progress
+	if !o.Quiet || o.Progress {
+		prog = newProgress(o.Stdout, tty, maxDur)
+		opts.Progress = prog.update
+	}
+	if o.Verbose {
+		fmt.Fprintf(o.Stderr, "middlebench: %d scenario(s), up to %d VUs, at most %s; outputs: %s\n", len(lines), maxVUs, maxDur, outs.describe())
+	}
+	defer tuneGC()()
 	res, runErr := load.Run(ctx, cfg, opts)
-	if jsonOut != nil {
-		if err := jsonOut.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("--out json: %w", err)
-		}
-	}
-	if opts.Progress != nil && res != nil {
-		// The last line, as k6 ends its progress: the totals, no VU running.
-		opts.Progress(load.Progress{Elapsed: res.Duration(), MaxVUs: int(res.Document().Metrics["vus_max"].Values["max"]),
-			Requests: res.Requests, Failed: res.Failed, Iterations: res.Iterations, Interrupted: res.Interrupted, Dropped: res.Dropped,
-			ReqRate: float64(res.Requests) / max(res.Duration().Seconds(), 1e-9)})
-	}
-	if opts.Progress != nil && tty {
-		fmt.Fprintln(o.Stderr)
+	if err := outs.close(); err != nil && runErr == nil {
+		runErr = err
 	}
 	if res == nil {
 		if errors.Is(runErr, load.ErrConfig) {
-			return &ExitError{ExitInvalidConfig, runErr}
+			return invalid(runErr)
 		}
 		return runErr
 	}
+	if prog != nil {
+		prog.done(res)
+	}
+	if res.Iterations == 0 && res.Interrupted > 0 {
+		// k6's warning: requests cut by the end are in no metric.
+		fmt.Fprintf(o.Stderr, "middlebench: warning: no iteration fully finished (%d interrupted, their requests uncounted); consider a longer duration or gracefulStop, or a shorter --timeout\n", res.Interrupted)
+	}
 	doc := res.Document()
-	doc.State.IsStdErrTTY = tty
-	doc.State.IsStdOutTTY = IsTerminal(o.Stdout)
-	doc.Options.SummaryTimeUnit = o.SummaryTimeUnit
-	if !o.NoSummary {
-		if err := metrics.WriteSummary(o.Stdout, doc, metrics.SummaryOptions{Mode: o.SummaryMode, TrendStats: o.SummaryTrendStats,
-			TimeUnit: o.SummaryTimeUnit, Scenario: res.Scenario}); err != nil {
+	doc.State.IsStdErrTTY = IsTerminal(o.Stderr)
+	doc.State.IsStdOutTTY = tty
+	doc.Options.SummaryTimeUnit = summaryTimeUnit(o, cfg)
+	if o.NoThresholds {
+		clearThresholds(doc)
+		res.ThresholdsFailed = 0
+	}
+	if o.SummaryMode != "disabled" && !o.NoSummary {
+		if err := metrics.WriteSummary(o.Stdout, doc, metrics.SummaryOptions{Mode: o.SummaryMode, TrendStats: stats,
+			TimeUnit: doc.Options.SummaryTimeUnit, Scenario: res.Scenario}); err != nil {
 			return err
 		}
 		writeErrorExamples(o.Stdout, res)
 	}
-	if export != nil {
-		if err := writeExport(export, doc); err != nil {
-			return err
-		}
+	if err := writeFiles(o, doc, stats); err != nil {
+		return err
 	}
 	switch {
 	case runErr != nil:
 		return runErr
+	case res.AbortedByThreshold:
+		return &ExitError{ExitThresholds, fmt.Errorf("thresholds on metrics %s were crossed; at least one has abortOnFail enabled, stopping test prematurely", failedMetrics(doc))}
 	case res.Aborted:
-		return &ExitError{ExitAborted, fmt.Errorf("test run was interrupted after %s; the summary shows what was measured", res.Duration().Round(time.Millisecond))}
+		return &ExitError{ExitAborted, fmt.Errorf("test run was aborted after %s (interrupted); the summary shows what was measured", res.Duration().Round(time.Millisecond))}
 	case res.ThresholdsFailed > 0:
 		return &ExitError{ExitThresholds, fmt.Errorf("thresholds on metrics %s have been crossed", failedMetrics(doc))}
 	}
 	return nil
 }
 
+func summaryTimeUnit(o Options, cfg *load.Config) string {
+	if o.SummaryTimeUnit != "" {
+		return o.SummaryTimeUnit
+	}
+	return cfg.SummaryTimeUnit
+}
+
+// clearThresholds is --no-thresholds: k6 neither evaluates nor reports them.
+func clearThresholds(d *metrics.Document) {
+	for name, m := range d.Metrics {
+		m.Thresholds = nil
+		d.Metrics[name] = m
+	}
+}
+
 func checkOutputOptions(o *Options) error {
 	switch o.SummaryMode {
-	case "", "compact", "full":
+	case "", "compact", "full", "disabled":
 	default:
-		return fmt.Errorf("--summary-mode %q: want compact or full", o.SummaryMode)
+		return fmt.Errorf("--summary-mode %q: want compact or full (or disabled: no summary)", o.SummaryMode)
 	}
 	switch o.SummaryTimeUnit {
 	case "", "s", "ms", "us":
 	default:
 		return fmt.Errorf("--summary-time-unit %q: want s, ms or us", o.SummaryTimeUnit)
+	}
+	switch o.HTTPDebug {
+	case "", "headers", "full":
+	default:
+		return fmt.Errorf("--http-debug %q: want headers (the default) or full", o.HTTPDebug)
 	}
 	for _, s := range o.SummaryTrendStats {
 		if _, err := metrics.NewTrend().Stat(s); err != nil {
@@ -173,20 +197,9 @@ func checkOutputOptions(o *Options) error {
 		}
 	}
 	for _, out := range o.Out {
-		kind, path, ok := strings.Cut(out, "=")
-		if kind != "json" || !ok || path == "" {
-			return fmt.Errorf("--out %q: want json=FILE (gzipped when FILE ends in .gz)", out)
+		if _, _, err := parseOut(out); err != nil {
+			return err
 		}
-	}
-	return nil
-}
-
-func writeExport(f *os.File, d *metrics.Document) error {
-	if err := d.Write(f); err != nil {
-		return fmt.Errorf("--summary-export %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--summary-export %s: %w", f.Name(), err)
 	}
 	return nil
 }
@@ -205,19 +218,21 @@ func failedMetrics(d *metrics.Document) string {
 	return strings.Join(names, ", ")
 }
 
-// tuneGC trades a few MB of heap for throughput: the engine's live heap
-// is small and fixed (trends, per-VU buffers) while net/http allocates
-// about 2.5 KB per request, so at the default GOGC the collector runs many
-// times a second. 400 measured ≈ +15 % requests/s on 2 cores. A GOGC set in
-// the environment wins.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+// tuneGC trades a few MB of heap for throughput while the run lasts and
+// returns the restore: the engine's live heap is small and fixed (trends,
+// per-VU buffers) while net/http allocates about 2.5 KB per request, so at
+// the default GOGC the collector runs many times a second. 400 measured
+// ≈ +15 % requests/s on 2 cores. A GOGC set in the environment wins.
+func tuneGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
 	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
 }
 
-// IsTerminal reports whether w is a terminal (a live progress line is
-// rewritten in place there).
+// IsTerminal reports whether w is a terminal (progress is redrawn in
+// place there, and printed a block per second otherwise, as k6 does).
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {

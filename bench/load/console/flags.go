@@ -60,7 +60,9 @@ func (f HeaderFlag) Set(v string) error {
 func (HeaderFlag) Type() string { return "header" }
 
 // ThresholdFlag is --threshold, repeatable: "http_req_failed:rate<0.01".
-type ThresholdFlag struct{ Thresholds *map[string][]string }
+type ThresholdFlag struct {
+	Thresholds *map[string][]load.ThresholdExpr
+}
 
 func (f ThresholdFlag) String() string { return "" }
 
@@ -71,9 +73,9 @@ func (f ThresholdFlag) Set(v string) error {
 		return err
 	}
 	if *f.Thresholds == nil {
-		*f.Thresholds = map[string][]string{}
+		*f.Thresholds = map[string][]load.ThresholdExpr{}
 	}
-	(*f.Thresholds)[t.Metric] = append((*f.Thresholds)[t.Metric], t.Source)
+	(*f.Thresholds)[t.Metric] = append((*f.Thresholds)[t.Metric], load.ThresholdExpr{Threshold: t.Source})
 	return nil
 }
 

@@ -35,7 +35,39 @@ func buildConfig(o Options) (*load.Config, error) {
 		}
 		cfg.URL = o.URL
 	}
+	if len(o.Tags) > 0 {
+		tags := map[string]string{}
+		for k, v := range cfg.Tags {
+			tags[k] = v
+		}
+		for k, v := range o.Tags {
+			tags[k] = v
+		}
+		cfg.Tags = tags
+	}
+	if err := load.ExpandEnv(cfg, o.Env); err != nil {
+		return nil, err
+	}
+	if err := explicitZeros(cfg, changed); err != nil {
+		return nil, err
+	}
 	return cfg, nil
+}
+
+// explicitZeros gives --vus 0, --duration 0s and --iterations 0 k6's
+// meaning: the config is invalid, except --vus 0 alone, which k6 ignores
+// (with a warning) and runs one iteration of one VU.
+func explicitZeros(cfg *load.Config, changed func(string) bool) error {
+	if changed("duration") && cfg.Duration == 0 {
+		return fmt.Errorf("%w: duration: should be more than 0 (k6: for an infinite duration use the externally-controlled executor, which middlebench does not have)", load.ErrConfig)
+	}
+	if changed("iterations") && cfg.Iterations == 0 {
+		return fmt.Errorf("%w: iterations: the number of iterations (0) can't be less than the number of VUs", load.ErrConfig)
+	}
+	if changed("vus") && cfg.VUs == 0 && (cfg.Duration > 0 || cfg.Iterations > 0 || len(cfg.Stages) > 0) {
+		return fmt.Errorf("%w: vus: the number of VUs must be more than 0", load.ErrConfig)
+	}
+	return nil
 }
 
 // overlay copies onto dst the fields whose flag was given.
@@ -79,7 +111,7 @@ func overlay(dst, src *load.Config, changed func(string) bool) {
 	set("server-timing-metric", func() { dst.ServerTimingMetric = src.ServerTimingMetric })
 	set("threshold", func() {
 		if dst.Thresholds == nil {
-			dst.Thresholds = map[string][]string{}
+			dst.Thresholds = map[string][]load.ThresholdExpr{}
 		}
 		for k, v := range src.Thresholds {
 			dst.Thresholds[k] = append(dst.Thresholds[k], v...)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
@@ -14,46 +13,28 @@ import (
 func sortStrings(s []string) { sort.Strings(s) }
 
 // writeHeader prints k6's start-of-test block.
-func writeHeader(w io.Writer, cfg *load.Config, text string, maxVUs int, maxDur time.Duration, jsonPath string) {
+func writeHeader(w io.Writer, cfg *load.Config, lines []load.ScenarioText, maxVUs int, maxDur time.Duration, output string) {
 	target := cfg.URL
 	if len(cfg.Requests) > 0 {
 		target = fmt.Sprintf("a mix of %d requests", len(cfg.Requests))
 	}
-	out := "-"
-	if jsonPath != "" {
-		out = "json (" + jsonPath + ")"
+	if len(cfg.Scenarios) > 0 && target == "" {
+		target = "each scenario's url"
 	}
-	scen := cfg.Scenario
-	if scen == "" {
-		scen = load.DefaultScenario
+	fmt.Fprintf(w, "\n     execution: local\n        target: %s\n        output: %s\n\n", target, output)
+	fmt.Fprintf(w, "     scenarios: (100.00%%) %s, %d max VUs, %s max duration (incl. graceful stop):\n",
+		plural(len(lines), "scenario", "scenarios"), maxVUs, maxDur.Round(time.Millisecond))
+	for _, l := range lines {
+		fmt.Fprintf(w, "              * %s: %s\n", l.Name, l.Text)
 	}
-	fmt.Fprintf(w, "\n     execution: local\n        target: %s\n        output: %s\n\n", target, out)
-	fmt.Fprintf(w, "     scenarios: (100.00%%) 1 scenario, %d max VUs, %s max duration (incl. graceful stop):\n", maxVUs, maxDur.Round(time.Millisecond))
-	fmt.Fprintf(w, "              * %s: %s\n\n", scen, text)
+	fmt.Fprintln(w)
 }
 
-// progressPrinter returns the live line: rewritten in place on a
-// terminal, one line per report otherwise.
-func progressPrinter(w io.Writer, tty bool) func(load.Progress) {
-	var mu sync.Mutex
-	return func(p load.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		pct := 0.0
-		if p.Requests > 0 {
-			pct = 100 * float64(p.Failed) / float64(p.Requests)
-		}
-		line := fmt.Sprintf("running (%04.1fs), %d/%d VUs, %d complete and %d interrupted iterations, %.1f req/s, %d failed (%.2f%%)",
-			p.Elapsed.Seconds(), p.VUs, p.MaxVUs, p.Iterations, p.Interrupted, p.ReqRate, p.Failed, pct)
-		if p.Dropped > 0 {
-			line += fmt.Sprintf(", %d dropped", p.Dropped)
-		}
-		if tty {
-			fmt.Fprint(w, "\r\x1b[K"+line)
-		} else {
-			fmt.Fprintln(w, line)
-		}
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
 	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // writeErrorExamples prints one message per error code, so a reader sees
