@@ -44,6 +44,7 @@ type line struct {
 	fifo []packet
 	head int
 	pool sync.Pool
+	held atomic.Int64 // admitted, not yet written
 
 	c dirCounters
 }
@@ -98,6 +99,7 @@ func (l *line) read(ctx context.Context) {
 			continue
 		}
 		l.c.record(v)
+		l.held.Add(1)
 		l.mu.Lock()
 		wasEmpty := l.head == len(l.fifo)
 		l.fifo = append(l.fifo, packet{buf: buf, n: n, arrival: now, due: v.Due})
@@ -147,15 +149,13 @@ func (l *line) release(ctx context.Context) {
 			l.c.mu.Unlock()
 		}
 		l.pool.Put(p.buf)
+		l.held.Add(-1)
 	}
 }
 
-// inFlight is how many packets wait in the line.
-func (l *line) inFlight() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.fifo) - l.head
-}
+// inFlight is how many packets the line holds: admitted and not yet
+// written (counted or failed).
+func (l *line) inFlight() int { return int(l.held.Load()) }
 
 // dirCounters are one direction's live counters.
 type dirCounters struct {

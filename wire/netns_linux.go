@@ -54,6 +54,16 @@ func (n *Namespace) Listen(network, addr string) (net.Listener, error) {
 	return ln, err
 }
 
+// ListenPacket listens for datagrams in the namespace.
+func (n *Namespace) ListenPacket(network, addr string) (net.PacketConn, error) {
+	var pc net.PacketConn
+	err := n.Do(func() (err error) {
+		pc, err = net.ListenPacket(network, addr)
+		return err
+	})
+	return pc, err
+}
+
 // DialContext dials from the namespace. net.Dialer creates the socket on
 // the calling thread, so the whole dial runs on the switched thread (a
 // Control hook would run after the socket exists, too late); the thread is
@@ -104,10 +114,10 @@ func inNamespace(target netns.NsHandle, f func() error) error {
 // since TUNSETIFF makes the device in the caller's namespace) with ipv6
 // off (no router solicitations on the wire), then configures the device
 // and lo over netlink.
-func newSide(name string, ip net.IP, mtu int) (*Namespace, *os.File, error) {
+func newSide(name string, ip net.IP, mtu int) (*Namespace, *tunDev, error) {
 	type made struct {
 		h   netns.NsHandle
-		tun *os.File
+		tun *tunDev
 		err error
 	}
 	mc := make(chan made, 1)
@@ -179,27 +189,6 @@ func configure(ns *Namespace, ip net.IP, mtu int) error {
 		return fmt.Errorf("%s up: %w", tunName, err)
 	}
 	return nil
-}
-
-// openTUN creates a TUN device (IFF_TUN: IP packets, IFF_NO_PI: no
-// 4-byte header) in the calling thread's namespace. The fd is non-blocking
-// so that os.File reads park in the runtime's poller and Close wakes them.
-func openTUN(name string) (*os.File, error) {
-	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("open /dev/net/tun: %w", err)
-	}
-	ifr, err := unix.NewIfreq(name)
-	if err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI)
-	if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("TUNSETIFF %s: %w", name, err)
-	}
-	return os.NewFile(uintptr(fd), "/dev/net/tun:"+name), nil
 }
 
 // remove deletes the namespace's name; the kernel frees it once the last
@@ -281,4 +270,13 @@ func pairName() string {
 			return base
 		}
 	}
+}
+
+// realtime asks the kernel to run the calling (locked) thread under
+// SCHED_FIFO, so that a releaser wakes at its deadline even when other
+// processes keep every CPU busy; it reports whether it could. The thread
+// only ever spins for spinBelow, and the kernel's RT throttling bounds it.
+func realtime() bool {
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 10}
+	return unix.SchedSetAttr(0, &attr, 0) == nil
 }

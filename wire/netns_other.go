@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 )
 
 // Prefix starts the name of every namespace a wire creates.
@@ -47,8 +46,17 @@ func checkAvailable() error {
 // SweepStale has nothing to sweep off Linux.
 func SweepStale() ([]string, error) { return nil, nil }
 
-func newSide(string, net.IP, int) (*Namespace, *os.File, error) { return nil, nil, checkAvailable() }
+func newSide(string, net.IP, int) (*Namespace, *tunDev, error) { return nil, nil, checkAvailable() }
+
+type tunDev struct{}
+
+func (*tunDev) Read([]byte) (int, error)  { return 0, checkAvailable() }
+func (*tunDev) Write([]byte) (int, error) { return 0, checkAvailable() }
+func (*tunDev) shutdown()                 {}
+func (*tunDev) Close() error              { return nil }
 
 func (n *Namespace) remove() error { return nil }
 
 func pairName() string { return Prefix }
+
+func realtime() bool { return false }

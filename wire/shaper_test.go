@@ -162,9 +162,9 @@ func TestLossRate(t *testing.T) {
 	}
 }
 
-// TestBufferbloat: a full 1 MiB queue at 10 Mbit/s holds a newcomer for
+// TestAdmitBufferbloat: a full 1 MiB queue at 10 Mbit/s holds a newcomer for
 // queue ÷ rate (0.839 s), the figure the real-link test expects.
-func TestBufferbloat(t *testing.T) {
+func TestAdmitBufferbloat(t *testing.T) {
 	s := NewShaper(Link{Rate: mbit(10), Queue: Queue{Bytes: 1 << 20}}, 1)
 	t0 := time.Unix(1000, 0)
 	var last Verdict
