@@ -154,7 +154,7 @@ func (s *StageConfig) UnmarshalYAML(n *yaml.Node) error {
 	if err := strictyaml.Decode(&rest, spec); err != nil {
 		return err
 	}
-	if err := spec.validate(); err != nil {
+	if _, err := spec.compile(); err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
 			return &strictyaml.Error{Line: lineOf(n, fe.field), Field: fe.field, Msg: fe.msg}
@@ -214,7 +214,8 @@ func lineOf(n *yaml.Node, key string) int {
 	return n.Line
 }
 
-// validate checks what a box needs beyond its stages' own checks.
+// validate checks the box's fields and compiles its stages (dropping them)
+// to check them and their order.
 func (b *BoxConfig) validate() error {
 	if err := checkLoopback(b.Listen); err != nil {
 		return errField("listen", "%v", err)
@@ -225,34 +226,8 @@ func (b *BoxConfig) validate() error {
 	if b.MaxIdleConnsPerHost < 0 {
 		return errField("maxIdleConnsPerHost", "must not be negative")
 	}
-	firstHTTP := 0
-	once := map[string]int{}
-	for i, s := range b.Stages {
-		if s.Spec == nil {
-			return errField("stages", "stage %d has no configuration", i+1)
-		}
-		if err := s.Spec.validate(); err != nil {
-			return fmt.Errorf("stage %d (%s): %w", i+1, s.Spec.Kind(), err)
-		}
-		_, isHTTP := s.Spec.(httpSpec)
-		switch {
-		case isHTTP && firstHTTP == 0:
-			firstHTTP = i + 1
-		case !isHTTP && firstHTTP != 0:
-			return errField("stages", "stage %d (%s) works on connections and must come before the HTTP stages (stage %d, %s): a box parses HTTP after its connection stages",
-				i+1, s.Spec.Kind(), firstHTTP, b.Stages[firstHTTP-1].Spec.Kind())
-		}
-		if k := s.Spec.Kind(); k == "tls" || k == "accept" {
-			if prev, dup := once[k]; dup {
-				return errField("stages", "stage %d: a box has at most one %s stage (stage %d is one)", i+1, k, prev)
-			}
-			once[k] = i + 1
-		}
-	}
-	if at, ok := once["accept"]; ok && at != 1 {
-		return errField("stages", "the accept stage limits what the listener accepts and must be stage 1 (it is stage %d)", at)
-	}
-	return nil
+	_, err := compileStages(b.Stages)
+	return err
 }
 
 func (p *PathConfig) validate() error {
@@ -302,6 +277,3 @@ func checkLoopback(addr string) error {
 	}
 	return nil
 }
-
-// httpSpec marks the specs of HTTP stages.
-type httpSpec interface{ isHTTP() }
