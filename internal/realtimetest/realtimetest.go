@@ -60,7 +60,7 @@ func bandMsg(name string, got, lo, hi float64) string {
 // when a value is below its band, and mark the round as disturbed when one
 // is above.
 type Round struct {
-	t    testing.TB
+	t     testing.TB
 	n     int      // 1-based
 	over  []string // the checks above their band
 	below bool     // a check was below its band: the test has failed

@@ -50,7 +50,7 @@ func TestRounds(t *testing.T) {
 	tests := []struct {
 		name   string
 		values [][]float64 // per round: the values of checks a and b (band 100..103)
-		rounds int        // allowed
+		rounds int         // allowed
 		fail   bool
 		ran    int // rounds measured
 	}{
