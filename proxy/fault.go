@@ -142,13 +142,18 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 	})
 }
 
-// resetConn takes the connection from net/http and closes it with
-// SO_LINGER 0, so the client sees a reset (ECONNRESET), not a clean close.
+// resetConn takes the connection from net/http and resets it.
 func resetConn(w http.ResponseWriter) {
 	c, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler) // cannot hijack: abort the response instead
 	}
+	abortConn(c)
+}
+
+// abortConn closes c with SO_LINGER 0 on the socket under the stages'
+// wrappers, so the peer sees a reset (ECONNRESET), not a clean close.
+func abortConn(c net.Conn) {
 	inner := c
 	for range 16 {
 		if tc, ok := inner.(*net.TCPConn); ok {
