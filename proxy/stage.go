@@ -91,6 +91,7 @@ var kinds = map[string]func() StageSpec{
 	"ratelimit": func() StageSpec { return &RateLimitConfig{} },
 	"uablock":   func() StageSpec { return &UABlockConfig{} },
 	"fault":     func() StageSpec { return &FaultConfig{} },
+	"reset":     func() StageSpec { return &ResetConfig{} },
 }
 
 // Kinds returns the valid stage kinds, sorted.
