@@ -56,7 +56,9 @@ func TestRounds(t *testing.T) {
 	}{
 		{"first round in band", [][]float64{{101, 102}}, 3, false, 1},
 		{"second round in band", [][]float64{{110, 101}, {101, 102}}, 3, false, 2},
-		{"every round over", [][]float64{{110, 101}, {101, 104}, {120, 120}}, 3, true, 3},
+		{"each check in band in some round", [][]float64{{110, 101}, {101, 104}}, 3, false, 2},
+		{"one check over in every round", [][]float64{{110, 101}, {104, 101}, {120, 101}}, 3, true, 3},
+		{"both over in every round", [][]float64{{110, 104}, {104, 110}, {120, 120}}, 3, true, 3},
 		{"below fails at once", [][]float64{{99, 101}, {101, 101}}, 3, true, 1},
 		{"below after an over round", [][]float64{{110, 101}, {101, 90}}, 3, true, 2},
 		{"NaN fails at once", [][]float64{{math.NaN(), 101}}, 3, true, 1},
@@ -77,6 +79,33 @@ func TestRounds(t *testing.T) {
 			}
 			if ran != tt.ran {
 				t.Errorf("measured %d rounds, want %d", ran, tt.ran)
+			}
+		})
+	}
+}
+
+// TestRoundsRepeatedCheck: a check made several times in a round is clean
+// in that round only when every value is within the band.
+func TestRoundsRepeatedCheck(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		values [][]float64
+		fail   bool
+	}{
+		{"clean in round 2", [][]float64{{101, 110, 101}, {101, 101, 102}, {101, 101, 101}}, false},
+		{"one value over in every round", [][]float64{{101, 110, 101}, {104, 101, 101}, {101, 101, 120}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			i := 0
+			Rounds(rec, 3, func(r *Round) {
+				for _, v := range tt.values[i] {
+					r.Band("applied", v, 100, 103)
+				}
+				i++
+			})
+			if got := rec.failed > 0; got != tt.fail {
+				t.Errorf("failed = %v, want %v", got, tt.fail)
 			}
 		})
 	}
