@@ -92,6 +92,7 @@ var kinds = map[string]func() StageSpec{
 	"uablock":   func() StageSpec { return &UABlockConfig{} },
 	"fault":     func() StageSpec { return &FaultConfig{} },
 	"reset":     func() StageSpec { return &ResetConfig{} },
+	"slowclose": func() StageSpec { return &SlowCloseConfig{} },
 }
 
 // Kinds returns the valid stage kinds, sorted.
