@@ -8,7 +8,8 @@
 //     (ConnStage.WrapConn): tls (termination with a handshake delay and a
 //     handshake capacity), link (one-way latency on bytes in flight),
 //     bandwidth (byte-rate caps), reset (resets a seeded share of
-//     connections after a byte budget); accept (accept rate and listen
+//     connections after a byte budget), slowclose (holds each
+//     connection's FIN and close); accept (accept rate and listen
 //     backlog) is the one that needs the listener itself
 //     (ListenerStage.WrapListener);
 //   - HTTP stages are func(http.Handler) http.Handler middleware
