@@ -80,6 +80,10 @@ type boxEnv struct {
 	ledgerLimit  int
 	sink         *jsonlSink
 	log          io.Writer
+	// listenIn, if set, runs the listener's creation (in the wire's server
+	// namespace, on listenAddr instead of the configured address).
+	listenIn   func(func() error) error
+	listenAddr string
 }
 
 func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nextPool *x509.CertPool) (*Box, error) {
@@ -110,10 +114,19 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	if lay.backlog > 0 {
-		b.ln, err = listenBacklog(addr, lay.backlog)
+	listen := func() (err error) {
+		if lay.backlog > 0 {
+			b.ln, err = listenBacklog(addr, lay.backlog)
+		} else {
+			b.ln, err = net.Listen("tcp", addr)
+		}
+		return err
+	}
+	if env.listenIn != nil {
+		addr = env.listenAddr
+		err = env.listenIn(listen)
 	} else {
-		b.ln, err = net.Listen("tcp", addr)
+		err = listen()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("box %q: listen: %w", name, err)

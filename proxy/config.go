@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/strictyaml"
+	"github.com/middlebench/middlebench/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -33,6 +34,9 @@ type PathConfig struct {
 	LedgerFile   string      `yaml:"ledgerFile"`
 	LedgerLimit  int         `yaml:"ledgerLimit"` // entries kept in memory per box (default 100,000)
 	Boxes        []BoxConfig `yaml:"boxes"`
+	// Wire, if set, is a packet-level link in front of the first box
+	// (package wire: network namespaces, root and /dev/net/tun).
+	Wire *wire.Config `yaml:"wire"`
 
 	// Log receives one-line notices (box summaries at shutdown, serve
 	// errors); nil discards them.

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ type engine struct {
 	batches      *batches
 	bodyBlock    []byte
 	serverMetric string
+	dial         func(ctx context.Context, network, addr string) (net.Conn, error) // Options.Dial
 
 	mu     sync.Mutex
 	vus    []*vu

@@ -32,6 +32,10 @@ type Options struct {
 	// the schedule) just before the first VU starts, e.g. to compute the
 	// windows a rate limiter will count.
 	OnStart func(start time.Time)
+	// Dial, if set, creates the VUs' connections (with the dialer's
+	// timeout and keep-alive applied by the caller): the harness dials from
+	// the generator's network namespace of a wire. Nil dials as k6 does.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Progress is a live view of a running test.
@@ -78,7 +82,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if opts.Preflight {
-		if err := preflight(ctx, cfg); err != nil {
+		if err := preflight(ctx, cfg, opts.Dial); err != nil {
 			return nil, err
 		}
 	}
@@ -102,7 +106,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	p := x.plan()
 
 	e := &engine{cfg: cfg, mix: m, out: make(chan *batch, 256), batches: newBatches(),
-		bodyBlock: newBodyBlock(), serverMetric: cfg.serverTimingMetric()}
+		bodyBlock: newBodyBlock(), serverMetric: cfg.serverTimingMetric(), dial: opts.Dial}
 	var out *jsonOutput
 	if opts.JSON != nil {
 		out = newJSONOutput(opts.JSON, cfg, m)
@@ -220,14 +224,17 @@ func reportProgress(ctx context.Context, e *engine, start time.Time, p plan, opt
 	}
 }
 
-// preflight dials every distinct target host once.
-func preflight(ctx context.Context, cfg *Config) error {
+// preflight dials every distinct target host once (with dial, if set).
+func preflight(ctx context.Context, cfg *Config, dial func(ctx context.Context, network, addr string) (net.Conn, error)) error {
 	m, err := newMix(cfg)
 	if err != nil {
 		return err
 	}
 	seen := map[string]bool{}
 	d := net.Dialer{Timeout: 3 * time.Second}
+	if dial == nil {
+		dial = d.DialContext
+	}
 	for _, t := range m.targets {
 		host := t.u.Host
 		if t.u.Port() == "" {
@@ -241,7 +248,9 @@ func preflight(ctx context.Context, cfg *Config) error {
 			continue
 		}
 		seen[host] = true
-		c, err := d.DialContext(ctx, "tcp", host)
+		dctx, cancel := context.WithTimeout(ctx, d.Timeout)
+		c, err := dial(dctx, "tcp", host)
+		cancel()
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrUnreachable, t.u.Redacted(), err)
 		}
