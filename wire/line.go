@@ -99,9 +99,16 @@ func (l *line) read(ctx context.Context) {
 			continue
 		}
 		l.c.record(v)
-		l.held.Add(1)
 		l.mu.Lock()
 		wasEmpty := l.head == len(l.fifo)
+		if wasEmpty && l.held.Load() == 0 && !v.Due.After(now) {
+			// Due now with nothing ahead (nothing queued, nothing being
+			// written): this thread writes it, saving the releaser's wake-up.
+			l.mu.Unlock()
+			l.write(packet{buf: buf, n: n, arrival: now, due: v.Due})
+			continue
+		}
+		l.held.Add(1)
 		l.fifo = append(l.fifo, packet{buf: buf, n: n, arrival: now, due: v.Due})
 		l.mu.Unlock()
 		if wasEmpty {
@@ -138,19 +145,24 @@ func (l *line) release(ctx context.Context) {
 			l.fifo, l.head = l.fifo[:n], 0
 		}
 		l.mu.Unlock()
-		late := l.now().Sub(p.due)
-		if _, err := l.dst.Write((*p.buf)[:p.n]); err != nil {
-			l.c.writeErrors.Add(1)
-		} else {
-			l.c.passed.Add(1)
-			l.c.passedBytes.Add(int64(p.n))
-			l.c.mu.Lock()
-			l.c.late.Add(late)
-			l.c.mu.Unlock()
-		}
-		l.pool.Put(p.buf)
+		l.write(p)
 		l.held.Add(-1)
 	}
+}
+
+// write sends a due packet to the far side and counts it.
+func (l *line) write(p packet) {
+	late := l.now().Sub(p.due)
+	if _, err := l.dst.Write((*p.buf)[:p.n]); err != nil {
+		l.c.writeErrors.Add(1)
+	} else {
+		l.c.passed.Add(1)
+		l.c.passedBytes.Add(int64(p.n))
+		l.c.mu.Lock()
+		l.c.late.Add(late)
+		l.c.mu.Unlock()
+	}
+	l.pool.Put(p.buf)
 }
 
 // inFlight is how many packets the line holds: admitted and not yet
