@@ -120,7 +120,7 @@ func BenchmarkWireRoundTrip(b *testing.B) {
 	slices.Sort(loopRTT)
 	b.ReportMetric(float64(wireRTT[len(wireRTT)/2].Microseconds()), "wire-p50-µs")
 	b.ReportMetric(float64(loopRTT[len(loopRTT)/2].Microseconds()), "loopback-p50-µs")
-	b.ReportMetric(float64((wireRTT[len(wireRTT)/2]-loopRTT[len(loopRTT)/2]).Microseconds()), "added-p50-µs")
+	b.ReportMetric(float64((wireRTT[len(wireRTT)/2] - loopRTT[len(loopRTT)/2]).Microseconds()), "added-p50-µs")
 }
 
 func itoa(n int) string { return string(appendInt(nil, n)) }

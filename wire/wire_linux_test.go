@@ -4,8 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -67,37 +71,28 @@ func dial(t testing.TB, w *Wire, addr string) net.Conn {
 	return c
 }
 
-// bestAvg runs rounds of n timed operations on workers goroutines and
-// returns the lowest round average: load on the machine only ever adds.
-func bestAvg(t *testing.T, rounds, n, workers int, want time.Duration, op func() time.Duration) time.Duration {
-	best := time.Hour
-	for r := range rounds {
-		var mu sync.Mutex
-		var sum time.Duration
-		var wg sync.WaitGroup
-		jobs := make(chan struct{}, n)
-		for range n {
-			jobs <- struct{}{}
-		}
-		close(jobs)
-		for range workers {
-			wg.Go(func() {
-				for range jobs {
-					d := op()
-					mu.Lock()
-					sum += d
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
-		avg := sum / time.Duration(n)
-		t.Logf("round %d: avg over %d = %v", r+1, n, avg)
-		if best = min(best, avg); best <= want+want/100 {
-			break
-		}
+// avgOf runs n timed operations on workers goroutines and returns their average.
+func avgOf(n, workers int, op func() time.Duration) time.Duration {
+	var mu sync.Mutex
+	var sum time.Duration
+	var wg sync.WaitGroup
+	jobs := make(chan struct{}, n)
+	for range n {
+		jobs <- struct{}{}
 	}
-	return best
+	close(jobs)
+	for range workers {
+		wg.Go(func() {
+			for range jobs {
+				d := op()
+				mu.Lock()
+				sum += d
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return sum / time.Duration(n)
 }
 
 // lateLog says how late the wire released packets (its own error).
@@ -108,31 +103,38 @@ func lateLog(t *testing.T, w *Wire) {
 }
 
 // TestConnectPaysTheRoundTrip is rule 1: TCP's own handshake crosses the
-// wire, so a new connection over 20 ms one way takes 40 ms. The dial's own
-// cost over a 0 ms wire is logged beside it (it is inside the 40 ms ± 1 ms).
+// wire, so a new connection over 20 ms one way takes 40 ms (best of three
+// rounds of 100). The dial's own cost over a 0 ms wire is logged beside it.
 func TestConnectPaysTheRoundTrip(t *testing.T) {
-	connects := func(w *Wire, want time.Duration) time.Duration {
+	connects := func(w *Wire) func() time.Duration {
 		addr := serve(t, w, echo)
-		return bestAvg(t, 3, 100, 4, want, func() time.Duration {
-			t0 := time.Now()
-			c := dial(t, w, addr)
-			d := time.Since(t0)
-			c.Close()
-			return d
-		})
+		return func() time.Duration {
+			return avgOf(100, 4, func() time.Duration {
+				t0 := time.Now()
+				c := dial(t, w, addr)
+				d := time.Since(t0)
+				c.Close()
+				return d
+			})
+		}
 	}
-	base := connects(startWire(t, Config{}, Options{}), 0)
+	base := connects(startWire(t, Config{}, Options{}))
 	w := startWire(t, Config{Link: Link{Latency: ms(20)}}, Options{})
-	got := connects(w, 40*time.Millisecond)
-	t.Logf("connect avg: %v through 20 ms one way, %v through 0 ms", got, base)
-	realtimetest.Within(t, "connect avg over 100 new connections", got, 40*time.Millisecond, time.Millisecond)
+	far := connects(w)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		t.Logf("dial over a 0 ms wire: avg %v", base())
+		r.Within("connect avg over 100 new connections", far(), 40*time.Millisecond, time.Millisecond)
+	})
 	lateLog(t, w)
 }
 
-// TestTLSHandshakeRoundTrips: TLS 1.3 is one round trip, TLS 1.2 two; the
-// handshake's own CPU, over a 0 ms wire, is logged beside it.
+// TestTLSHandshakeRoundTrips: TLS 1.3 is one round trip, TLS 1.2 two.
+// The handshake's own CPU (milliseconds under the race detector) is not a
+// round trip: it is the fastest of 20 handshakes over a 0 ms wire (noise
+// only adds, so the fastest is the least disturbed), taken in turn with 20
+// over 20 ms one way, whose average less that is judged (best of three rounds).
 func TestTLSHandshakeRoundTrips(t *testing.T) {
-	handshakes := func(w *Wire) func(version uint16, want time.Duration) time.Duration {
+	handshakes := func(w *Wire) func(version uint16) time.Duration {
 		cert, err := selfsigned.New(w.Srv().IP().String())
 		if err != nil {
 			t.Fatal(err)
@@ -144,18 +146,16 @@ func TestTLSHandshakeRoundTrips(t *testing.T) {
 				_, _ = io.Copy(io.Discard, tc)
 			}
 		})
-		return func(version uint16, want time.Duration) time.Duration {
-			return bestAvg(t, 3, 20, 1, want, func() time.Duration {
-				c := dial(t, w, addr)
-				defer c.Close()
-				tc := tls.Client(c, &tls.Config{RootCAs: selfsigned.Pool(cert), ServerName: w.Srv().IP().String(),
-					MinVersion: version, MaxVersion: version})
-				t0 := time.Now()
-				if err := tc.Handshake(); err != nil {
-					t.Error(err)
-				}
-				return time.Since(t0)
-			})
+		return func(version uint16) time.Duration {
+			c := dial(t, w, addr)
+			defer c.Close()
+			tc := tls.Client(c, &tls.Config{RootCAs: selfsigned.Pool(cert), ServerName: w.Srv().IP().String(),
+				MinVersion: version, MaxVersion: version})
+			t0 := time.Now()
+			if err := tc.Handshake(); err != nil {
+				t.Error(err)
+			}
+			return time.Since(t0)
 		}
 	}
 	base := handshakes(startWire(t, Config{}, Options{}))
@@ -166,10 +166,47 @@ func TestTLSHandshakeRoundTrips(t *testing.T) {
 		name    string
 		want    time.Duration
 	}{{tls.VersionTLS13, "TLS 1.3", 40 * time.Millisecond}, {tls.VersionTLS12, "TLS 1.2", 80 * time.Millisecond}} {
-		b := base(tt.version, 0)
-		got := far(tt.version, tt.want)
-		t.Logf("%s handshake avg: %v through 20 ms one way, %v through 0 ms", tt.name, got, b)
-		realtimetest.Within(t, tt.name+" handshake avg", got, tt.want, time.Millisecond)
+		realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+			b, f := time.Hour, time.Duration(0)
+			for range 20 {
+				b = min(b, base(tt.version))
+				f += far(tt.version)
+			}
+			f /= 20
+			t.Logf("%s handshake: avg %v through 20 ms one way, fastest %v through 0 ms", tt.name, f, b)
+			r.Within(tt.name+" handshake avg − its CPU (the fastest over 0 ms)", f-b, tt.want, time.Millisecond)
+		})
 	}
 	lateLog(t, w)
+}
+
+// TestSweepStale: a namespace left by a killed run (its pid is gone) is
+// removed at the next start; one of a live process is kept.
+func TestSweepStale(t *testing.T) {
+	if err := checkAvailable(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	dead := Prefix + "2147483646-1-gen" // beyond pid_max: never a live process
+	live := fmt.Sprintf("%s%d-99-gen", Prefix, os.Getpid())
+	for _, name := range []string{dead, live} {
+		ns, tun, err := newSide(name, genIP, DefaultMTU)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ns.remove()
+		defer tun.Close()
+	}
+	removed, err := SweepStale()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(removed, dead) || slices.Contains(removed, live) {
+		t.Errorf("swept %v: want %s and not %s", removed, dead, live)
+	}
+	if _, err := os.Stat(filepath.Join(runNetns, dead)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still mounted: %v", dead, err)
+	}
+	if _, err := os.Stat(filepath.Join(runNetns, live)); err != nil {
+		t.Errorf("%s of a live process was removed: %v", live, err)
+	}
 }
