@@ -12,3 +12,4 @@ if [ "$(id -u)" != 0 ] || [ ! -e /dev/net/tun ]; then
 fi
 go test -run '^$' -bench 'WireBulk' -benchtime 3x ./wire/ | grep -E 'Benchmark|ok'
 go test -run '^$' -bench 'WireRoundTrip' -benchtime 3000x ./wire/ | grep -E 'Benchmark|ok'
+go test -run "TLSHandshakeRoundTrips|ConnectPaysTheRoundTrip" -v ./wire/ | grep -E "round [0-9]:|^(--- |ok)"

@@ -134,6 +134,11 @@ func TestConnectPaysTheRoundTrip(t *testing.T) {
 // only adds, so the fastest is the least disturbed), taken in turn with 20
 // over 20 ms one way, whose average less that is judged (best of three rounds).
 func TestTLSHandshakeRoundTrips(t *testing.T) {
+	if raceDetector {
+		// Measured: 43.5–44.9 ms for TLS 1.3 under -race (40.97 ms without):
+		// the detector's handshake CPU varies by milliseconds between runs.
+		t.Skip("skipping under the race detector: it multiplies the handshake's CPU; run without -race (make bench runs it)")
+	}
 	handshakes := func(w *Wire) func(version uint16) time.Duration {
 		cert, err := selfsigned.New(w.Srv().IP().String())
 		if err != nil {
