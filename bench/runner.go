@@ -152,7 +152,7 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (*RunR
 		return nil, err
 	}
 	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name)
-	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update})
+	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update, Dial: wireDial(tgt)})
 	line.done()
 	if err != nil {
 		return nil, err

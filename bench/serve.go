@@ -57,8 +57,13 @@ func printServeHelp(w io.Writer, e *Experiment, rs *RunSpec, info serveInfo) {
 	if strings.HasPrefix(info.Entry, "https://") {
 		insecure = " --insecure-skip-tls-verify"
 	}
-	fmt.Fprintf(w, "\n  with real k6:\n    k6 run%s -e TARGET=%s -e RUN=%q --summary-export=summary.json %s\n",
-		insecure, info.Entry, rs.Name, script)
+	netns := ""
+	if info.Gen != "" {
+		netns = "ip netns exec " + info.Gen + " " // the wire: k6's SYN must cross it
+		fmt.Fprintf(w, "  through the wire  from namespace %s (the entry is only reachable there)\n", info.Gen)
+	}
+	fmt.Fprintf(w, "\n  with real k6:\n    %sk6 run%s -e TARGET=%s -e RUN=%q --summary-export=summary.json %s\n",
+		netns, insecure, info.Entry, rs.Name, script)
 	fmt.Fprintf(w, "    curl -s %s/_mb/stats > server.json\n", info.Server)
 	fmt.Fprintf(w, "    middlebench analyze summary.json --server-stats server.json\n\n")
 }

@@ -34,6 +34,7 @@ type serveInfo struct {
 	Entry  string `json:"entry"`
 	Server string `json:"server"`
 	Admin  string `json:"admin,omitempty"` // the path's admin endpoint
+	Gen    string `json:"gen,omitempty"`   // the wire's generator namespace: load from there
 }
 
 // localTarget runs the server and the path in this process.
@@ -79,7 +80,7 @@ func (t *localTarget) entry() string {
 func (t *localTarget) serverURL() string { return t.srv.URL() }
 
 func (t *localTarget) info() serveInfo {
-	i := serveInfo{Entry: t.entry(), Server: t.srv.URL()}
+	i := serveInfo{Entry: t.entry(), Server: t.srv.URL(), Gen: t.genNamespace()}
 	if t.path != nil {
 		if a := t.path.AdminURLs(); len(a) > 0 {
 			i.Admin = a[0]

@@ -20,6 +20,9 @@ func (p *Path) AdminHandler() http.Handler { return p.adminHandler("") }
 func (p *Path) adminHandler(only string) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(&collector{p: p, only: only})
+	if p.wire != nil && only == "" {
+		reg.MustRegister(wireCollector{p})
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

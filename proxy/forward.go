@@ -101,7 +101,7 @@ func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.next.Scheme != "https" || !b.terminatesTLS() {
+	if b.next.Scheme != "https" || b.lay.certs == nil {
 		return conn, nil // plain, or the client's TLS passing through untouched
 	}
 	tc := tls.Client(conn, b.nextTLS)
@@ -112,15 +112,6 @@ func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
 		return nil, err
 	}
 	return tc, nil
-}
-
-func (b *Box) terminatesTLS() bool {
-	for _, st := range b.stages {
-		if _, ok := st.(*tlsStage); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // copyConn copies src to dst through a pooled buffer, hiding dst's
@@ -160,6 +151,27 @@ func copyConn(dst, src net.Conn) (int64, error) {
 			return total + m, quiet(err)
 		}
 	}
+}
+
+// writePieces writes p to w in pieces of the size next grants (a stage's
+// cap or budget; next's error ends the write), adding what is written to
+// count.
+func writePieces(w io.Writer, p []byte, count *atomic.Int64, next func(want int) (int, error)) (int, error) {
+	written := 0
+	for len(p) > 0 {
+		k, err := next(len(p))
+		if err != nil {
+			return written, err
+		}
+		n, err := w.Write(p[:k])
+		written += n
+		count.Add(int64(n))
+		if err != nil {
+			return written, err
+		}
+		p = p[k:]
+	}
+	return written, nil
 }
 
 // quiet turns the errors of a connection closed by the other copy into

@@ -16,28 +16,32 @@ import (
 
 	"github.com/middlebench/middlebench/clock"
 	"github.com/middlebench/middlebench/precise"
+	"github.com/middlebench/middlebench/wire"
 )
 
 // Path is a running chain of boxes.
 type Path struct {
-	cfg      PathConfig
-	boxes    []*Box
-	upstream *url.URL
-	sink     *jsonlSink
-	file     *os.File
-	admins   []*http.Server
-	adminURL []string
-	log      io.Writer
-	stopMu   sync.Mutex // stop is set after AfterFunc, which may already be running Close
-	stop     func() bool
-	sleeper  *precise.Sleeper
-	once     sync.Once
-	err      error
+	cfg        PathConfig
+	boxes      []*Box
+	upstream   *url.URL
+	sink       *jsonlSink
+	file       *os.File
+	admins     []*http.Server
+	adminURL   []string
+	log        io.Writer
+	stopMu     sync.Mutex // stop is set after AfterFunc, which may already be running Close
+	stop       func() bool
+	sleeper    *precise.Sleeper
+	wire       *wire.Wire // in front of the first box, or nil (wire.go)
+	wireLedger *ledger
+	once       sync.Once
+	err        error
 }
 
 // PathStats is every box's counters, in path order.
 type PathStats struct {
-	Boxes []BoxStats `json:"boxes"`
+	Boxes []BoxStats  `json:"boxes"`
+	Wire  *wire.Stats `json:"wire,omitempty"` // the packet-level link in front of the first box
 }
 
 // Start starts the boxes of cfg, the last forwarding to upstreamURL and
@@ -80,9 +84,17 @@ func start(ctx context.Context, cfg PathConfig, upstreamURL string, clk clock.Cl
 		p.sleeper = precise.NewSleeper()
 		clk = clock.Precise{S: p.sleeper}
 	}
+	listenIn, wireAddr, err := p.startWire(ctx)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
 	for i := len(cfg.Boxes) - 1; i >= 0; i-- {
 		env := boxEnv{index: i, seed: cfg.Seed, clock: clk, ledgerHeader: cfg.LedgerHeader,
 			ledgerLimit: cfg.LedgerLimit, sink: p.sink, log: p.log}
+		if i == 0 && listenIn != nil {
+			env.listenIn, env.listenAddr = listenIn, wireAddr
+		}
 		b, err := startBox(cfg.Boxes[i], env, next, nextTLS, nextPool)
 		if err != nil {
 			p.Close()
@@ -156,6 +168,7 @@ func (p *Path) Stats() PathStats {
 			s.Boxes = append(s.Boxes, b.Stats())
 		}
 	}
+	s.Wire = p.wireStats()
 	return s
 }
 
@@ -167,6 +180,10 @@ func (p *Path) Ledger() []LedgerEntry {
 			e, _ := b.ledger.entries()
 			all = append(all, e...)
 		}
+	}
+	if p.wireLedger != nil {
+		e, _ := p.wireLedger.entries()
+		all = append(all, e...)
 	}
 	slices.SortStableFunc(all, func(a, b LedgerEntry) int { return a.Time.Compare(b.Time) })
 	return all
@@ -202,6 +219,7 @@ func (p *Path) Close() error {
 				errs = append(errs, b.close())
 			}
 		}
+		errs = append(errs, p.closeWire())
 		if p.sleeper != nil {
 			p.sleeper.Close()
 		}

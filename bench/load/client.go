@@ -40,12 +40,23 @@ func (c *countingConn) Write(p []byte) (int, error) {
 // noConnectionReuse), no transparent compression (compression is asked and
 // decoded by the engine, so receiving includes decompression), HTTP/2 when
 // TLS offers it, no TLS session cache (each new connection does a full
-// handshake, as k6's), and a dialer that counts bytes.
-func newTransport(cfg *Config, count *ioCount) *http.Transport {
+// handshake, as k6's), and a dialer that counts bytes. dial, if set,
+// replaces the net.Dialer (under the same timeout).
+func newTransport(cfg *Config, count *ioCount, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
 	dialer := &net.Dialer{Timeout: cfg.timeout(), KeepAlive: 30 * time.Second}
+	if dial == nil {
+		dial = dialer.DialContext
+	} else {
+		inner := dial
+		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+			defer cancel()
+			return inner(ctx, network, addr)
+		}
+	}
 	return &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, addr)
+			c, err := dial(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,7 +20,8 @@ type engine struct {
 	batches      *batches
 	bodyBlock    []byte
 	serverMetric string
-	debug        *httpDebug // nil unless --http-debug
+	debug        *httpDebug                                                        // nil unless --http-debug
+	dial         func(ctx context.Context, network, addr string) (net.Conn, error) // Options.Dial
 
 	mu     sync.Mutex
 	vus    []*vu

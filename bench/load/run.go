@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"time"
 
@@ -32,6 +33,10 @@ type Options struct {
 	// the schedule) just before the first VU starts, e.g. to compute the
 	// windows a rate limiter will count.
 	OnStart func(start time.Time)
+	// Dial, if set, creates the VUs' connections (with the dialer's
+	// timeout and keep-alive applied by the caller): the harness dials from
+	// the generator's network namespace of a wire. Nil dials as k6 does.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Progress is a live view of a running test.
@@ -127,7 +132,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	var es engines
 	for i, s := range scs {
 		es = append(es, &engine{scen: uint8(i), cfg: s.cfg, mix: s.mix, out: out, batches: pool, clk: clk,
-			bodyBlock: body, serverMetric: s.cfg.serverTimingMetric(), debug: debug})
+			bodyBlock: body, serverMetric: s.cfg.serverTimingMetric(), debug: debug, dial: opts.Dial})
 	}
 	var jout *jsonOutput
 	if opts.JSON != nil || opts.CSV != nil {

@@ -58,7 +58,7 @@ func newVU(e *engine, id int) *vu {
 		fired:    make(chan struct{}, 1),
 		firstErr: map[uint16]string{},
 	}
-	v.tr = newTransport(e.cfg, &v.io)
+	v.tr = newTransport(e.cfg, &v.io, e.dial)
 	v.timer = time.AfterFunc(time.Hour, v.onTimeout)
 	v.timer.Stop()
 	v.sleeper = time.NewTimer(time.Hour)

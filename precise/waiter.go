@@ -1,0 +1,31 @@
+package precise
+
+import "time"
+
+// Waiter is the Sleeper's timerfd for one goroutine that waits on its own
+// locked OS thread (a packet releaser): a wake-up is one thread switch,
+// where a Sleeper hands it on from its thread to the sleeping goroutine.
+// NewWaiter locks the calling goroutine to its thread for life; call it
+// from the goroutine that waits. Wake may be called from anywhere.
+type Waiter struct{ w waker }
+
+// NewWaiter makes the calling goroutine's thread a precise waiter.
+func NewWaiter() *Waiter { return &Waiter{w: newWaker()} }
+
+// WaitUntil blocks until t (on the monotonic clock) or until Wake; a zero
+// t waits for Wake only. A Wake that came first ends the next wait at once.
+func (w *Waiter) WaitUntil(t time.Time) {
+	d := time.Duration(-1)
+	if !t.IsZero() {
+		if d = time.Until(t); d <= 0 {
+			return
+		}
+	}
+	w.w.wait(d)
+}
+
+// Wake ends the current or the next WaitUntil.
+func (w *Waiter) Wake() { w.w.interrupt() }
+
+// Close releases the waiter's file descriptors; no wait may follow.
+func (w *Waiter) Close() { w.w.close() }

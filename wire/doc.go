@@ -1,0 +1,33 @@
+// Package wire is a packet-level link between two network namespaces:
+//
+//	generator namespace ─ TUN ─ delay line ─ TUN ─ server namespace
+//
+// middlebench creates both namespaces (named mbw-<pid>-<n>-gen and -srv
+// under /run/netns, so that `ip netns exec` works), a TUN device in each,
+// and moves every IP packet between them through a delay line per
+// direction: one-way latency, jitter, a rate in bits/s behind a drop-tail
+// queue (a full queue first adds delay — bufferbloat — then drops), random
+// loss, each draw from a seeded generator. Because it carries packets, TCP's
+// own handshake, its retransmissions and the queueing are real: what the
+// userspace `link` stage of package proxy cannot delay (SYN / SYN-ACK, so
+// http_req_connecting) pays the round trip here.
+//
+// The schedule of a packet is a pure function of (now, packet) — see
+// Shaper.Admit — and a packet leaves at its due time from one releasing
+// goroutine per direction waiting on the precise sleeper, never from a
+// goroutine or timer per packet.
+//
+// Reordering policy: none. A packet's release time is
+// max(its due time, the previous packet's release time), as on a real
+// serial link and as the proxy's link stage does; netem with jitter (and no
+// rate) reorders instead. Jitter is uniform in [latency-jitter,
+// latency+jitter], netem's default distribution.
+//
+// A socket belongs to the namespace of the thread that created it, and Go
+// moves goroutines between threads: Listen and Dial create their sockets
+// on a locked OS thread switched into the namespace and switch it back
+// before unlocking (a thread that cannot switch back is never reused).
+//
+// It needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and /dev/net/tun; without
+// them Start fails with ErrUnavailable and a one-line reason.
+package wire

@@ -1,0 +1,258 @@
+package wire
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
+
+// packetIO is a TUN device's file: each Read returns one whole packet and
+// each Write sends one.
+type packetIO interface {
+	Read(p []byte) (int, error)
+	Write(p []byte) (int, error)
+}
+
+// spinBelow: the precise sleeper fires up to 20 µs ahead of a deadline;
+// the last few microseconds before a release are spun so that no packet
+// leaves early.
+const spinBelow = 50 * time.Microsecond
+
+// maxInFlight bounds the packets one direction holds (memory), as netem's
+// limit does; beyond it a packet is dropped as Overflow.
+const maxInFlight = 1 << 16
+
+// line is one direction: a reader that admits packets from src through the
+// shaper into a FIFO, and a releaser that writes each to dst at its due
+// time. The FIFO's due times never decrease (no reordering), so the
+// releaser waits for its head only and a later packet never needs to wake
+// it early.
+type line struct {
+	name   string
+	shaper *Shaper
+	src    packetIO
+	dst    packetIO
+	mtu    int
+	now    func() time.Time
+	pacer  pacer // set before read and release start
+	onDrop func(dir string, why Drop, size int, at time.Time)
+
+	mu   sync.Mutex
+	fifo []packet
+	head int
+	pool sync.Pool
+	held atomic.Int64 // admitted, not yet written
+
+	c dirCounters
+}
+
+type packet struct {
+	buf     *[]byte
+	n       int
+	arrival time.Time
+	due     time.Time
+}
+
+// pacer is how the releaser waits: until a time, or until woken (a zero
+// time waits for a wake only). A wake that comes first ends the next wait.
+// precise.Waiter in production: a timerfd on the releaser's own thread.
+type pacer interface {
+	WaitUntil(t time.Time)
+	Wake()
+}
+
+func newLine(name string, s *Shaper, src, dst packetIO, mtu int, now func() time.Time) *line {
+	l := &line{name: name, shaper: s, src: src, dst: dst, mtu: mtu, now: now}
+	l.pool.New = func() any { b := make([]byte, mtu+64); return &b }
+	l.c.delay, l.c.queued, l.c.late = metrics.NewTrend(), metrics.NewTrend(), metrics.NewTrend()
+	return l
+}
+
+// read admits packets until src fails (closed).
+func (l *line) read(ctx context.Context) {
+	for ctx.Err() == nil {
+		buf := l.pool.Get().(*[]byte)
+		n, err := l.src.Read(*buf)
+		if err != nil {
+			l.pool.Put(buf)
+			return
+		}
+		now := l.now()
+		l.c.packets.Add(1)
+		l.c.bytes.Add(int64(n))
+		l.mu.Lock()
+		full := len(l.fifo)-l.head >= maxInFlight
+		l.mu.Unlock()
+		v := Verdict{Drop: Overflow}
+		if !full {
+			v = l.shaper.Admit(now, n)
+		}
+		if v.Drop != Pass {
+			l.c.dropped[v.Drop].Add(1)
+			l.pool.Put(buf)
+			if l.onDrop != nil {
+				l.onDrop(l.name, v.Drop, n, now)
+			}
+			continue
+		}
+		l.c.record(v)
+		l.mu.Lock()
+		wasEmpty := l.head == len(l.fifo)
+		if wasEmpty && l.held.Load() == 0 && !v.Due.After(now) {
+			// Due now with nothing ahead (nothing queued, nothing being
+			// written): this thread writes it, saving the releaser's wake-up.
+			l.mu.Unlock()
+			l.write(packet{buf: buf, n: n, arrival: now, due: v.Due})
+			continue
+		}
+		l.held.Add(1)
+		l.fifo = append(l.fifo, packet{buf: buf, n: n, arrival: now, due: v.Due})
+		l.mu.Unlock()
+		if wasEmpty {
+			l.pacer.Wake() // a busy releaser looks at the fifo again by itself
+		}
+	}
+}
+
+// release writes each packet to dst at its due time until ctx is done
+// (then the pacer must be woken).
+func (l *line) release(ctx context.Context) {
+	for ctx.Err() == nil {
+		l.mu.Lock()
+		if l.head == len(l.fifo) {
+			l.fifo, l.head = l.fifo[:0], 0
+			l.mu.Unlock()
+			l.pacer.WaitUntil(time.Time{})
+			continue
+		}
+		p := l.fifo[l.head]
+		l.mu.Unlock()
+		if left := p.due.Sub(l.now()); left > spinBelow {
+			l.pacer.WaitUntil(p.due)
+			continue
+		}
+		for l.now().Before(p.due) { // at most spinBelow: the sleeper woke a little early
+		}
+		l.mu.Lock()
+		l.fifo[l.head] = packet{}
+		l.head++
+		if l.head > 4096 && l.head*2 > len(l.fifo) {
+			n := copy(l.fifo, l.fifo[l.head:])
+			clear(l.fifo[n:])
+			l.fifo, l.head = l.fifo[:n], 0
+		}
+		l.mu.Unlock()
+		l.write(p)
+		l.held.Add(-1)
+	}
+}
+
+// write sends a due packet to the far side and counts it.
+func (l *line) write(p packet) {
+	late := l.now().Sub(p.due)
+	if _, err := l.dst.Write((*p.buf)[:p.n]); err != nil {
+		l.c.writeErrors.Add(1)
+	} else {
+		l.c.passed.Add(1)
+		l.c.passedBytes.Add(int64(p.n))
+		l.c.mu.Lock()
+		l.c.late.Add(late)
+		l.c.mu.Unlock()
+	}
+	l.pool.Put(p.buf)
+}
+
+// inFlight is how many packets the line holds: admitted and not yet
+// written (counted or failed).
+func (l *line) inFlight() int { return int(l.held.Load()) }
+
+// dirCounters are one direction's live counters.
+type dirCounters struct {
+	packets, bytes, passed, passedBytes, queuedPackets, writeErrors atomic.Int64
+	dropped                                                         [Overflow + 1]atomic.Int64
+
+	mu                  sync.Mutex
+	delay, queued, late *metrics.Trend
+}
+
+func (c *dirCounters) record(v Verdict) {
+	if v.Queued > 0 {
+		c.queuedPackets.Add(1)
+	}
+	c.mu.Lock()
+	c.delay.Add(v.Delay)
+	if v.Queued > 0 {
+		c.queued.Add(v.Queued)
+	}
+	c.mu.Unlock()
+}
+
+// DirStats is one direction's counters. Times are in ms.
+type DirStats struct {
+	Link          string             `json:"link"`
+	Packets       int64              `json:"packets"` // arrived at the line
+	Bytes         int64              `json:"bytes"`
+	Passed        int64              `json:"passed"` // written to the far side
+	PassedBytes   int64              `json:"passedBytes"`
+	Dropped       map[string]int64   `json:"dropped,omitempty"` // by reason: loss, queue full, overflow
+	QueuedPackets int64              `json:"queuedPackets"`     // that waited behind others for the rate
+	InFlight      int                `json:"inFlight"`          // in the line now
+	WriteErrors   int64              `json:"writeErrors,omitempty"`
+	Delay         map[string]float64 `json:"delay,omitempty"`  // added per packet: serialization, queue, latency, jitter
+	Queued        map[string]float64 `json:"queued,omitempty"` // waiting for the rate, of the packets that waited
+	Late          map[string]float64 `json:"late,omitempty"`   // released after the due time: the line's own error
+	Histograms    map[string]string  `json:"histograms,omitempty"`
+}
+
+// DroppedTotal sums Dropped.
+func (s DirStats) DroppedTotal() int64 {
+	var n int64
+	for _, v := range s.Dropped {
+		n += v
+	}
+	return n
+}
+
+func (l *line) stats() DirStats {
+	c := &l.c
+	s := DirStats{Link: l.shaper.link.String(), Packets: c.packets.Load(), Bytes: c.bytes.Load(), Passed: c.passed.Load(),
+		PassedBytes: c.passedBytes.Load(), QueuedPackets: c.queuedPackets.Load(), WriteErrors: c.writeErrors.Load(), InFlight: l.inFlight()}
+	for why := Lost; why <= Overflow; why++ {
+		if n := c.dropped[why].Load(); n > 0 {
+			if s.Dropped == nil {
+				s.Dropped = map[string]int64{}
+			}
+			s.Dropped[why.String()] = n
+		}
+	}
+	stats := append(metrics.FullTrendStats(), "count")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, t := range map[string]*metrics.Trend{"delay": c.delay, "queued": c.queued, "late": c.late} {
+		if t.Count() == 0 {
+			continue
+		}
+		v, err := t.Values(stats)
+		if err != nil {
+			continue // cannot happen: the stat names are fixed
+		}
+		switch name {
+		case "delay":
+			s.Delay = v
+		case "queued":
+			s.Queued = v
+		default:
+			s.Late = v
+		}
+		if enc, err := t.Encode(); err == nil {
+			if s.Histograms == nil {
+				s.Histograms = map[string]string{}
+			}
+			s.Histograms[name] = enc
+		}
+	}
+	return s
+}

@@ -1,0 +1,6 @@
+//go:build race
+
+package wire
+
+// raceDetector: the race detector multiplies the CPU of a TLS handshake.
+const raceDetector = true
