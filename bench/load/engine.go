@@ -17,6 +17,7 @@ type engine struct {
 	batches      *batches
 	bodyBlock    []byte
 	serverMetric string
+	observer     Observer
 
 	mu     sync.Mutex
 	vus    []*vu

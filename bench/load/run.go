@@ -32,6 +32,8 @@ type Options struct {
 	// the schedule) just before the first VU starts, e.g. to compute the
 	// windows a rate limiter will count.
 	OnStart func(start time.Time)
+	// Observer, if set, sees each finished request (see observer.go).
+	Observer Observer
 }
 
 // Progress is a live view of a running test.
@@ -102,7 +104,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	p := x.plan()
 
 	e := &engine{cfg: cfg, mix: m, out: make(chan *batch, 256), batches: newBatches(),
-		bodyBlock: newBodyBlock(), serverMetric: cfg.serverTimingMetric()}
+		bodyBlock: newBodyBlock(), serverMetric: cfg.serverTimingMetric(), observer: opts.Observer}
 	var out *jsonOutput
 	if opts.JSON != nil {
 		out = newJSONOutput(opts.JSON, cfg, m)
@@ -146,6 +148,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	close(e.out) // every producer has returned and flushed
 	<-colDone
 	res := newResult(cfg, opts, x, p, e, col, thresholds, start, end, cpu0, cpu1, stepCPU, ctx.Err() != nil)
+	observeResult(opts.Observer, res)
 	if out != nil {
 		if err := out.close(); err != nil {
 			return res, fmt.Errorf("write --out json: %w", err)

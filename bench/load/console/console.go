@@ -53,6 +53,8 @@ type Options struct {
 	Progress          bool     // the live line even when stderr is not a terminal
 	Quiet             bool     // no header and no progress line
 
+	Observer load.Observer // sees each request (the live dashboard); may be nil
+
 	Stdout, Stderr io.Writer // default os.Stdout, os.Stderr
 }
 
@@ -99,7 +101,7 @@ func Run(ctx context.Context, o Options) error {
 	if !o.Quiet {
 		writeHeader(o.Stdout, cfg, text, maxVUs, maxDur, jsonPath)
 	}
-	opts := load.Options{Preflight: true, TrendStats: o.SummaryTrendStats}
+	opts := load.Options{Preflight: true, TrendStats: o.SummaryTrendStats, Observer: o.Observer}
 	if jsonOut != nil {
 		opts.JSON = jsonOut
 	}
