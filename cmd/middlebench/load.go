@@ -18,6 +18,7 @@ func newLoadCmd() *cobra.Command {
 		gracefulStop, rampDown units.Duration
 		maxRedirects           int
 	)
+	dash := new(dashFlags)
 	cmd := &cobra.Command{
 		Use:   "load [URL]",
 		Short: "Run a load test with k6's executors, phases, summary and exit statuses",
@@ -66,7 +67,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 			}
 			o.Flags, o.Changed = &cfg, f.Changed
 			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			err := console.Run(cmd.Context(), o)
+			err := dash.aroundLoad(cmd.Context(), cmd.ErrOrStderr(), &o, func() error { return console.Run(cmd.Context(), o) })
 			var ce *console.ExitError
 			if errors.As(err, &ce) {
 				return &exitError{code: ce.Code, err: ce.Err}
@@ -74,6 +75,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 			return err
 		},
 	}
+	dash.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.ConfigFile, "config", "c", "", "YAML scenario file (k6 option names; flags override it)")
 	f.StringVar(&cfg.Executor, "executor", "", "k6 executor (default: chosen from --rate, --stage, --iterations, --duration)")
