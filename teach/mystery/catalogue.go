@@ -63,18 +63,20 @@ var catalogue = []cause{
 		real:  acceptLimit(1, 2), decoy: acceptLimit(10000), explain: explainAccept},
 	{id: "link-latency", where: whereNet, kind: "link", rule: 6,
 		codes: []string{diagnose.CodePathLatency},
-		real:  linkLatency(20, 40, 60), decoy: linkLatency(0.1), explain: explainLink},
+		real:  linkLatency(30, 45, 60), decoy: linkLatency(0.1), explain: explainLink},
 	{id: "bandwidth", where: whereNet, kind: "bandwidth", rule: 7,
 		// The cap holds a response's first bytes too, so k6 shows much of it
 		// in waiting: path-latency names it as well (rule 6).
 		codes: []string{diagnose.CodeDownloadLimited, diagnose.CodeThroughputCeiling, diagnose.CodePathLatency},
-		real:  bandwidthCap(256, 512), decoy: bandwidthCap(1 << 20), explain: explainBandwidth},
+		real:  bandwidthCap(64, 128), decoy: bandwidthCap(1 << 20), explain: explainBandwidth,
+		// A limiter passing 2–3 requests/s offers the cap less than it allows.
+		excludes: []string{"ratelimit"}},
 	{id: "waf", where: whereEdge, kind: "waf", rule: 6,
 		codes: []string{diagnose.CodePathLatency},
 		real:  wafDelay(150, 250, 350), decoy: wafDelay(0.2), explain: explainWAF},
 	{id: "ratelimit", where: whereEdge, kind: "ratelimit", rule: 8,
 		codes: []string{diagnose.CodeRateLimited},
-		real:  rateLimit(5, 8), decoy: rateLimit(100000), explain: explainRateLimit},
+		real:  rateLimit(2, 3), decoy: rateLimit(100000), explain: explainRateLimit},
 	{id: "uablock", where: whereEdge, kind: "uablock", rule: 9,
 		codes: []string{diagnose.CodeToolBlocked},
 		real: func(*rand.Rand) drawn {
@@ -83,14 +85,16 @@ var catalogue = []cause{
 		explain: explainUABlock, excludes: []string{"*"}},
 	{id: "fault-delay", where: whereEdge, kind: "fault", rule: 6,
 		codes: []string{diagnose.CodePathLatency},
-		real:  faultDelay(30, 50), decoy: nil, explain: explainFault},
+		real:  faultDelay(50, 70), decoy: nil, explain: explainFault},
 	{id: "slow-server", where: whereServer, rule: 5,
 		codes: []string{diagnose.CodeServerSlow},
 		real:  serverWork(250, 350, 450), decoy: nil, explain: explainServerWork},
 	{id: "worker-backlog", where: whereServer, rule: 5,
 		codes: []string{diagnose.CodeClosedModelBacklog, diagnose.CodeServerSlow, diagnose.CodeThroughputCeiling},
-		real:  workerPool(1, 2), decoy: workerPool(1000), explain: explainBacklog,
-		excludes: []string{"slow-server", "cpu-bound"}},
+		real:  workerPool(1), decoy: workerPool(1000), explain: explainBacklog,
+		// A queue needs arrivals: a cause that slows each VU's loop or
+		// lets few requests through leaves the workers idle.
+		excludes: []string{"slow-server", "cpu-bound", "waf", "fault-delay", "link-latency", "bandwidth", "ratelimit"}},
 	{id: "cpu-bound", where: whereServer, rule: 5,
 		codes: []string{diagnose.CodeServerSlow, diagnose.CodeThroughputCeiling},
 		real:  serverCPU(60, 80), decoy: nil, explain: explainServerWork,

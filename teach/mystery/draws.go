@@ -39,8 +39,8 @@ func linkLatency(ms ...float64) func(*rand.Rand) drawn {
 func bandwidthCap(kibps ...float64) func(*rand.Rand) drawn {
 	return func(r *rand.Rand) drawn {
 		k := pick(r, kibps...)
-		return drawn{stage: fmt.Sprintf("bandwidth:down=%gKiB/s", k), rate: k * 1024,
-			what: fmt.Sprintf("downlink capped at %g KiB/s for all connections", k)}
+		return drawn{stage: fmt.Sprintf("bandwidth:down=%.0fKiB/s", k), rate: k * 1024,
+			what: fmt.Sprintf("downlink capped at %.0f KiB/s for all connections", k)}
 	}
 }
 

@@ -4,9 +4,12 @@ import (
 	"fmt"
 )
 
-// actedMs is the least a cause must add, per request it touched, to be
-// worth naming: below it the device is a decoy whatever its kind.
-const actedMs = 5
+// actedMs is the least a cause must add, per connection, request or chunk
+// it touched, to be worth naming: below it the device is a decoy whatever
+// its kind. Every real cause adds 30 ms or more; a decoy asks for 1 ms or
+// less, and what it measures beyond that is the host's scheduling (a busy
+// laptop wakes a 0.2 ms sleep some ms late).
+const actedMs = 25
 
 // PhaseMs is time a cause explains in one of k6's phases, in ms per
 // request on average over all the requests the path saw.

@@ -47,9 +47,16 @@ func (s *State) name(kind string, seed uint64, l Level) string {
 	return filepath.Join(s.Dir, fmt.Sprintf("%s-%d-%s.json", kind, seed, l))
 }
 
-func (s *State) writeJSON(path string, v any) error {
+func (s *State) ensure() error {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return fmt.Errorf("mystery: state dir: %w", err)
+	}
+	return nil
+}
+
+func (s *State) writeJSON(path string, v any) error {
+	if err := s.ensure(); err != nil {
+		return err
 	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
