@@ -67,6 +67,7 @@ type Dashboard struct {
 	every time.Duration
 	start time.Time
 
+	tickMu   sync.Mutex // one tick at a time: the sampler's and Finish's
 	mu       sync.Mutex
 	state    State
 	prev     Totals
@@ -102,6 +103,8 @@ func (d *Dashboard) Run(ctx context.Context) {
 
 // Tick takes one sample now and sends it to the pages.
 func (d *Dashboard) Tick(now time.Time) {
+	d.tickMu.Lock()
+	defer d.tickMu.Unlock()
 	var findings []diagnose.Finding
 	if d.src.Findings != nil && now.Sub(d.lastFind) >= 2*time.Second {
 		findings = d.src.Findings()

@@ -145,6 +145,7 @@
   }
 
   function render() {
+    window.mbState = state; // for the curious (and the browser test)
     $('title').textContent = state.title;
     var badge = $('status');
     badge.textContent = state.final ? (report ? 'report' : 'run ended — save the report') : 'live';
