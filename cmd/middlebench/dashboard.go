@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/middlebench/middlebench/bench"
 	"github.com/middlebench/middlebench/bench/load/console"
 	"github.com/middlebench/middlebench/proxy"
 	"io"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
@@ -114,4 +117,38 @@ func (f *dashFlags) aroundProxy(ctx context.Context, out io.Writer, o proxy.RunO
 	}
 	err := proxy.Run(ctx, o)
 	return errors.Join(startErr, err, ld.finish(ctx, nil))
+}
+
+// aroundReplay replays experiments with the dashboard fed by every run's
+// requests; each run's findings and path counters appear as it ends.
+func (f *dashFlags) aroundReplay(ctx context.Context, out io.Writer, o *bench.Options, run func() error) error {
+	agg := &dashboard.Aggregator{}
+	var mu sync.Mutex
+	var findings []diagnose.Finding
+	var stages any
+	ld, err := f.start(ctx, out, "experiments", dashboard.Sources{Load: agg,
+		Findings: func() []diagnose.Finding { mu.Lock(); defer mu.Unlock(); return slices.Clone(findings) },
+		Stages:   func() any { mu.Lock(); defer mu.Unlock(); return stages }})
+	if err != nil {
+		return err
+	}
+	if ld.d != nil {
+		o.Observer = agg
+		o.OnRun = func(experiment string, r *bench.RunResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, fd := range r.Report.Findings {
+				fd.Summary = experiment + " / " + r.Spec.Name + ": " + fd.Summary
+				findings = append(findings, fd)
+			}
+			if r.Path != nil {
+				stages = r.Path
+			}
+		}
+	}
+	runErr := run()
+	mu.Lock()
+	final := slices.Clone(findings)
+	mu.Unlock()
+	return errors.Join(runErr, ld.finish(ctx, final))
 }

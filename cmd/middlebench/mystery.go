@@ -98,6 +98,7 @@ Causes: ` + strings.Join(mystery.CatalogueIDs(), ", "),
 	dash.add(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.Listen, "listen", "", "the path's entry, e.g. 127.0.0.1:26100 (default a free loopback port)")
+	f.StringVar(&o.ServerListen, "server-listen", "", "the fake server's address, e.g. 127.0.0.1:26201 (default a free loopback port)")
 	f.DurationVar(&o.Duration, "duration", 0, "stop after this long (default: until Ctrl-C)")
 	cmd.AddCommand(newMysteryAnswerCmd(&mf), newMysteryRevealCmd(&mf))
 	return cmd
@@ -128,7 +129,8 @@ func newMysteryAnswerCmd(mf *mysteryFlags) *cobra.Command {
 }
 
 func newMysteryRevealCmd(mf *mysteryFlags) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:     "reveal",
 		Short:   "Print the answer key from the stages' counters and score every answer",
 		Example: `  middlebench mystery reveal --seed 7 --level two`,
@@ -138,7 +140,9 @@ func newMysteryRevealCmd(mf *mysteryFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return mystery.Reveal(cmd.OutOrStdout(), st, mf.seed, l)
+			return mystery.Reveal(cmd.OutOrStdout(), st, mf.seed, l, asJSON)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the key and the verdicts as JSON")
+	return cmd
 }

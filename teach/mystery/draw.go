@@ -73,7 +73,9 @@ type Part struct {
 	Kind  string   `json:"kind,omitempty"`
 	Rule  int      `json:"rule"`
 	Codes []string `json:"codes"` // findings that name it
-	d     drawn
+	// DrawnMs is the delay or work drawn (0 for a rate or a count).
+	DrawnMs float64 `json:"drawnMs,omitempty"`
+	d       drawn
 }
 
 // Mystery is a drawn exercise: the server's configuration and the path.
@@ -136,7 +138,7 @@ func compatible(a, b *cause) bool {
 
 func partOf(c *cause, d drawn, decoy bool) Part {
 	return Part{Cause: c.id, Decoy: decoy, What: d.what, Where: c.where, Stage: d.stage, Kind: c.kind,
-		Rule: c.rule, Codes: slices.Clone(c.codes), d: d}
+		Rule: c.rule, Codes: slices.Clone(c.codes), DrawnMs: d.ms, d: d}
 }
 
 // edgeOrder and netOrder are the stages' places in their box, nearest the

@@ -2,6 +2,7 @@ package mystery
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,6 +16,9 @@ type ServeOptions struct {
 	Seed     uint64
 	Level    Level
 	Listen   string // the path's entry (default a free loopback port)
+	// ServerListen is the fake server's address (default a free loopback
+	// port): the APM view and rule 11's straight-at-the-server baseline.
+	ServerListen string
 	State    *State
 	Duration time.Duration // 0: until ctx ends
 	Out      io.Writer
@@ -35,6 +39,9 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Duration)
 		defer cancel()
+	}
+	if o.ServerListen != "" {
+		m.Server.Listen = o.ServerListen
 	}
 	r, err := Start(context.WithoutCancel(ctx), m, o.Listen)
 	if err != nil {
@@ -109,8 +116,9 @@ Ctrl-C stops the mystery (reveal still works afterwards).
 }
 
 // Reveal prints the key of seed/level from its record (the counters it
-// saved last) and scores every answer given.
-func Reveal(w io.Writer, s *State, seed uint64, l Level) error {
+// saved last) and scores every answer given; asJSON prints the key and
+// the verdicts as one JSON object instead.
+func Reveal(w io.Writer, s *State, seed uint64, l Level, asJSON bool) error {
 	m, err := Draw(seed, l)
 	if err != nil {
 		return err
@@ -127,8 +135,21 @@ func Reveal(w io.Writer, s *State, seed uint64, l Level) error {
 	if err != nil {
 		return err
 	}
-	WriteReveal(w, m.KeyFrom(c), answers)
-	return nil
+	k := m.KeyFrom(c)
+	if !asJSON {
+		WriteReveal(w, k, answers)
+		return nil
+	}
+	out := struct {
+		Key      Key       `json:"key"`
+		Verdicts []Verdict `json:"verdicts"`
+	}{k, []Verdict{}}
+	for _, a := range answers {
+		out.Verdicts = append(out.Verdicts, k.Score(a))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
 // Submit records an answer after checking its codes.

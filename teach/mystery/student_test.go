@@ -78,7 +78,7 @@ func TestRevealScoresTheAnalyzersAnswerWithTheLedgersTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := Reveal(&out, state, m.Seed, m.Level); err != nil {
+	if err := Reveal(&out, state, m.Seed, m.Level, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"waf [cause", "right  path-latency", "rule 6", "analyzer: "} {
