@@ -13,15 +13,15 @@ import (
 
 // ServeOptions are what `middlebench mystery` asks for.
 type ServeOptions struct {
-	Seed     uint64
-	Level    Level
-	Listen   string // the path's entry (default a free loopback port)
+	Seed   uint64
+	Level  Level
+	Listen string // the path's entry (default a free loopback port)
 	// ServerListen is the fake server's address (default a free loopback
 	// port): the APM view and rule 11's straight-at-the-server baseline.
 	ServerListen string
-	State    *State
-	Duration time.Duration // 0: until ctx ends
-	Out      io.Writer
+	State        *State
+	Duration     time.Duration // 0: until ctx ends
+	Out          io.Writer
 	// Started, if set, is called once the mystery serves (the dashboard).
 	Started func(*Running)
 	// Every is how often the record (counters for reveal) is saved (default 1s).
