@@ -62,7 +62,7 @@ func TestKeyMatchesCountersForEveryLevel(t *testing.T) {
 	}
 	// The delays are waits, not work: a few mysteries at once; a CPU-bound
 	// server takes the machine's cores and runs alone.
-	sem := make(chan struct{}, 3)
+	sem := make(chan struct{}, 6)
 	var cpu sync.RWMutex
 	for _, l := range Levels {
 		for seed := 1; seed <= seeds; seed++ {
