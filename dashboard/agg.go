@@ -13,9 +13,13 @@ import (
 	"github.com/middlebench/middlebench/bench/load"
 )
 
-// Phase names, in the stacking order (nearest the axis first), as k6
-// names its trends.
-var Phases = []string{"blocked", "connecting", "tls_handshaking", "sending", "waiting", "receiving"}
+// phaseNames are k6's phase trends, in the stacking order (nearest the
+// axis first).
+func phaseNames() []string {
+	return []string{"blocked", "connecting", "tls_handshaking", "sending", "waiting", "receiving"}
+}
+
+const nPhases = 6
 
 const (
 	nShards   = 64  // a VU writes its own shard (vu mod nShards): no lock, little sharing
@@ -26,8 +30,8 @@ const (
 // few goroutines (usually one) and read once a second by the sampler.
 type shard struct {
 	requests, failed, withServer atomic.Int64
-	phase                        [6]atomic.Int64 // ns, in Phases' order
-	duration, server             atomic.Int64    // ns
+	phase                        [nPhases]atomic.Int64 // ns, in phaseNames' order
+	duration, server             atomic.Int64          // ns
 	status                       [maxStatus]atomic.Int64
 	_                            [64]byte // keep the next shard's counters off this cache line
 }
@@ -73,7 +77,7 @@ func (a *Aggregator) Result() *load.Result { return a.done.Load() }
 // Totals is the sum of every request so far.
 type Totals struct {
 	Requests, Failed, WithServer int64
-	Phase                        [6]time.Duration
+	Phase                        [nPhases]time.Duration
 	Duration, Server             time.Duration
 	Status                       map[int]int64
 }

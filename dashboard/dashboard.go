@@ -27,7 +27,7 @@ type Point struct {
 	Requests int64            `json:"requests"`
 	Failed   int64            `json:"failed"`
 	RPS      float64          `json:"rps"`
-	Phases   []float64        `json:"phases"`   // mean ms of each phase over the tick's requests, in Phases' order
+	Phases   []float64        `json:"phases"`   // mean ms of each phase over the tick's requests, in phaseNames' order
 	Duration float64          `json:"duration"` // mean http_req_duration, ms
 	Server   *float64         `json:"server"`   // mean server_time the engine read from Server-Timing, ms
 	APMRPS   *float64         `json:"apmRps,omitempty"`
@@ -35,7 +35,7 @@ type Point struct {
 	Status   map[string]int64 `json:"status,omitempty"`
 }
 
-// Totals are the run's sums so far, as the page shows them.
+// TotalsView is the run's sums so far, as the page shows them.
 type TotalsView struct {
 	Requests    int64               `json:"requests"`
 	Failed      int64               `json:"failed"`
@@ -79,7 +79,7 @@ type Dashboard struct {
 // New makes a dashboard titled title; Run starts its sampling.
 func New(title string, src Sources) *Dashboard {
 	d := &Dashboard{src: src, every: time.Second, start: time.Now(), subs: map[chan []byte]struct{}{}}
-	d.state = State{Title: title, Started: d.start, Phases: Phases, Findings: []diagnose.Finding{},
+	d.state = State{Title: title, Started: d.start, Phases: phaseNames(), Findings: []diagnose.Finding{},
 		Form: src.Answer != nil, HasLoad: src.Load != nil, Totals: TotalsView{Status: map[string]int64{}}}
 	if src.Load != nil {
 		d.prev = Totals{Status: map[int]int64{}}
@@ -161,9 +161,9 @@ func (d *Dashboard) sampleLoad(p *Point, dt float64) {
 	if dt > 0 {
 		p.RPS = float64(n) / dt
 	}
-	p.Phases = make([]float64, len(Phases))
+	p.Phases = make([]float64, nPhases)
 	if n > 0 {
-		for i := range Phases {
+		for i := range nPhases {
 			p.Phases[i] = msOf(t.Phase[i]-d.prev.Phase[i]) / float64(n)
 		}
 		p.Duration = msOf(t.Duration-d.prev.Duration) / float64(n)
@@ -184,9 +184,9 @@ func (d *Dashboard) sampleLoad(p *Point, dt float64) {
 	for code, c := range t.Status {
 		tv.Status[strconv.Itoa(code)] = c
 	}
-	tv.PhaseAvg = make([]float64, len(Phases))
+	tv.PhaseAvg = make([]float64, nPhases)
 	if t.Requests > 0 {
-		for i := range Phases {
+		for i := range nPhases {
 			tv.PhaseAvg[i] = msOf(t.Phase[i]) / float64(t.Requests)
 		}
 		tv.DurationAvg = msOf(t.Duration) / float64(t.Requests)
@@ -233,7 +233,7 @@ func (d *Dashboard) Finish(findings []diagnose.Finding) {
 	d.broadcast(event("final", d.state))
 }
 
-// AddAnswer counts an answer given through the form.
+// addAnswer counts an answer given through the form.
 func (d *Dashboard) addAnswer() {
 	d.mu.Lock()
 	d.state.Answers++

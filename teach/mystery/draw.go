@@ -30,8 +30,11 @@ const (
 	LevelDecoy Level = "decoy" // one cause and a device that looks like one but does nothing worth naming
 )
 
-// Levels lists them, easiest first.
-var Levels = []Level{LevelOne, LevelTwo, LevelDecoy}
+// levels lists them, easiest first.
+var levels = [...]Level{LevelOne, LevelTwo, LevelDecoy}
+
+// Levels lists the levels, easiest first.
+func Levels() []Level { return slices.Clone(levels[:]) }
 
 // ErrLevel is returned for a level that is not one of Levels.
 var ErrLevel = errors.New("level: want one, two or decoy")
@@ -42,7 +45,7 @@ func ParseLevel(s string) (Level, error) {
 	if l == "" {
 		return LevelOne, nil
 	}
-	if !slices.Contains(Levels, l) {
+	if !slices.Contains(levels[:], l) {
 		return "", fmt.Errorf("%w (got %q)", ErrLevel, s)
 	}
 	return l, nil
@@ -51,7 +54,7 @@ func ParseLevel(s string) (Level, error) {
 // salt keeps one seed's levels apart (level one of seed 7 is not the
 // first cause of level two of seed 7).
 func (l Level) salt() uint64 {
-	return uint64(slices.Index(Levels, l)+1) * 0x9E3779B97F4A7C15
+	return uint64(slices.Index(levels[:], l)+1) * 0x9E3779B97F4A7C15
 }
 
 // The path every mystery has, whatever was drawn: a bytes box ("net") in
@@ -89,7 +92,7 @@ type Mystery struct {
 
 // Draw draws the mystery of seed at level.
 func Draw(seed uint64, level Level) (*Mystery, error) {
-	if !slices.Contains(Levels, level) {
+	if !slices.Contains(levels[:], level) {
 		return nil, fmt.Errorf("%w (got %q)", ErrLevel, level)
 	}
 	r := rand.New(rand.NewPCG(seed, level.salt()))

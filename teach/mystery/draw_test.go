@@ -13,7 +13,7 @@ import (
 // same path, field for field, and a literal draw pins it across machines
 // and Go versions (PCG and IntN are specified by math/rand/v2).
 func TestDrawIsTheSameForTheSameSeed(t *testing.T) {
-	for _, l := range Levels {
+	for _, l := range Levels() {
 		for seed := uint64(1); seed <= 20; seed++ {
 			a, err := Draw(seed, l)
 			if err != nil {
@@ -46,7 +46,7 @@ func pathYAML(t *testing.T, m *Mystery) string {
 
 func TestLevelsHaveTheirShape(t *testing.T) {
 	seen := map[string]bool{}
-	for _, l := range Levels {
+	for _, l := range Levels() {
 		for seed := uint64(1); seed <= 200; seed++ {
 			m, err := Draw(seed, l)
 			if err != nil {
@@ -95,7 +95,7 @@ func TestParseLevel(t *testing.T) {
 
 func TestEveryCauseHasARuleAndCodes(t *testing.T) {
 	for _, c := range catalogue {
-		if Rules[c.rule] == "" || len(c.codes) == 0 || c.real == nil || c.explain == nil {
+		if Rule(c.rule) == "" || len(c.codes) == 0 || c.real == nil || c.explain == nil {
 			t.Errorf("cause %s: rule %d, codes %v: each cause needs a rule of ARTICLE.md, codes, a draw and an explanation", c.id, c.rule, c.codes)
 		}
 		if !slices.Contains([]string{whereNet, whereEdge, whereServer}, c.where) {

@@ -64,7 +64,7 @@ func TestKeyMatchesCountersForEveryLevel(t *testing.T) {
 	// server takes the machine's cores and runs alone.
 	sem := make(chan struct{}, 6)
 	var cpu sync.RWMutex
-	for _, l := range Levels {
+	for _, l := range Levels() {
 		for seed := 1; seed <= seeds; seed++ {
 			m, err := Draw(uint64(seed), l)
 			if err != nil {

@@ -38,7 +38,7 @@ func WriteReveal(w io.Writer, k Key, answers []Answer) {
 		case l.Decoy:
 			fmt.Fprintf(w, "     a decoy, but it acted this time (%.1f ms per event): the load was unusual\n", l.PerEvent)
 		default:
-			fmt.Fprintf(w, "     named by: %s — rule %d: %s\n", strings.Join(l.Codes, " or "), l.Rule, Rules[l.Rule])
+			fmt.Fprintf(w, "     named by: %s — rule %d: %s\n", strings.Join(l.Codes, " or "), l.Rule, Rule(l.Rule))
 			if k.Requests > 0 && !l.Acted {
 				fmt.Fprintf(w, "     (it did not act on this load: run the exercise's load, then reveal again)\n")
 			}
@@ -66,7 +66,7 @@ func WriteReveal(w io.Writer, k Key, answers []Answer) {
 			fmt.Fprintf(w, "     wrong  %s — %s\n", m.Code, m.Why)
 		}
 		for _, l := range v.Missed {
-			fmt.Fprintf(w, "     missed %s (%s) — rule %d would have found it: %s\n", l.Cause, strings.Join(l.Codes, " or "), l.Rule, Rules[l.Rule])
+			fmt.Fprintf(w, "     missed %s (%s) — rule %d would have found it: %s\n", l.Cause, strings.Join(l.Codes, " or "), l.Rule, Rule(l.Rule))
 		}
 	}
 	fmt.Fprintf(w, "\n%d of %d answers named every cause and nothing else\n", perfect, len(answers))

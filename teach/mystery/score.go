@@ -8,8 +8,11 @@ import (
 	"github.com/middlebench/middlebench/bench/diagnose"
 )
 
-// Rules are ARTICLE.md's diagnosis rules, one line each, by number.
-var Rules = map[int]string{
+// Rule returns ARTICLE.md's diagnosis rule n in one line ("" if none).
+func Rule(n int) string { return rules[n] }
+
+// rules are ARTICLE.md's diagnosis rules, one line each, by number.
+var rules = map[int]string{
 	1:  "connecting high → distance, a firewall or LB limiting new connections, no room to accept",
 	2:  "tls_handshaking high → the TLS terminator's capacity; session resumption not working",
 	3:  "blocked high, connecting and TLS low → the generator waiting for a connection slot",
