@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/middlebench/middlebench/bench/load"
 )
 
 // Options are what `middlebench bench` and `middlebench run` ask for.
@@ -18,6 +20,9 @@ type Options struct {
 	Live      bool      // progress rewritten in place (a terminal)
 	Results   string    // RESULTS.md to write, or "" for none
 	ChartsDir string    // where the SVG charts go (default: results/ beside Results)
+
+	Observer load.Observer                         // if set, sees every request of every run (the live dashboard)
+	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
 }
 
 // DefaultDir holds the experiments.
@@ -74,7 +79,7 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		}
 		exps = append(exps, e)
 	}
-	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick}
+	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick, Observer: o.Observer, OnRun: o.OnRun}
 	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now()}
 	for _, e := range exps {
 		if ctx.Err() != nil {

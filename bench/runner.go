@@ -23,6 +23,9 @@ type Runner struct {
 	Live  bool      // a progress line, rewritten in place (a terminal)
 	Quick bool      // the experiments were loaded with their quick vars
 	Now   func() time.Time
+
+	Observer load.Observer                         // if set, sees every request (the live dashboard)
+	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
 }
 
 // RunResult is one run of an experiment: what the engine measured, what
@@ -152,7 +155,7 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (*RunR
 		return nil, err
 	}
 	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name)
-	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update, Dial: wireDial(tgt)})
+	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update, Dial: wireDial(tgt), Observer: rn.Observer})
 	line.done()
 	if err != nil {
 		return nil, err
@@ -182,6 +185,9 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (*RunR
 		return nil, fmt.Errorf("diagnose: %w", err)
 	}
 	rr.Report = diagnose.Analyze(obs, diagnose.DefaultConfig())
+	if rn.OnRun != nil {
+		rn.OnRun(e.ID, rr)
+	}
 	rr.Elapsed = rn.now().Sub(t0)
 	if res.Aborted {
 		return rr, errors.New("interrupted (Ctrl-C): the measurements so far are kept")

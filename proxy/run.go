@@ -27,6 +27,8 @@ type RunOptions struct {
 	LedgerHeader bool     // turns ledgerHeader on
 	Duration     time.Duration
 	Out          io.Writer // where the addresses and the shutdown summary go
+
+	Started func(*Path) // if set, called once the path listens (the live dashboard reads its counters)
 }
 
 // LoadPathConfig reads and strictly decodes a path file; errors name the
@@ -109,6 +111,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	p, err := Start(context.WithoutCancel(ctx), cfg, o.Upstream)
 	if err != nil {
 		return err
+	}
+	if o.Started != nil {
+		o.Started(p)
 	}
 	for _, b := range p.Boxes() {
 		fmt.Fprintf(out, "box %s listening on %s (%s, %s) → %s\n", b.Name(), b.URL(), b.Mode(), stageList(b), b.next)

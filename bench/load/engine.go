@@ -22,6 +22,7 @@ type engine struct {
 	serverMetric string
 	debug        *httpDebug                                                        // nil unless --http-debug
 	dial         func(ctx context.Context, network, addr string) (net.Conn, error) // Options.Dial
+	observer     Observer
 
 	mu     sync.Mutex
 	vus    []*vu

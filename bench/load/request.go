@@ -128,6 +128,7 @@ func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http
 		r.code = 1000 + r.status
 	}
 	v.em.emit(&r)
+	v.observe(&r)
 	v.ctr.requests.Add(1)
 	if r.failed {
 		v.ctr.failed.Add(1)

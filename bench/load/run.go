@@ -37,6 +37,8 @@ type Options struct {
 	// timeout and keep-alive applied by the caller): the harness dials from
 	// the generator's network namespace of a wire. Nil dials as k6 does.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Observer, if set, sees each finished request (see observer.go).
+	Observer Observer
 }
 
 // Progress is a live view of a running test.
@@ -132,7 +134,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	var es engines
 	for i, s := range scs {
 		es = append(es, &engine{scen: uint8(i), cfg: s.cfg, mix: s.mix, out: out, batches: pool, clk: clk,
-			bodyBlock: body, serverMetric: s.cfg.serverTimingMetric(), debug: debug, dial: opts.Dial})
+			bodyBlock: body, serverMetric: s.cfg.serverTimingMetric(), debug: debug, dial: opts.Dial, observer: opts.Observer})
 	}
 	var jout *jsonOutput
 	if opts.JSON != nil || opts.CSV != nil {
@@ -182,6 +184,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	interrupted := ctx.Err() != nil && !abort.fired()
 	res := newResult(opts, scs, p, es, col, thresholds, start, end, cpu0, cpu1, stepCPU, interrupted)
 	res.AbortedByThreshold = abort.fired()
+	observeResult(opts.Observer, res)
 	if jout != nil {
 		if err := jout.close(); err != nil {
 			return res, fmt.Errorf("write --out: %w", err)

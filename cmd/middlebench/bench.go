@@ -10,6 +10,7 @@ import (
 
 func newBenchCmd() *cobra.Command {
 	o := bench.Options{}
+	dash := new(dashFlags)
 	cmd := &cobra.Command{
 		Use:   "bench [FILE.yaml…]",
 		Short: "Replay the article's experiments, check the diagnosis, write RESULTS.md",
@@ -36,9 +37,10 @@ experiment, the run, the metric, the band and the value.`,
 			if o.Quick && !cmd.Flags().Changed("results") {
 				o.Results = "" // quick figures do not replace the full ones
 			}
-			return replay(cmd, o)
+			return replay(cmd, o, dash)
 		},
 	}
+	dash.add(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&o.Quick, "quick", false, "shorter runs (each experiment's quick vars); RESULTS.md is left alone unless --results is given")
 	f.StringVar(&o.Results, "results", "RESULTS.md", "the results document to write (\"\" for none)")
@@ -48,10 +50,14 @@ experiment, the run, the metric, the band and the value.`,
 
 // replay runs the experiments and turns failed expectations into exit
 // status 1 (the failures themselves are in the report).
-func replay(cmd *cobra.Command, o bench.Options) error {
+func replay(cmd *cobra.Command, o bench.Options, dash *dashFlags) error {
 	o.Out = cmd.OutOrStdout()
 	o.Live = console.IsTerminal(o.Out)
-	s, err := bench.RunAll(cmd.Context(), o)
+	var s *bench.Summary
+	err := dash.aroundReplay(cmd.Context(), cmd.ErrOrStderr(), &o, func() (err error) {
+		s, err = bench.RunAll(cmd.Context(), o)
+		return err
+	})
 	if err != nil {
 		return err
 	}

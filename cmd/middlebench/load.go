@@ -22,6 +22,7 @@ func newLoadCmd() *cobra.Command {
 		maxRedirects           int
 		env, tags              []string
 	)
+	dash := new(dashFlags)
 	cmd := &cobra.Command{
 		Use:   "load [URL]",
 		Short: "Run a load test with k6's executors, phases, files, flags and exit statuses",
@@ -108,7 +109,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 			o.Verbose, _ = cmd.Flags().GetBool("verbose")
 			o.Flags, o.Changed = &cfg, f.Changed
 			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			err = console.Run(cmd.Context(), o)
+			err = dash.aroundLoad(cmd.Context(), cmd.ErrOrStderr(), &o, func() error { return console.Run(cmd.Context(), o) })
 			var ce *console.ExitError
 			if errors.As(err, &ce) {
 				return &exitError{code: ce.Code, err: ce.Err}
@@ -116,6 +117,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 			return err
 		},
 	}
+	dash.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.ConfigFile, "config", "c", "", "middlebench's YAML scenario or k6's options object, YAML or JSON (e.g. from k6 inspect); flags override it")
 	f.StringVar(&cfg.Executor, "executor", "", "k6 executor (default: chosen from --rate, --stage, --iterations, --duration)")

@@ -8,6 +8,7 @@ import (
 
 func newProxyCmd() *cobra.Command {
 	var o proxy.RunOptions
+	dash := new(dashFlags)
 	var d units.Duration
 	cmd := &cobra.Command{
 		Use:   "proxy",
@@ -43,9 +44,10 @@ On shutdown (Ctrl-C or --duration) each box prints a one-line summary.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Duration = d.D()
 			o.Out = cmd.ErrOrStderr()
-			return proxy.Run(cmd.Context(), o)
+			return dash.aroundProxy(cmd.Context(), cmd.ErrOrStderr(), o)
 		},
 	}
+	dash.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.Config, "config", "c", "", "YAML file describing the path (boxes and stages)")
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:8081", "address of the one box built from --stage flags (loopback only)")

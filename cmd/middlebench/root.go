@@ -34,6 +34,7 @@ says fine" to check that the diagnosis names the right cause.`,
 		newAnalyzeCmd(),
 		newBenchCmd(),
 		newRunCmd(),
+		newMysteryCmd(),
 	)
 	hideZeroDefaults(root)
 	return root

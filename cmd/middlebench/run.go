@@ -13,6 +13,7 @@ import (
 func newRunCmd() *cobra.Command {
 	var quick, serveOnly, asJSON bool
 	var runName, results string
+	dash := new(dashFlags)
 	cmd := &cobra.Command{
 		Use:   "run FILE.yaml",
 		Short: "Replay one experiment, or serve its server and path for real k6",
@@ -48,9 +49,10 @@ serves until Ctrl-C; then analyse k6's output with middlebench analyze.`,
 			if runName != "" || asJSON {
 				return fmt.Errorf("--run and --json go with --serve-only")
 			}
-			return replay(cmd, bench.Options{Files: []string{args[0]}, Quick: quick, Results: results})
+			return replay(cmd, bench.Options{Files: []string{args[0]}, Quick: quick, Results: results}, dash)
 		},
 	}
+	dash.add(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&quick, "quick", false, "shorter runs (the experiment's quick vars)")
 	f.BoolVar(&serveOnly, "serve-only", false, "start the server and the path, print where to aim, serve until Ctrl-C")

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/middlebench/middlebench/dashboard"
 	"github.com/middlebench/middlebench/fakeserver"
 	"github.com/spf13/cobra"
 )
 
 func newServerCmd() *cobra.Command {
 	var cfg fakeserver.Config
+	dash := new(dashFlags)
 	cmd := &cobra.Command{
 		Use:   "server",
 		Short: "Run the fake origin: it works as told and reports its own time in Server-Timing",
@@ -43,9 +45,10 @@ requests in flight and prints what it served.`,
   GOMAXPROCS=64 middlebench server --cpu 4ms --tls`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServer(cmd.Context(), cmd, cfg)
+			return runServer(cmd.Context(), cmd, cfg, dash)
 		},
 	}
+	dash.add(cmd)
 	f := cmd.Flags()
 	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "address to listen on")
 	f.Var(&cfg.Work, "work", "work per request: 50ms, normal:50ms,5ms, lognormal:p50=40ms,p99=200ms, uniform:20ms..80ms, exponential:50ms")
@@ -62,7 +65,7 @@ requests in flight and prints what it served.`,
 	return cmd
 }
 
-func runServer(ctx context.Context, cmd *cobra.Command, cfg fakeserver.Config) error {
+func runServer(ctx context.Context, cmd *cobra.Command, cfg fakeserver.Config, dash *dashFlags) error {
 	srv, err := fakeserver.Start(context.WithoutCancel(ctx), cfg)
 	if err != nil {
 		return err
@@ -71,7 +74,13 @@ func runServer(ctx context.Context, cmd *cobra.Command, cfg fakeserver.Config) e
 	fmt.Fprintf(out, "middlebench server on %s (work %v, cpu %v, workers %s, size %v, status %d)\n",
 		srv.URL(), cfg.Work, cfg.CPU, orUnlimited(cfg.Workers), cfg.Size, cfg.Status)
 	fmt.Fprintf(out, "  stats %s/_mb/stats  metrics %s/metrics  Ctrl-C to stop\n", srv.URL(), srv.URL())
+	ld, err := dash.start(ctx, out, "server "+srv.URL(), dashboard.Sources{Server: srv.Stats})
+	if err != nil {
+		srv.Close()
+		return err
+	}
 	<-ctx.Done()
+	defer ld.finish(ctx, nil) //nolint:errcheck // the report of a server alone is best effort
 	shut, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = srv.Shutdown(shut)

@@ -62,6 +62,8 @@ type Options struct {
 	Quiet             bool     // no header and no progress
 	Verbose           bool     // say what is done beside the results (-v)
 
+	Observer load.Observer // sees each request (the live dashboard); may be nil
+
 	Stdout, Stderr io.Writer // default os.Stdout, os.Stderr
 }
 
@@ -98,7 +100,7 @@ func Run(ctx context.Context, o Options) error {
 	if stats == nil {
 		stats = cfg.SummaryTrendStats
 	}
-	opts := load.Options{TrendStats: stats, JSON: outs.json, CSV: outs.csv}
+	opts := load.Options{TrendStats: stats, JSON: outs.json, CSV: outs.csv, Observer: o.Observer}
 	if o.HTTPDebug != "" {
 		opts.HTTPDebug, opts.HTTPDebugBody = o.Stderr, o.HTTPDebug == "full"
 	}

@@ -1,0 +1,192 @@
+// middlebench dashboard: draws the State the Go side sends over
+// server-sent events (live), or the one inlined in a saved report.
+(function () {
+  'use strict';
+  var COLORS = ['#9e9e9e', '#ff9800', '#9c27b0', '#03a9f4', '#e53935', '#43a047'];
+  var state = window.MB_DATA;
+  var report = !!state;
+  var phasesPlot = null, ratesPlot = null;
+  var $ = function (id) { return document.getElementById(id); };
+
+  function fmt(v, digits) {
+    if (v === null || v === undefined || isNaN(v)) { return '–'; }
+    return Number(v).toFixed(digits === undefined ? 1 : digits);
+  }
+
+  function width() { return Math.max(400, document.body.clientWidth - 60); }
+
+  // The stacked series hold running sums (blocked, blocked+connecting, …);
+  // the legend shows each phase's own value.
+  function phaseData(points) {
+    var xs = [], stacks = [], server = [], apm = [];
+    for (var i = 0; i < state.phaseNames.length; i++) { stacks.push([]); }
+    points.forEach(function (p) {
+      xs.push(p.t);
+      var sum = 0;
+      for (var i = 0; i < state.phaseNames.length; i++) {
+        sum += (p.phases && p.requests > 0) ? p.phases[i] : 0;
+        stacks[i].push(p.requests > 0 ? sum : null);
+      }
+      server.push(p.server === null || p.server === undefined ? null : p.server);
+      apm.push(p.apm === null || p.apm === undefined ? null : p.apm);
+    });
+    // Drawn top first, so that each lower band paints over the one above.
+    return [xs].concat(stacks.slice().reverse(), [server, apm]);
+  }
+
+  function rateData(points) {
+    var xs = [], rps = [], failed = [], apm = [];
+    points.forEach(function (p) {
+      xs.push(p.t);
+      rps.push(state.hasLoad ? p.rps : null);
+      var dt = p.requests > 0 && p.rps > 0 ? p.requests / p.rps : 1;
+      failed.push(state.hasLoad ? p.failed / dt : null);
+      apm.push(p.apmRps === undefined ? null : p.apmRps);
+    });
+    return [xs, rps, failed, apm];
+  }
+
+  function ownValue(idx) {
+    return function (u, v, si, i) {
+      if (i === null || i === undefined) { return '–'; }
+      var p = state.points[i];
+      return p && p.requests > 0 ? fmt(p.phases[idx], 2) : '–';
+    };
+  }
+
+  function makeCharts() {
+    var n = state.phaseNames.length;
+    var series = [{ label: 's' }];
+    for (var k = n - 1; k >= 0; k--) {
+      series.push({ label: state.phaseNames[k], stroke: COLORS[k], fill: COLORS[k] + 'cc', width: 1, value: ownValue(k) });
+    }
+    series.push({ label: 'server_time (Server-Timing)', stroke: '#000', width: 2, dash: [6, 4] });
+    series.push({ label: "server's own (APM)", stroke: '#795548', width: 2 });
+    phasesPlot = new uPlot({
+      width: width(), height: 300, series: series,
+      axes: [{ label: 'seconds' }, { label: 'ms per request' }],
+      scales: { x: { time: false } },
+      hooks: { draw: [function (u) { document.body.dataset.drawnSeconds = String(u.data[0].length); }] },
+    }, phaseData(state.points), $('phases'));
+    ratesPlot = new uPlot({
+      width: width(), height: 200,
+      series: [{ label: 's' },
+        { label: 'requests/s', stroke: '#1e88e5', width: 2 },
+        { label: 'failed/s', stroke: '#e53935', width: 2 },
+        { label: 'server requests/s (APM)', stroke: '#795548', width: 1, dash: [4, 3] }],
+      axes: [{ label: 'seconds' }, { label: 'per second' }],
+      scales: { x: { time: false } },
+    }, rateData(state.points), $('rates'));
+  }
+
+  function rows(tbody, list) {
+    tbody.innerHTML = '';
+    list.forEach(function (cells) {
+      var tr = document.createElement('tr');
+      if (cells.attr) { tr.setAttribute(cells.attr[0], cells.attr[1]); }
+      cells.cols.forEach(function (c, i) {
+        var td = document.createElement('td');
+        td.textContent = c;
+        if (i > 0) { td.className = 'n'; }
+        tr.appendChild(td);
+      });
+      tbody.appendChild(tr);
+    });
+  }
+
+  function renderNumbers() {
+    var t = state.totals || {};
+    var last = state.points.length ? state.points[state.points.length - 1] : null;
+    $('requests').textContent = t.requests || 0;
+    $('failed').textContent = t.failed || 0;
+    $('rps').textContent = last ? fmt(last.rps, 0) : '0';
+    $('duration').textContent = fmt(t.durationAvg, 2);
+    $('server').textContent = fmt(t.serverAvg, 2);
+    $('apm').textContent = t.apm && t.apm.server_time ? fmt(t.apm.server_time.avg, 2) : '–';
+    $('seconds').textContent = state.points.filter(function (p) { return p.requests > 0 || p.apmRps > 0; }).length;
+    var codes = Object.keys(t.status || {}).sort();
+    rows($('statuses').tBodies[0], codes.map(function (c) {
+      return { attr: ['data-status', c], cols: [c === '0' ? '0 (no response)' : c, t.status[c]] };
+    }));
+    rows($('phasetable').tBodies[0], state.phaseNames.map(function (name, i) {
+      return { attr: ['data-phase', name], cols: [name, fmt(t.phaseAvg ? t.phaseAvg[i] : null, 2)] };
+    }).concat([{ cols: ['duration', fmt(t.durationAvg, 2)] }, { cols: ['server_time', fmt(t.serverAvg, 2)] }]));
+  }
+
+  function renderStages() {
+    var boxes = state.stages && state.stages.boxes;
+    $('stagebox').hidden = !boxes;
+    if (!boxes) { return; }
+    var list = [];
+    boxes.forEach(function (b) {
+      (b.stages || []).forEach(function (s) {
+        var rej = 0;
+        Object.keys(s.rejected || {}).forEach(function (k) { rej += s.rejected[k]; });
+        list.push({ cols: [b.name, s.kind, s.seen, s.passed, rej, s.delay ? fmt(s.delay.avg, 2) : '–'] });
+      });
+    });
+    rows($('stages').tBodies[0], list);
+  }
+
+  function renderFindings() {
+    var ol = $('findings');
+    ol.innerHTML = '';
+    $('findingbox').hidden = !state.hasLoad;
+    $('findingtitle').textContent = state.final ? 'Findings (the analyzer, on the whole run)' :
+      'Findings (provisional, from the averages so far; the analyzer\u2019s own at the end)';
+    (state.findings || []).forEach(function (f) {
+      var li = document.createElement('li');
+      var code = document.createElement('code');
+      code.textContent = f.code;
+      li.appendChild(code);
+      li.appendChild(document.createTextNode(' (' + f.severity + ', explains ' + fmt(f.explains_ms, 1) + ' ms) ' + f.summary));
+      ol.appendChild(li);
+    });
+  }
+
+  function render() {
+    window.mbState = state; // for the curious (and the browser test)
+    $('title').textContent = state.title;
+    var badge = $('status');
+    badge.textContent = state.final ? (report ? 'report' : 'run ended — save the report') : 'live';
+    badge.className = 'badge ' + (state.final ? 'final' : 'live');
+    $('save').hidden = report;
+    renderNumbers();
+    renderStages();
+    renderFindings();
+    $('formbox').hidden = !state.form || report;
+    $('answers').textContent = state.form ? state.answers + ' answer(s) so far' : '';
+    if (!phasesPlot) { makeCharts(); } else {
+      phasesPlot.setData(phaseData(state.points));
+      ratesPlot.setData(rateData(state.points));
+    }
+  }
+
+  function connect() {
+    var es = new EventSource('events');
+    es.addEventListener('state', function (e) { state = JSON.parse(e.data); render(); });
+    es.addEventListener('final', function (e) { state = JSON.parse(e.data); render(); });
+    es.addEventListener('point', function (e) {
+      var m = JSON.parse(e.data);
+      state.points.push(m.point);
+      state.totals = m.totals;
+      state.stages = m.stages;
+      state.findings = m.findings;
+      state.answers = m.answers;
+      render();
+    });
+    es.onerror = function () { $('status').textContent = state && state.final ? 'run ended' : 'reconnecting…'; };
+  }
+
+  var form = $('answer');
+  form.addEventListener('submit', function (e) {
+    e.preventDefault();
+    var body = new URLSearchParams(new FormData(form));
+    fetch('answer', { method: 'POST', body: body }).then(function (r) { return r.text(); })
+      .then(function (t) { $('answerstatus').textContent = t; });
+  });
+  window.addEventListener('resize', function () {
+    if (phasesPlot) { phasesPlot.setSize({ width: width(), height: 300 }); ratesPlot.setSize({ width: width(), height: 200 }); }
+  });
+  if (report) { render(); } else { connect(); }
+})();

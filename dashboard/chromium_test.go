@@ -1,0 +1,176 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/middlebench/middlebench/bench/load"
+	"github.com/middlebench/middlebench/fakeserver"
+	"github.com/middlebench/middlebench/units"
+)
+
+// chromium finds Debian's chromium, installing it with apt-get when it is
+// missing and this is root on a machine with apt (CI on a fresh machine);
+// elsewhere the test is skipped, saying why.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if _, err := exec.LookPath("apt-get"); err != nil || os.Geteuid() != 0 {
+		t.Skip("chromium is not installed and cannot be installed here (needs root and apt-get): apt-get install chromium")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	install := func() ([]byte, error) {
+		cmd := exec.CommandContext(ctx, "apt-get", "install", "-y", "--no-install-recommends", "chromium")
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		return cmd.CombinedOutput()
+	}
+	out, err := install()
+	if err != nil { // a fresh machine's package lists may be empty
+		if upd, uerr := exec.CommandContext(ctx, "apt-get", "update").CombinedOutput(); uerr != nil {
+			t.Skipf("chromium cannot be installed: apt-get update: %v\n%s", uerr, upd)
+		}
+		out, err = install()
+	}
+	if err != nil {
+		t.Skipf("chromium cannot be installed: apt-get install chromium: %v\n%s", err, out)
+	}
+	p, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skipf("apt-get installed chromium but it is not on PATH: %v", err)
+	}
+	return p
+}
+
+// A real headless Chromium loads the page during a run, waits until the
+// chart has drawn three seconds, and — once the run ended — shows the
+// engine's own numbers: requests, failures, each status's count, the mean
+// duration. The screenshot is kept under the test's artifacts
+// (go test -artifacts -outputdir DIR).
+func TestDashboardInChromium(t *testing.T) {
+	bin := chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := fakeserver.Start(ctx, fakeserver.Config{Listen: "127.0.0.1:0", Work: mustDist(t, "5ms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var agg Aggregator
+	d := New("chromium test", Sources{Load: &agg, Server: srv.Stats})
+	url, err := d.Serve(ctx, "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go d.Run(ctx)
+	type outcome struct {
+		res *load.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		cfg := &load.Config{URL: srv.URL() + "/", VUs: 3, Duration: units.Duration(6 * time.Second)}
+		res, err := load.Run(ctx, cfg, load.Options{Observer: &agg})
+		if err == nil {
+			view := srv.Stats()
+			d.Finish(FinalFindings(res, &view))
+		}
+		done <- outcome{res, err}
+	}()
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(bin), chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.NoFirstRun, chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1400))
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+
+	if err := chromedp.Do(browser, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	waitFor(t, browser, `Number(document.body.dataset.drawnSeconds || 0) >= 3`)
+	drawn := eval[int](t, browser, `Number(document.body.dataset.drawnSeconds)`)
+	shown := eval[int](t, browser, `Number(document.getElementById('requests').textContent)`)
+	summed := eval[int](t, browser, `mbState.points.reduce((s, p) => s + p.requests, 0)`)
+	t.Logf("during the run: %d seconds drawn, %d requests shown, %d in the points", drawn, shown, summed)
+	if shown != summed || shown == 0 {
+		t.Errorf("during the run the page shows %d requests, its points add up to %d", shown, summed)
+	}
+
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	doc := o.res.Document()
+	waitFor(t, browser, `document.getElementById("status").classList.contains("final")`)
+	requests := eval[int64](t, browser, `Number(document.getElementById('requests').textContent)`)
+	failed := eval[int64](t, browser, `Number(document.getElementById('failed').textContent)`)
+	duration := eval[string](t, browser, `document.getElementById('duration').textContent`)
+	statuses := eval[map[string]string](t, browser,
+		`Object.fromEntries([...document.querySelectorAll('#statuses tr[data-status]')].map(r => [r.dataset.status, r.cells[1].textContent]))`)
+	png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("chromium: screenshot: %v", err)
+	}
+	if requests != o.res.Requests || failed != o.res.Failed {
+		t.Errorf("the page shows %d requests, %d failed; the engine counted %d, %d", requests, failed, o.res.Requests, o.res.Failed)
+	}
+	if len(statuses) != len(doc.Statuses) {
+		t.Errorf("statuses shown %v, the engine's %v", statuses, doc.Statuses)
+	}
+	for code, n := range doc.Statuses {
+		if statuses[code] != strconv.FormatInt(n, 10) {
+			t.Errorf("status %s: the page shows %q, the engine counted %d", code, statuses[code], n)
+		}
+	}
+	// The page prints the mean to 0.01 ms; the engine's is the same sum
+	// over the same count, so they agree to that rounding.
+	want := fmt.Sprintf("%.2f", doc.Metrics["http_req_duration"].Values["avg"])
+	if strings.TrimSpace(duration) != want {
+		t.Errorf("the page shows a mean duration of %s ms, the engine's is %s ms", duration, want)
+	}
+	shot := filepath.Join(t.ArtifactDir(), "dashboard.png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes); %d requests, statuses %v", shot, len(png), requests, statuses)
+}
+
+func waitFor(t *testing.T, browser context.Context, predicate string) {
+	t.Helper()
+	if _, err := chromedp.Run(browser, chromedp.Poll[bool](predicate, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("chromium: waiting for %s: %v", predicate, err)
+	}
+}
+
+func eval[T any](t *testing.T, browser context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(browser, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("chromium: %s: %v", expr, err)
+	}
+	return v
+}
+
+func mustDist(t *testing.T, s string) units.Dist {
+	t.Helper()
+	d, err := units.ParseDist(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

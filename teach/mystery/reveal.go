@@ -1,0 +1,83 @@
+package mystery
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteReveal prints the answer key and, for each answer, its verdict.
+func WriteReveal(w io.Writer, k Key, answers []Answer) {
+	fmt.Fprintf(w, "mystery seed %d, level %s — the answer key", k.Seed, k.Level)
+	if k.Requests > 0 {
+		fmt.Fprintf(w, " (%g requests, %g connections through the path)", k.Requests, k.Connections)
+	}
+	fmt.Fprintln(w)
+	for i, l := range k.Lines {
+		role := "cause"
+		if l.Decoy {
+			role = "DECOY"
+		}
+		fmt.Fprintf(w, "\n  %d. %s [%s, %s] — %s\n", i+1, l.Cause, role, where(l.Part), l.What)
+		for _, f := range l.Facts {
+			fmt.Fprintf(w, "     did: %s\n", f)
+		}
+		if len(l.Phases) > 0 {
+			var ps []string
+			for _, p := range l.Phases {
+				ps = append(ps, fmt.Sprintf("%s %.1f ms", p.Phase, p.Ms))
+			}
+			fmt.Fprintf(w, "     explains, per request on average: %s\n", strings.Join(ps, ", "))
+		}
+		if l.Failed > 0 {
+			fmt.Fprintf(w, "     made %g requests fail\n", l.Failed)
+		}
+		switch {
+		case l.Decoy && !l.Acted:
+			fmt.Fprintf(w, "     a decoy: it is there, it did nothing worth naming; naming %s is wrong\n", strings.Join(l.Codes, " or "))
+		case l.Decoy:
+			fmt.Fprintf(w, "     a decoy, but it acted this time (%.1f ms per event): the load was unusual\n", l.PerEvent)
+		default:
+			fmt.Fprintf(w, "     named by: %s — rule %d: %s\n", strings.Join(l.Codes, " or "), l.Rule, Rule(l.Rule))
+			if k.Requests > 0 && !l.Acted {
+				fmt.Fprintf(w, "     (it did not act on this load: run the exercise's load, then reveal again)\n")
+			}
+		}
+	}
+	for _, n := range k.Notes {
+		fmt.Fprintf(w, "\n  note: %s\n", n)
+	}
+	if len(answers) == 0 {
+		fmt.Fprintf(w, "\nno answers yet (middlebench mystery answer --seed %d --level %s --name NAME CODE…)\n", k.Seed, k.Level)
+		return
+	}
+	fmt.Fprintf(w, "\nanswers (%d):\n", len(answers))
+	perfect := 0
+	for _, a := range answers {
+		v := k.Score(a)
+		if len(v.Wrong) == 0 && len(v.Missed) == 0 {
+			perfect++
+		}
+		fmt.Fprintf(w, "  %s: %s\n", a.Name, strings.Join(a.Codes, " "))
+		for _, m := range v.Right {
+			fmt.Fprintf(w, "     right  %s — %s\n", m.Code, m.Why)
+		}
+		for _, m := range v.Wrong {
+			fmt.Fprintf(w, "     wrong  %s — %s\n", m.Code, m.Why)
+		}
+		for _, l := range v.Missed {
+			fmt.Fprintf(w, "     missed %s (%s) — rule %d would have found it: %s\n", l.Cause, strings.Join(l.Codes, " or "), l.Rule, Rule(l.Rule))
+		}
+	}
+	fmt.Fprintf(w, "\n%d of %d answers named every cause and nothing else\n", perfect, len(answers))
+}
+
+func where(p Part) string {
+	switch p.Where {
+	case whereServer:
+		return "the server"
+	case whereNet:
+		return "net box, " + p.Stage
+	}
+	return "edge box, " + p.Stage
+}

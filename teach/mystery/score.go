@@ -1,0 +1,110 @@
+package mystery
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/middlebench/middlebench/bench/diagnose"
+)
+
+// Rule returns ARTICLE.md's diagnosis rule n in one line ("" if none).
+func Rule(n int) string { return rules[n] }
+
+// rules are ARTICLE.md's diagnosis rules, one line each, by number.
+var rules = map[int]string{
+	1:  "connecting high → distance, a firewall or LB limiting new connections, no room to accept",
+	2:  "tls_handshaking high → the TLS terminator's capacity; session resumption not working",
+	3:  "blocked high, connecting and TLS low → the generator waiting for a connection slot",
+	4:  "sending high → uplink, body size, a device inspecting bodies",
+	5:  "waiting high and server time high → the server itself (app, DB, threads)",
+	6:  "waiting high and server time low → RTT, device inspection or queueing (rule out the generator first)",
+	7:  "receiving high while waiting is flat → downlink bandwidth, response size",
+	8:  "429s, the server saw fewer requests than sent, average below server time → a rate limiter",
+	9:  "(nearly) all fail fast with 403, the server saw none → the tool is blocked",
+	10: "all phases grow together, dropped iterations, generator near its limits → the generator is saturated",
+	11: "run the same load straight at the server and through the path; read the difference phase by phase",
+}
+
+// Answer is one student's diagnosis: finding codes.
+type Answer struct {
+	Name  string   `json:"name"`
+	Codes []string `json:"codes"`
+	At    string   `json:"at,omitempty"` // when it was given (RFC 3339); not part of any draw
+}
+
+// Verdict is one answer scored against the key.
+type Verdict struct {
+	Name   string    `json:"name"`
+	Right  []Mark    `json:"right"`
+	Wrong  []Mark    `json:"wrong"`
+	Missed []KeyLine `json:"missed"`
+}
+
+// Mark is one submitted code and why it is right or wrong.
+type Mark struct {
+	Code  string `json:"code"`
+	Cause string `json:"cause,omitempty"`
+	Rule  int    `json:"rule,omitempty"`
+	Why   string `json:"why"`
+}
+
+// ErrCode is returned for a code that is not one of the analyzer's.
+var ErrCode = fmt.Errorf("not a finding code (want one of %s)", strings.Join(diagnose.Codes, ", "))
+
+// CheckCodes normalises submitted codes and refuses unknown ones.
+func CheckCodes(codes []string) ([]string, error) {
+	var out []string
+	for _, c := range codes {
+		for _, one := range strings.FieldsFunc(c, func(r rune) bool { return r == ',' || r == ' ' }) {
+			one = strings.ToLower(strings.TrimSpace(one))
+			if !slices.Contains(diagnose.Codes, one) {
+				return nil, fmt.Errorf("%q: %w", one, ErrCode)
+			}
+			if !slices.Contains(out, one) {
+				out = append(out, one)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no codes: %w", ErrCode)
+	}
+	return out, nil
+}
+
+// Score judges an answer: a code is right when it names a cause of the
+// mystery, wrong otherwise (naming the decoy included); a cause none of
+// whose codes was given is missed.
+func (k Key) Score(a Answer) Verdict {
+	v := Verdict{Name: a.Name}
+	found := map[string]bool{}
+	for _, code := range a.Codes {
+		mark := Mark{Code: code}
+		for _, l := range k.Lines {
+			if !l.Decoy && slices.Contains(l.Codes, code) {
+				mark.Cause, mark.Rule = l.Cause, l.Rule
+				mark.Why = fmt.Sprintf("names %s (%s): rule %d", l.Cause, l.What, l.Rule)
+				found[l.Cause] = true
+				break
+			}
+		}
+		if mark.Cause != "" {
+			v.Right = append(v.Right, mark)
+			continue
+		}
+		mark.Why = "names no cause of this mystery"
+		for _, l := range k.Lines {
+			if l.Decoy && slices.Contains(l.Codes, code) {
+				mark.Cause = l.Cause
+				mark.Why = fmt.Sprintf("names the decoy %s (%s), which did nothing worth naming", l.Cause, l.What)
+			}
+		}
+		v.Wrong = append(v.Wrong, mark)
+	}
+	for _, l := range k.Lines {
+		if !l.Decoy && !found[l.Cause] {
+			v.Missed = append(v.Missed, l)
+		}
+	}
+	return v
+}
