@@ -44,11 +44,10 @@ func (c *BandwidthConfig) compile() (Stage, error) {
 	return &bandwidthStage{cfg: *c}, nil
 }
 
-// bind makes the shared shapers, which run on the box's clock.
-func (s *bandwidthStage) bind(env *stageEnv) error {
-	s.bound.bind(env)
+// start makes the shared shapers, which run on the box's clock.
+func (s *bandwidthStage) start() error {
 	if !s.cfg.PerConnection {
-		s.up, s.down = pace.NewBytes(s.cfg.Up, s.cfg.Burst, env.clock), pace.NewBytes(s.cfg.Down, s.cfg.Burst, env.clock)
+		s.up, s.down = pace.NewBytes(s.cfg.Up, s.cfg.Burst, s.env.clock), pace.NewBytes(s.cfg.Down, s.cfg.Burst, s.env.clock)
 	}
 	return nil
 }

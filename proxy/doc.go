@@ -57,12 +57,13 @@
 //     return the stage, its expressions compiled and defaults applied.
 //     Validation and the box's start both call it, so a check is written
 //     once; it must not start goroutines or touch the network.
-//  3. The stage: a struct that embeds bound, which bind fills with its
+//  3. The stage: a struct that embeds bound, which the box fills with its
 //     environment (env: clock, seed, ledger) and c, the counters the box
 //     made from the kind (seen, passed, reject(status), bytes, addDelay,
 //     addQueued). Counts of its own are named atomic fields reported by
-//     extraCounts. Override bind only for work that needs the clock or a
-//     started box (bandwidth's shapers, tls's certificate).
+//     extraCounts. A start() error method does work that needs the
+//     environment before the box serves (bandwidth's shapers on the box's
+//     clock, tls's certificate).
 //  4. What it works on — one of:
 //     ConnStage: WrapConn(net.Conn) net.Conn, called once per accepted
 //     connection; return c itself when there is nothing to do (the socket

@@ -44,6 +44,8 @@ func TestSingleMeasurements(t *testing.T) {
 	}
 }
 
+func noWait() (time.Duration, bool) { return 0, true }
+
 // TestRounds: the values each round measures are scripted, so the expected
 // verdicts and round counts follow from the script alone.
 func TestRounds(t *testing.T) {
@@ -68,12 +70,12 @@ func TestRounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{TB: t}
 			ran := 0
-			Rounds(rec, tt.rounds, func(r *Round) {
+			rounds(rec, tt.rounds, func(r *Round) {
 				v := tt.values[ran]
 				ran++
 				r.Band("a", v[0], 100, 103)
 				r.Within("b", time.Duration(v[1]*float64(time.Millisecond)), 101500*time.Microsecond, 1500*time.Microsecond)
-			})
+			}, noWait)
 			if got := rec.failed > 0; got != tt.fail {
 				t.Errorf("failed = %v, want %v", got, tt.fail)
 			}
@@ -98,15 +100,29 @@ func TestRoundsRepeatedCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{TB: t}
 			i := 0
-			Rounds(rec, 3, func(r *Round) {
+			rounds(rec, 3, func(r *Round) {
 				for _, v := range tt.values[i] {
 					r.Band("applied", v, 100, 103)
 				}
 				i++
-			})
+			}, noWait)
 			if got := rec.failed > 0; got != tt.fail {
 				t.Errorf("failed = %v, want %v", got, tt.fail)
 			}
 		})
+	}
+}
+
+// TestAwaitQuietIsBounded: however busy the machine, the wait ends by its
+// limit (and a quiet machine does not wait at all).
+func TestAwaitQuietIsBounded(t *testing.T) {
+	start := time.Now()
+	waited, quiet := awaitQuiet(200 * time.Millisecond)
+	t.Logf("waited %v, quiet %v", waited, quiet)
+	if took := time.Since(start); took > 200*time.Millisecond+2*time.Second { // bounded, not punctual: the probes themselves may stall
+		t.Errorf("awaitQuiet(200ms) took %v", took)
+	}
+	if !quiet && waited < 200*time.Millisecond {
+		t.Errorf("gave up after %v, before its limit", waited)
 	}
 }
