@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 )
 
@@ -52,13 +51,13 @@ func printServeHelp(w io.Writer, e *Experiment, rs *RunSpec, info serveInfo) {
 	if info.Admin != "" {
 		fmt.Fprintf(w, "  the path's admin  %s/stats   (answer key: %s/ledger)\n", info.Admin, info.Admin)
 	}
-	script := filepath.Join(filepath.Dir(e.File), "k6", e.ID+".js")
 	insecure := ""
 	if strings.HasPrefix(info.Entry, "https://") {
 		insecure = " --insecure-skip-tls-verify"
 	}
-	fmt.Fprintf(w, "\n  with real k6:\n    k6 run%s -e TARGET=%s -e RUN=%q --summary-export=summary.json %s\n",
-		insecure, info.Entry, rs.Name, script)
+	fmt.Fprintf(w, "\n  with real k6 (the script generated from the same YAML):\n")
+	fmt.Fprintf(w, "    middlebench run %s --k6-script --run %q > run.js\n", e.File, rs.Name)
+	fmt.Fprintf(w, "    k6 run%s -e TARGET=%s --summary-export=summary.json run.js\n", insecure, info.Entry)
 	fmt.Fprintf(w, "    curl -s %s/_mb/stats > server.json\n", info.Server)
 	fmt.Fprintf(w, "    middlebench analyze summary.json --server-stats server.json\n\n")
 }

@@ -77,7 +77,7 @@ type Config struct {
 	InsecureSkipTLSVerify bool           `yaml:"insecureSkipTLSVerify"`
 	MaxRedirects          *int           `yaml:"maxRedirects"` // default 10, as k6
 	Think                 units.Dist     `yaml:"think"`        // sleep at the end of each iteration
-	ClientCPU             units.Duration `yaml:"clientCPU"`    // CPU burnt after each response
+	ClientCPU             units.Duration `yaml:"clientCPU"`    // spin after each response until the ms clock moved on by this (k6's Date.now() loop)
 
 	ServerTimingMetric string              `yaml:"serverTimingMetric"` // Server-Timing entry read into server_time (default "app")
 	Thresholds         map[string][]string `yaml:"thresholds"`         // k6 syntax: http_req_failed: ["rate<0.01"]
@@ -282,6 +282,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ClientCPU.D() > time.Minute {
 		return configErr("clientCPU", "%s is more than a minute per response", c.ClientCPU)
+	}
+	if c.ClientCPU.D()%time.Millisecond != 0 {
+		return configErr("clientCPU", "%s: whole milliseconds (a spin on the millisecond clock, as a k6 script's Date.now() loop)", c.ClientCPU)
 	}
 	for i, s := range c.Stages {
 		if s.Target < 0 || s.Target != s.Target || s.Target > 1e9 {
