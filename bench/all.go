@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -80,7 +81,12 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		if ctx.Err() != nil {
 			break
 		}
-		s.Experiments = append(s.Experiments, rn.Run(ctx, e))
+		x := rn.Run(ctx, e)
+		s.Experiments = append(s.Experiments, x)
+		if errors.Is(x.Err, ErrTainted) {
+			printSummary(rn.out(), s)
+			return s, fmt.Errorf("%s: %w; the replay stopped (later experiments would run in a changed process)", e.ID, x.Err)
+		}
 	}
 	s.Elapsed = time.Since(s.Started)
 	printSummary(rn.out(), s)

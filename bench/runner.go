@@ -132,20 +132,20 @@ func (rn *Runner) checkAll(x *ExperimentResult) {
 	}
 }
 
-func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (*RunResult, error) {
+// ErrTainted is wrapped by an error that leaves this process changed for
+// every later experiment (a CPU mask not restored, a serving child that
+// did not stop): the replay stops there instead of measuring on.
+var ErrTainted = errors.New("the harness could not undo what it changed")
+
+func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *RunResult, err error) {
 	t0 := rn.now()
-	rr := &RunResult{Spec: rs, PathCfg: e.pathFor(rs)}
+	rr = &RunResult{Spec: rs, PathCfg: e.pathFor(rs)}
 	tgt, pinned, restore, err := rn.startTarget(ctx, e, rs)
 	if err != nil {
 		return nil, err
 	}
 	rr.Pinned = pinned
-	defer func() {
-		if restore != nil {
-			_ = restore()
-		}
-		_ = tgt.close()
-	}()
+	defer func() { err = errors.Join(err, undo(tgt, restore)) }()
 
 	cfg, err := aim(rs.Load, tgt.entry())
 	if err != nil {
@@ -189,6 +189,21 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (*RunR
 	return rr, nil
 }
 
+// undo restores the CPU mask and stops the target; what it cannot undo is
+// ErrTainted.
+func undo(tgt target, restore func() error) error {
+	var errs []error
+	if restore != nil {
+		if err := restore(); err != nil {
+			errs = append(errs, fmt.Errorf("%w: restoring the CPU affinity mask: %v", ErrTainted, err))
+		}
+	}
+	if err := tgt.close(); err != nil {
+		errs = append(errs, fmt.Errorf("%w: stopping the server and path: %v", ErrTainted, err))
+	}
+	return errors.Join(errs...)
+}
+
 // noFailures checks that every request of the run succeeded.
 func (r *RunResult) noFailures() Check {
 	c := Check{What: "failed requests", Value: float64(r.Result.Failed), Hi: 0, Band: "none", OK: r.Result.Failed == 0}
@@ -215,19 +230,15 @@ func (rn *Runner) startTarget(ctx context.Context, e *Experiment, rs *RunSpec) (
 		return t, "", nil, err
 	}
 	gen, srv := e.Isolate.split(allCPUs())
-	args := []string{"run", e.File, "--serve-only", "--json", "--run", rs.Name}
-	if rn.Quick {
-		args = append(args, "--quick")
-	}
-	var env []string
+	env := []string{childSpec{File: e.File, Run: rs.Name, Quick: rn.Quick}.env()}
 	if e.Isolate.ServerProcs > 0 {
 		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", e.Isolate.ServerProcs))
 	}
 	if !canPin || len(gen) == 0 || len(srv) == 0 {
-		ct, err := startChild(ctx, args, nil, env)
+		ct, err := startChild(ctx, nil, env)
 		return ct, "nothing pinned (this OS or CPU count does not allow it); server and path in a child process", nil, err
 	}
-	ct, err := startChild(ctx, args, srv, env)
+	ct, err := startChild(ctx, srv, env)
 	if err != nil {
 		return nil, "", nil, err
 	}
