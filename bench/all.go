@@ -19,7 +19,16 @@ type Options struct {
 	Live      bool      // progress rewritten in place (a terminal)
 	Results   string    // RESULTS.md to write, or "" for none
 	ChartsDir string    // where the SVG charts go (default: results/ beside Results)
+	// K6 replays every run with real k6 too: a path, or K6OnPath for k6
+	// from PATH when there is one ("" or K6Off for none).
+	K6 string
 }
+
+// Values of Options.K6.
+const (
+	K6OnPath = "k6"
+	K6Off    = "off"
+)
 
 // DefaultDir holds the experiments.
 const DefaultDir = "experiments"
@@ -31,6 +40,7 @@ type Summary struct {
 	Started     time.Time
 	Elapsed     time.Duration
 	Experiments []*ExperimentResult
+	K6Version   string // of the k6 that replayed the runs, or ""
 }
 
 // Failures lists every failure of every experiment.
@@ -77,6 +87,16 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 	}
 	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick}
 	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now()}
+	if o.K6 != "" && o.K6 != K6Off {
+		if rn.K6, s.K6Version, err = findK6(o.K6); err != nil {
+			return nil, err
+		}
+		if rn.K6 == "" {
+			fmt.Fprintln(rn.out(), "no k6 on PATH (give --k6 PATH): the replay with real k6 is skipped")
+		} else {
+			fmt.Fprintf(rn.out(), "each run is replayed with %s (%s) too\n", s.K6Version, rn.K6)
+		}
+	}
 	for _, e := range exps {
 		if ctx.Err() != nil {
 			break

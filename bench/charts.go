@@ -1,14 +1,14 @@
 package bench
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/chart"
+	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
 // drawCharts draws the charts an experiment asks for into dir and returns
@@ -24,19 +24,20 @@ func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
 		if title == "" {
 			title = x.Exp.Title
 		}
-		var b bytes.Buffer
+		var fig *chart.Figure
 		var err error
 		switch spec.Kind {
 		case ChartPhases:
-			err = phaseBars(&b, title, runs)
+			fig, err = phaseBars(title, spec, runs)
 		case ChartSweep:
-			err = sweepLines(&b, title, spec, runs)
+			fig, err = sweepLines(title, spec, runs)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: chart %d: %w", x.Exp.ID, i+1, err)
 		}
 		name := fmt.Sprintf("%s-%d-%s.svg", x.Exp.ID, i+1, spec.Kind)
-		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+		err = atomicfile.Write(filepath.Join(dir, name), func(w io.Writer) error { return fig.Encode(w, chart.SVG) })
+		if err != nil {
 			return nil, fmt.Errorf("%s: chart: %w", x.Exp.ID, err)
 		}
 		names = append(names, name)
@@ -59,8 +60,20 @@ func (x *ExperimentResult) runsNamed(names []string) []*RunResult {
 	return out
 }
 
+// refs evaluates a chart's reference lines (on panel, for a sweep).
+func refs(spec ChartSpec, panel string) []chart.Ref {
+	var out []chart.Ref
+	for _, r := range spec.Refs {
+		if r.Panel == panel || r.Panel == "" && panel == "lines" {
+			v, _ := evalExpr(r.Value) // validated when the file was read
+			out = append(out, chart.Ref{Name: r.Label, Value: v})
+		}
+	}
+	return out
+}
+
 // phaseBars stacks each run's average phases (chart.PhaseBars).
-func phaseBars(b *bytes.Buffer, title string, runs []*RunResult) error {
+func phaseBars(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure, error) {
 	bars := make([]chart.PhaseBar, len(runs))
 	for i, r := range runs {
 		avg := func(metric string) float64 { return zeroNaN(r.phaseValue(metric, "avg")) }
@@ -68,16 +81,16 @@ func phaseBars(b *bytes.Buffer, title string, runs []*RunResult) error {
 			Blocked: avg("http_req_blocked"), Sending: avg("http_req_sending"), Waiting: avg("http_req_waiting"),
 			Queue: avg("server_queue"), Server: avg("server_time"), Receiving: avg("http_req_receiving")}
 	}
-	return chart.PhaseBars(b, title, bars)
+	return chart.PhaseBars(title, bars, refs(spec, ""))
 }
 
 // sweepLines draws the chosen series per step, against the steps' target
 // VUs or arrival rate.
-func sweepLines(b *bytes.Buffer, title string, spec ChartSpec, runs []*RunResult) error {
+func sweepLines(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure, error) {
 	r := runs[0]
 	steps := r.Doc.Steps
 	if len(steps) == 0 {
-		return fmt.Errorf("run %q has no steps to draw", r.Spec.Name)
+		return nil, fmt.Errorf("run %q has no steps to draw", r.Spec.Name)
 	}
 	x := make([]float64, len(steps))
 	xa := chart.XAxis{Label: "VUs", Log: spec.LogX}
@@ -108,17 +121,18 @@ func sweepLines(b *bytes.Buffer, title string, spec ChartSpec, runs []*RunResult
 		return p, nil
 	}
 	var panels []chart.Panel
-	for _, s := range [][]string{spec.Lines, spec.Panel} {
+	for i, s := range [][]string{spec.Lines, spec.Panel} {
 		if len(s) == 0 {
 			continue
 		}
 		p, err := panel(s)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		p.Refs = refs(spec, []string{"lines", "panel"}[i])
 		panels = append(panels, p)
 	}
-	return chart.Lines(b, title, xa, x, panels)
+	return chart.Lines(title, xa, x, panels)
 }
 
 func onlyRates(series []string) bool {
