@@ -41,6 +41,9 @@ type Summary struct {
 	Elapsed     time.Duration
 	Experiments []*ExperimentResult
 	K6Version   string // of the k6 that replayed the runs, or ""
+	// LoadBefore and LoadAfter are the machine's load averages around the
+	// replay: a shared machine's figures need them.
+	LoadBefore, LoadAfter string
 }
 
 // Failures lists every failure of every experiment.
@@ -86,7 +89,7 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		exps = append(exps, e)
 	}
 	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick}
-	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now()}
+	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now(), LoadBefore: loadAverage()}
 	if o.K6 != "" && o.K6 != K6Off {
 		if rn.K6, s.K6Version, err = findK6(o.K6); err != nil {
 			return nil, err
@@ -108,7 +111,7 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 			return s, fmt.Errorf("%s: %w; the replay stopped (later experiments would run in a changed process)", e.ID, x.Err)
 		}
 	}
-	s.Elapsed = time.Since(s.Started)
+	s.Elapsed, s.LoadAfter = time.Since(s.Started), loadAverage()
 	printSummary(rn.out(), s)
 	if ctx.Err() != nil {
 		// What was measured is printed above; a partial replay does not

@@ -79,17 +79,15 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 }
 
 // why names what the two runs did differently, where the harness can
-// see it: a generator out of CPU, a different number of requests.
+// see it: each generator's CPU (a generator out of CPU measures itself),
+// a different number of requests.
 func (r fidelityRow) why() string {
-	var why []string
+	why := []string{fmt.Sprintf("CPU: engine %.0f %% (with the server and path, in its process unless isolated), k6 %.0f %%", r.EngCPU, r.K6CPU)}
 	if r.EngCPU >= cpuBound || r.K6CPU >= cpuBound {
-		why = append(why, fmt.Sprintf("CPU-bound: engine %.0f %%, k6 %.0f %% of its CPUs", r.EngCPU, r.K6CPU))
+		why = append(why, "CPU-bound")
 	}
 	if d := math.Abs(float64(r.K6Request - r.EngRequests)); d > 0.05*float64(r.EngRequests) {
 		why = append(why, fmt.Sprintf("k6 sent %d requests, the engine %d", r.K6Request, r.EngRequests))
-	}
-	if len(why) == 0 {
-		return "not explained by CPU or request count"
 	}
 	return strings.Join(why, "; ")
 }
@@ -140,7 +138,8 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	}
 	b.WriteString("## Real k6 as a second generator\n\n")
 	fmt.Fprintf(b, "Every run replayed with %s through the same server and path, with the script `middlebench run FILE --k6-script` generates from the same YAML (`bench --k6`). ", s.K6Version)
-	fmt.Fprintf(b, "A phase agrees when k6's figure is within max(5 %%, 1 ms) of the engine's: %d of %d figures do.\n\n", ok, n)
+	fmt.Fprintf(b, "A phase agrees when k6's figure is within max(5 %%, 1 ms) of the engine's: %d of %d figures do. ", ok, n)
+	fmt.Fprintf(b, "Load average of the machine (1, 5, 15 min) when the replay began: %s; when it ended: %s.\n\n", s.LoadBefore, s.LoadAfter)
 	b.WriteString("| exp | run | phase | avg engine / k6 | p95 engine / k6 | where not, why |\n|---|---|---|---|---|---|\n")
 	b.Write(body.Bytes())
 	b.WriteString("\n")

@@ -24,7 +24,7 @@ import (
 // reports on k6's summary export and, for a sweep, on its NDJSON stream.
 type K6Run struct {
 	*RunResult                  // Report is the export's
-	Stream     *diagnose.Report // the stream's (sweeps only)
+	Stream     *diagnose.Report // the NDJSON stream's
 }
 
 // findK6 returns the k6 to use and its version: path, or with K6OnPath
@@ -69,13 +69,11 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	}
 	defer func() { err = errors.Join(err, undo(pl.tgt, pl.restore)) }()
 
-	export := filepath.Join(dir, "summary.json")
-	stream := ""
-	args := []string{"run", "--quiet", "--no-color", "--no-usage-report", "-e", "TARGET=" + pl.tgt.entry(), "--summary-export", export}
-	if isSweep(rs) {
-		stream = filepath.Join(dir, "points.json")
-		args = append(args, "--out", "json="+stream)
-	}
+	// The export has the whole run's phases; the stream has the steps of
+	// a sweep and the responses by status, which the export does not.
+	export, stream := filepath.Join(dir, "summary.json"), filepath.Join(dir, "points.json")
+	args := []string{"run", "--quiet", "--no-color", "--no-usage-report", "-e", "TARGET=" + pl.tgt.entry(),
+		"--summary-export", export, "--out", "json=" + stream}
 	if strings.HasPrefix(pl.tgt.entry(), "https://") {
 		args = append(args, "--insecure-skip-tls-verify")
 	}
@@ -106,16 +104,17 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	obs.Apply(extra)
 	doc := docOf(obs)
 	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.pathFor(rs), Pinned: pl.pinned}}
-	if stream != "" {
-		sobs, err := rd.ReadFile(ctx, stream)
-		if err != nil {
-			return nil, fmt.Errorf("k6's NDJSON stream: %w", err)
-		}
-		sobs.Apply(extra)
-		doc.Steps = stepsOf(sobs.Steps)
-		rep := diagnose.Analyze(sobs, diagnose.DefaultConfig())
-		kr.Stream = &rep
+	sobs, err := rd.ReadFile(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("k6's NDJSON stream: %w", err)
 	}
+	sobs.Apply(extra)
+	if isSweep(rs) {
+		doc.Steps = stepsOf(sobs.Steps)
+	}
+	doc.Statuses, doc.Errors = sobs.Statuses, sobs.Errors
+	rep := diagnose.Analyze(sobs, diagnose.DefaultConfig())
+	kr.Stream = &rep
 	doc.Server, doc.GeneratorCPU = &view, cpu
 	if ps != nil {
 		if doc.Stages, err = json.Marshal(ps); err != nil {
@@ -123,7 +122,7 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 		}
 	}
 	kr.Doc, kr.Server, kr.Path = doc, view, ps
-	kr.Result = &load.Result{Requests: obs.Requests, Failed: obs.Failed, Dropped: obs.Dropped, Errors: obs.Errors, Executor: extra.Executor}
+	kr.Result = &load.Result{Requests: obs.Requests, Failed: obs.Failed, Dropped: obs.Dropped, Errors: sobs.Errors, Executor: extra.Executor}
 	kr.Report = diagnose.Analyze(obs, diagnose.DefaultConfig())
 	kr.Elapsed = rn.now().Sub(t0)
 	return kr, nil
