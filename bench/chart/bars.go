@@ -25,6 +25,7 @@ var palette = map[string]color.RGBA{
 	"outside the server": {0xf4, 0xa2, 0x42, 0xff},
 	"server time":        {0x34, 0xa8, 0x53, 0xff},
 	"server queue":       {0xa5, 0xd6, 0xa7, 0xff},
+	"server time p95":    {0x34, 0xa8, 0x53, 0xff},
 	"waiting":            {0xf4, 0xa2, 0x42, 0xff},
 	"receiving":          {0x9c, 0x27, 0xb0, 0xff},
 }
@@ -70,7 +71,7 @@ func StackedBars(title, unit string, labels []string, layers []Layer, refs []Ref
 		axis = max(axis, finite(r.Value))
 	}
 	// The first bar on top, where a reader starts: gonum counts from the bottom.
-	labels = slices.Clone(labels)
+	labels = fitLabels(labels, maxLabelWidth)
 	slices.Reverse(labels)
 	p := newPlot()
 	p.X.Label.Text = unit
@@ -115,13 +116,33 @@ func StackedBars(title, unit string, labels []string, layers []Layer, refs []Ref
 	p.NominalY(labels...)
 	p.Y.Padding = vg.Points(10)
 	height := vg.Length(12+7*len(labels))*vg.Millimeter + 30*vg.Millimeter
-	return &Figure{width: 18 * vg.Centimeter, height: height, draw: func(dc draw.Canvas) layout {
+	return &Figure{width: figureWidth, height: height, draw: func(dc draw.Canvas) layout {
 		dc = drawTitle(dc, title)
 		area, strip := split(dc, leg.width())
 		p.Draw(area)
 		box := leg.drawIn(dc, strip)
 		return layout{data: []vg.Rectangle{dataArea(p, area)}, legends: []vg.Rectangle{box}, entries: [][]string{leg.n}}
 	}}, nil
+}
+
+// maxLabelWidth keeps the bars' labels to a third of the figure's width, so
+// long names (file paths) leave room for the data.
+const maxLabelWidth = figureWidth / 3
+
+// fitLabels shortens labels wider than width by cutting out their middle
+// ("/work/…/through_the_path/summary-export.json" keeps both ends).
+func fitLabels(labels []string, width vg.Length) []string {
+	sty := textStyle(10) // gonum's tick label size
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		r := []rune(l)
+		for cut := 1; sty.Width(l) > width && cut < len(r); cut++ {
+			head := (len(r) - cut) / 3
+			l = string(r[:head]) + "…" + string(r[head+cut:])
+		}
+		out[i] = l
+	}
+	return out
 }
 
 // PhaseBar is one run's average phases (ms), for PhaseBars.

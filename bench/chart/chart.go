@@ -209,6 +209,9 @@ func (b *legendBox) drawIn(dc draw.Canvas, r vg.Rectangle) vg.Rectangle {
 	return vg.Rectangle{Min: vg.Point{X: r.Min.X, Y: box.Min.Y}, Max: vg.Point{X: r.Min.X + (box.Max.X - box.Min.X), Y: box.Max.Y}}
 }
 
+// figureWidth is every figure's width: a page's, with room for labels, data and legend.
+const figureWidth = 20 * vg.Centimeter
+
 // legendGap is the space between the data and its legend.
 const legendGap = 3 * vg.Millimeter
 

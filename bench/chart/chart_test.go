@@ -111,6 +111,11 @@ func checkLegible(t *testing.T, f *Figure, wantEntries [][]string) {
 			t.Errorf("text %q at %v runs off the %v canvas", tx.s, tx.box, canvas.Max)
 		}
 	}
+	for i, d := range l.data {
+		if d.Size().X < f.width/3 {
+			t.Errorf("data area %d is %v wide: less than a third of the figure (%v)", i, d.Size().X, f.width)
+		}
+	}
 	for i, lg := range l.legends {
 		if !inside(lg, canvas) {
 			t.Errorf("legend %d at %v is off the canvas", i, lg)
@@ -169,6 +174,21 @@ func TestPhaseBarsAreLegible(t *testing.T) {
 		t.Error("the legend names a layer nobody can see")
 	}
 	save(t, f, "e0")
+}
+
+// TestPathLabels: analyze --chart labels bars with file paths, which must
+// not squeeze the data out of the figure.
+func TestPathLabels(t *testing.T) {
+	bars := []PhaseBar{
+		{Label: "/work/shared/k6-runs/e11/straight_at_the_server/summary-export.json", Waiting: 120, Server: 120},
+		{Label: "/work/shared/k6-runs/e11/through_the_path/summary-export.json", Waiting: 212, Server: 120},
+	}
+	f, err := PhaseBars("where the time went", bars, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLegible(t, f, [][]string{{"outside the server", "server time"}})
+	save(t, f, "paths")
 }
 
 func TestManyBarsWithLongLabels(t *testing.T) {
@@ -271,7 +291,7 @@ func TestPNG(t *testing.T) {
 		t.Fatalf("not a PNG: %v", err)
 	}
 	if b := img.Bounds(); b.Dx() < 900 {
-		t.Errorf("PNG %d px wide: want the 18 cm at 144 dpi (1020 px)", b.Dx())
+		t.Errorf("PNG %d px wide: want the 20 cm at 144 dpi (1134 px)", b.Dx())
 	}
 }
 

@@ -62,7 +62,7 @@ func Lines(title string, xa XAxis, x []float64, panels []Panel) (*Figure, error)
 		plots[i], legends[i] = []*plot.Plot{p}, leg
 		legendW = max(legendW, leg.width())
 	}
-	width, height := 18*vg.Centimeter, vg.Length(len(panels))*7*vg.Centimeter+12*vg.Millimeter
+	width, height := figureWidth, vg.Length(len(panels))*7*vg.Centimeter+12*vg.Millimeter
 	return &Figure{width: width, height: height, draw: func(dc draw.Canvas) layout {
 		dc = drawTitle(dc, title)
 		area, strip := split(dc, legendW)

@@ -68,6 +68,11 @@ func stepChart(title string, steps []StepRow) (*chart.Figure, error) {
 			x[i] = float64(i + 1)
 		}
 	}
+	// Doubling steps (1, 2, 4, … VUs) read best on a log axis.
+	xa.Log = rising && len(x) >= 3 && x[0] > 0
+	for i := 1; i < len(x) && xa.Log; i++ {
+		xa.Log = x[i]/x[i-1] >= 1.9
+	}
 	col := func(f func(StepRow) float64) []float64 {
 		out := make([]float64, len(steps))
 		for i, s := range steps {
