@@ -22,6 +22,9 @@ type Options struct {
 	// K6 replays every run with real k6 too: a path, or K6OnPath for k6
 	// from PATH when there is one ("" or K6Off for none).
 	K6 string
+	// K6Dir keeps k6's files of each run (script, summary export, NDJSON
+	// stream) in DIR/<id>-<n>/; "" removes them after the replay.
+	K6Dir string
 }
 
 // Values of Options.K6.
@@ -88,7 +91,7 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		}
 		exps = append(exps, e)
 	}
-	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick}
+	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick, K6Dir: o.K6Dir}
 	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now(), LoadBefore: loadAverage()}
 	if o.K6 != "" && o.K6 != K6Off {
 		if rn.K6, s.K6Version, err = findK6(o.K6); err != nil {

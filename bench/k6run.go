@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,11 +55,13 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "middlebench-k6-*")
+	dir, err := rn.k6Dir(e, rs)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	if rn.K6Dir == "" {
+		defer os.RemoveAll(dir)
+	}
 	script := filepath.Join(dir, "run.js")
 	if err := os.WriteFile(script, src, 0o644); err != nil {
 		return nil, err
@@ -126,6 +129,17 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	kr.Report = diagnose.Analyze(obs, diagnose.DefaultConfig())
 	kr.Elapsed = rn.now().Sub(t0)
 	return kr, nil
+}
+
+// k6Dir is where a run's k6 files go: K6Dir/<id>-<n>/, kept, or a
+// temporary directory.
+func (rn *Runner) k6Dir(e *Experiment, rs *RunSpec) (string, error) {
+	if rn.K6Dir == "" {
+		return os.MkdirTemp("", "middlebench-k6-"+e.ID+"-*")
+	}
+	i := slices.IndexFunc(e.Runs, func(r RunSpec) bool { return r.Name == rs.Name })
+	dir := filepath.Join(rn.K6Dir, fmt.Sprintf("%s-%d", e.ID, i+1))
+	return dir, os.MkdirAll(dir, 0o755)
 }
 
 // execK6 runs k6 (pinned to cpus when given) and returns its CPU use. A

@@ -20,6 +20,7 @@ import (
 // Runner replays experiments.
 type Runner struct {
 	K6    string    // real k6: each run is replayed with it too (see K6Run); "" for none
+	K6Dir string    // where k6's script, export and stream of each run are kept; "" for a temporary directory
 	Out   io.Writer // the report; nil discards it
 	Live  bool      // a progress line, rewritten in place (a terminal)
 	Quick bool      // the experiments were loaded with their quick vars

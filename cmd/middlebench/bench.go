@@ -60,6 +60,7 @@ of k6 against the engine per run and phase.`,
 	f.StringVar(&o.Results, "results", "RESULTS.md", "the results document to write (\"\" for none)")
 	f.StringVar(&o.ChartsDir, "charts", "", "where the SVG charts go (default: results/ beside the results document)")
 	addK6Flag(f, &o.K6)
+	f.StringVar(&o.K6Dir, "k6-dir", "", "keep k6's files of each run (script, summary export, NDJSON stream) in DIR/<id>-<n>/")
 	return cmd
 }
 
