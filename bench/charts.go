@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/chart"
@@ -60,13 +61,14 @@ func (x *ExperimentResult) runsNamed(names []string) []*RunResult {
 	return out
 }
 
-// refs evaluates a chart's reference lines (on panel, for a sweep).
-func refs(spec ChartSpec, panel string) []chart.Ref {
+// refs evaluates a chart's reference lines (on panel, for a sweep), each
+// named with its value in the axis's unit.
+func refs(spec ChartSpec, panel, unit string) []chart.Ref {
 	var out []chart.Ref
 	for _, r := range spec.Refs {
 		if r.Panel == panel || r.Panel == "" && panel == "lines" {
 			v, _ := evalExpr(r.Value) // validated when the file was read
-			out = append(out, chart.Ref{Name: r.Label, Value: v})
+			out = append(out, chart.Ref{Name: fmt.Sprintf("%s = %s %s", r.Label, strconv.FormatFloat(v, 'g', 4, 64), unit), Value: v})
 		}
 	}
 	return out
@@ -81,7 +83,7 @@ func phaseBars(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure, 
 			Blocked: avg("http_req_blocked"), Sending: avg("http_req_sending"), Waiting: avg("http_req_waiting"),
 			Queue: avg("server_queue"), Server: avg("server_time"), Receiving: avg("http_req_receiving")}
 	}
-	return chart.PhaseBars(title, bars, refs(spec, ""))
+	return chart.PhaseBars(title, bars, refs(spec, "", "ms"))
 }
 
 // sweepLines draws the chosen series per step, against the steps' target
@@ -129,7 +131,7 @@ func sweepLines(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure,
 		if err != nil {
 			return nil, err
 		}
-		p.Refs = refs(spec, []string{"lines", "panel"}[i])
+		p.Refs = refs(spec, []string{"lines", "panel"}[i], p.YLabel)
 		panels = append(panels, p)
 	}
 	return chart.Lines(title, xa, x, panels)
@@ -137,7 +139,7 @@ func sweepLines(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure,
 
 func onlyRates(series []string) bool {
 	for _, s := range series {
-		if s != "tps" {
+		if s != "tps" && s != "rate" {
 			return false
 		}
 	}
@@ -147,6 +149,9 @@ func onlyRates(series []string) bool {
 // seriesLabel names a series as a reader says it: "server_time p(95)" →
 // "server p95".
 func seriesLabel(s string) string {
+	if s == "rate" {
+		return "offered (the arrival rate)"
+	}
 	r := strings.NewReplacer("http_req_", "", "server_time", "server", "tps", "throughput", "(", "", ")", "")
 	return r.Replace(s)
 }
