@@ -140,6 +140,30 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	fmt.Fprintf(b, "Every run replayed with %s through the same server and path, with the script `middlebench run FILE --k6-script` generates from the same YAML (`bench --k6`). ", s.K6Version)
 	fmt.Fprintf(b, "A phase agrees when k6's figure is within max(5 %%, 1 ms) of the engine's: %d of %d figures do. ", ok, n)
 	fmt.Fprintf(b, "Load average of the machine (1, 5, 15 min) when the replay began: %s; when it ended: %s.\n\n", s.LoadBefore, s.LoadAfter)
+	b.WriteString("What the analyzer finds in k6's files, and k6's results against each run's expectations:\n\n")
+	b.WriteString("| exp | run | k6's summary export | k6's NDJSON stream | expectations on k6's results |\n|---|---|---|---|---|\n")
+	for _, x := range s.Experiments {
+		for _, kr := range x.K6 {
+			stream := "—"
+			if kr.Stream != nil {
+				stream = codesOrNone(kr.Stream.Codes())
+			}
+			passed, failed := 0, []string{}
+			for _, c := range kr.Checks {
+				if c.OK {
+					passed++
+				} else {
+					failed = append(failed, c.Msg)
+				}
+			}
+			verdict := fmt.Sprintf("✅ %d/%d", passed, len(kr.Checks))
+			if len(failed) > 0 {
+				verdict = fmt.Sprintf("❌ %d/%d: %s", passed, len(kr.Checks), strings.Join(failed, "; "))
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", x.Exp.ID, mdEscape(kr.Spec.Name), codesOrNone(kr.Report.Codes()), stream, mdEscape(verdict))
+		}
+	}
+	b.WriteString("\nPer run and phase, the engine's figure and k6's:\n\n")
 	b.WriteString("| exp | run | phase | avg engine / k6 | p95 engine / k6 | where not, why |\n|---|---|---|---|---|---|\n")
 	b.Write(body.Bytes())
 	b.WriteString("\n")

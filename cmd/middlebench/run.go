@@ -12,7 +12,7 @@ import (
 
 func newRunCmd() *cobra.Command {
 	var quick, serveOnly, asJSON, k6Script bool
-	var runName, results, outDir, k6 string
+	var runName, results, outDir, k6, k6Dir string
 	cmd := &cobra.Command{
 		Use:   "run FILE.yaml",
 		Short: "Replay one experiment, or serve its server and path for real k6",
@@ -53,7 +53,7 @@ middlebench analyze.`,
 			if runName != "" || asJSON {
 				return fmt.Errorf("--run and --json go with --serve-only or --k6-script")
 			}
-			return replay(cmd, bench.Options{Files: []string{args[0]}, Quick: quick, Results: results, K6: k6})
+			return replay(cmd, bench.Options{Files: []string{args[0]}, Quick: quick, Results: results, K6: k6, K6Dir: k6Dir})
 		},
 	}
 	f := cmd.Flags()
@@ -63,6 +63,7 @@ middlebench analyze.`,
 	f.BoolVar(&asJSON, "json", false, "with --serve-only: print one JSON line and stop when stdin closes (for a parent process)")
 	f.StringVar(&results, "results", "", "also write a results document for this experiment")
 	addK6Flag(f, &k6)
+	f.StringVar(&k6Dir, "k6-dir", "", "keep k6's files of each run (script, summary export, NDJSON stream) in DIR/<id>-<n>/")
 	f.BoolVar(&k6Script, "k6-script", false, "write the k6 script of each run (generated from the YAML) instead of running")
 	f.StringVarP(&outDir, "out-dir", "o", "", "with --k6-script: the directory for the scripts (<id>-<n>.js); without it, one run's script goes to stdout")
 	return cmd
