@@ -111,6 +111,15 @@ func checkLegible(t *testing.T, f *Figure, wantEntries [][]string) {
 			t.Errorf("text %q at %v runs off the %v canvas", tx.s, tx.box, canvas.Max)
 		}
 	}
+	for i := range texts {
+		for j := i + 1; j < len(texts); j++ {
+			a, b := texts[i].box, texts[j].box
+			a.Min.Y, a.Max.Y = a.Min.Y+0.5, a.Max.Y-0.5 // a line's descent may touch the next line's ascent
+			if overlaps(a, b) {
+				t.Errorf("texts %q %v and %q %v overlap", texts[i].s, texts[i].box, texts[j].s, texts[j].box)
+			}
+		}
+	}
 	for i, d := range l.data {
 		if d.Size().X < f.width/3 {
 			t.Errorf("data area %d is %v wide: less than a third of the figure (%v)", i, d.Size().X, f.width)
@@ -342,4 +351,17 @@ func TestPhaseLayers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCrowdedSteps: steps too close to label one by one still give
+// ticks that do not run into each other.
+func TestCrowdedSteps(t *testing.T) {
+	x := []float64{60, 61, 62, 100, 140, 170, 190, 200, 210}
+	y := []float64{40, 41, 42, 43, 45, 56, 94, 400, 4068}
+	f, err := Lines("s003 open", XAxis{Label: "arrival rate (req/s)"}, x, []Panel{{YLabel: "ms", LogY: true, Lines: []Line{{Name: "p95", Y: y}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLegible(t, f, [][]string{{"p95"}})
+	save(t, f, "crowded")
 }

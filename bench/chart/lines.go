@@ -3,6 +3,7 @@ package chart
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -87,7 +88,10 @@ func panelPlot(xa XAxis, x []float64, pn Panel) (*plot.Plot, *legendBox, error) 
 	p.X.Label.Text = xa.Label
 	if xa.Log {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.ConstantTicks(stepTicks(x))
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if spaced(x, xa.Log) {
+		p.X.Tick.Marker = plot.ConstantTicks(stepTicks(x)) // ticks where the steps are
 	}
 	p.Y.Label.Text = pn.YLabel
 	if pn.LogY {
@@ -147,7 +151,32 @@ func panelPlot(xa XAxis, x []float64, pn Panel) (*plot.Plot, *legendBox, error) 
 	return p, leg, nil
 }
 
-// stepTicks labels a log axis at the x values themselves (the steps).
+// minStepGap is the least distance between two steps, as a share of the
+// axis, for each to get its own tick label (about three digits' width).
+const minStepGap = 1.0 / 15
+
+// spaced reports whether the steps are few and far enough apart on the
+// axis (log or linear) to label each one.
+func spaced(x []float64, log bool) bool {
+	pos := func(v float64) float64 {
+		if log {
+			return math.Log(v)
+		}
+		return v
+	}
+	lo, hi := pos(x[0]), pos(x[len(x)-1])
+	if len(x) < 2 || hi <= lo || (log && x[0] <= 0) {
+		return false
+	}
+	for i := 1; i < len(x); i++ {
+		if (pos(x[i])-pos(x[i-1]))/(hi-lo) < minStepGap {
+			return false
+		}
+	}
+	return true
+}
+
+// stepTicks labels the axis at the x values themselves (the steps).
 func stepTicks(x []float64) []plot.Tick {
 	ticks := make([]plot.Tick, 0, len(x))
 	for _, v := range x {
