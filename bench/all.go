@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -23,7 +24,19 @@ type Options struct {
 
 	Observer load.Observer                         // if set, sees every request of every run (the live dashboard)
 	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
+	// K6 replays every run with real k6 too: a path, or K6OnPath for k6
+	// from PATH when there is one ("" or K6Off for none).
+	K6 string
+	// K6Dir keeps k6's files of each run (script, summary export, NDJSON
+	// stream) in DIR/<id>-<n>/; "" removes them after the replay.
+	K6Dir string
 }
+
+// Values of Options.K6.
+const (
+	K6OnPath = "k6"
+	K6Off    = "off"
+)
 
 // DefaultDir holds the experiments.
 const DefaultDir = "experiments"
@@ -35,6 +48,10 @@ type Summary struct {
 	Started     time.Time
 	Elapsed     time.Duration
 	Experiments []*ExperimentResult
+	K6Version   string // of the k6 that replayed the runs, or ""
+	// LoadBefore and LoadAfter are the machine's load averages around the
+	// replay: a shared machine's figures need them.
+	LoadBefore, LoadAfter string
 }
 
 // Failures lists every failure of every experiment.
@@ -79,15 +96,30 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		}
 		exps = append(exps, e)
 	}
-	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick, Observer: o.Observer, OnRun: o.OnRun}
-	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now()}
+	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick, K6Dir: o.K6Dir, Observer: o.Observer, OnRun: o.OnRun}
+	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now(), LoadBefore: loadAverage()}
+	if o.K6 != "" && o.K6 != K6Off {
+		if rn.K6, s.K6Version, err = findK6(o.K6); err != nil {
+			return nil, err
+		}
+		if rn.K6 == "" {
+			fmt.Fprintln(rn.out(), "no k6 on PATH (give --k6 PATH): the replay with real k6 is skipped")
+		} else {
+			fmt.Fprintf(rn.out(), "each run is replayed with %s (%s) too\n", s.K6Version, rn.K6)
+		}
+	}
 	for _, e := range exps {
 		if ctx.Err() != nil {
 			break
 		}
-		s.Experiments = append(s.Experiments, rn.Run(ctx, e))
+		x := rn.Run(ctx, e)
+		s.Experiments = append(s.Experiments, x)
+		if errors.Is(x.Err, ErrTainted) {
+			printSummary(rn.out(), s)
+			return s, fmt.Errorf("%s: %w; the replay stopped (later experiments would run in a changed process)", e.ID, x.Err)
+		}
 	}
-	s.Elapsed = time.Since(s.Started)
+	s.Elapsed, s.LoadAfter = time.Since(s.Started), loadAverage()
 	printSummary(rn.out(), s)
 	if ctx.Err() != nil {
 		// What was measured is printed above; a partial replay does not

@@ -1,14 +1,15 @@
 package bench
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/chart"
+	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
 // drawCharts draws the charts an experiment asks for into dir and returns
@@ -24,19 +25,20 @@ func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
 		if title == "" {
 			title = x.Exp.Title
 		}
-		var b bytes.Buffer
+		var fig *chart.Figure
 		var err error
 		switch spec.Kind {
 		case ChartPhases:
-			err = phaseBars(&b, title, runs)
+			fig, err = phaseBars(title, spec, runs)
 		case ChartSweep:
-			err = sweepLines(&b, title, spec, runs)
+			fig, err = sweepLines(title, spec, runs)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: chart %d: %w", x.Exp.ID, i+1, err)
 		}
 		name := fmt.Sprintf("%s-%d-%s.svg", x.Exp.ID, i+1, spec.Kind)
-		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+		err = atomicfile.Write(filepath.Join(dir, name), func(w io.Writer) error { return fig.Encode(w, chart.SVG) })
+		if err != nil {
 			return nil, fmt.Errorf("%s: chart: %w", x.Exp.ID, err)
 		}
 		names = append(names, name)
@@ -59,8 +61,21 @@ func (x *ExperimentResult) runsNamed(names []string) []*RunResult {
 	return out
 }
 
+// refs evaluates a chart's reference lines (on panel, for a sweep), each
+// named with its value in the axis's unit.
+func refs(spec ChartSpec, panel, unit string) []chart.Ref {
+	var out []chart.Ref
+	for _, r := range spec.Refs {
+		if r.Panel == panel || r.Panel == "" && panel == "lines" {
+			v, _ := evalExpr(r.Value) // validated when the file was read
+			out = append(out, chart.Ref{Name: fmt.Sprintf("%s = %s %s", r.Label, strconv.FormatFloat(v, 'g', 4, 64), unit), Value: v})
+		}
+	}
+	return out
+}
+
 // phaseBars stacks each run's average phases (chart.PhaseBars).
-func phaseBars(b *bytes.Buffer, title string, runs []*RunResult) error {
+func phaseBars(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure, error) {
 	bars := make([]chart.PhaseBar, len(runs))
 	for i, r := range runs {
 		avg := func(metric string) float64 { return zeroNaN(r.phaseValue(metric, "avg")) }
@@ -68,16 +83,16 @@ func phaseBars(b *bytes.Buffer, title string, runs []*RunResult) error {
 			Blocked: avg("http_req_blocked"), Sending: avg("http_req_sending"), Waiting: avg("http_req_waiting"),
 			Queue: avg("server_queue"), Server: avg("server_time"), Receiving: avg("http_req_receiving")}
 	}
-	return chart.PhaseBars(b, title, bars)
+	return chart.PhaseBars(title, bars, refs(spec, "", "ms"))
 }
 
 // sweepLines draws the chosen series per step, against the steps' target
 // VUs or arrival rate.
-func sweepLines(b *bytes.Buffer, title string, spec ChartSpec, runs []*RunResult) error {
+func sweepLines(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure, error) {
 	r := runs[0]
 	steps := r.Doc.Steps
 	if len(steps) == 0 {
-		return fmt.Errorf("run %q has no steps to draw", r.Spec.Name)
+		return nil, fmt.Errorf("run %q has no steps to draw", r.Spec.Name)
 	}
 	x := make([]float64, len(steps))
 	xa := chart.XAxis{Label: "VUs", Log: spec.LogX}
@@ -108,22 +123,23 @@ func sweepLines(b *bytes.Buffer, title string, spec ChartSpec, runs []*RunResult
 		return p, nil
 	}
 	var panels []chart.Panel
-	for _, s := range [][]string{spec.Lines, spec.Panel} {
+	for i, s := range [][]string{spec.Lines, spec.Panel} {
 		if len(s) == 0 {
 			continue
 		}
 		p, err := panel(s)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		p.Refs = refs(spec, []string{"lines", "panel"}[i], p.YLabel)
 		panels = append(panels, p)
 	}
-	return chart.Lines(b, title, xa, x, panels)
+	return chart.Lines(title, xa, x, panels)
 }
 
 func onlyRates(series []string) bool {
 	for _, s := range series {
-		if s != "tps" {
+		if s != "tps" && s != "rate" {
 			return false
 		}
 	}
@@ -133,6 +149,9 @@ func onlyRates(series []string) bool {
 // seriesLabel names a series as a reader says it: "server_time p(95)" →
 // "server p95".
 func seriesLabel(s string) string {
+	if s == "rate" {
+		return "offered (the arrival rate)"
+	}
 	r := strings.NewReplacer("http_req_", "", "server_time", "server", "tps", "throughput", "(", "", ")", "")
 	return r.Replace(s)
 }

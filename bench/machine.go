@@ -61,3 +61,12 @@ func firstField(path, key string) string {
 	}
 	return ""
 }
+
+// loadAverage is /proc/loadavg's three averages, or "not known".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], ", ")
+	}
+	return "not known"
+}

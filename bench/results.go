@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
 // WriteResults writes RESULTS.md — the article side by side with this
@@ -30,7 +32,8 @@ func WriteResults(path, chartsDir string, s *Summary) error {
 		}
 		writeExperiment(&b, x, charts, rel)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	writeFidelity(&b, s)
+	if err := atomicfile.WriteBytes(path, b.Bytes()); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil

@@ -19,6 +19,8 @@ import (
 
 // Runner replays experiments.
 type Runner struct {
+	K6    string    // real k6: each run is replayed with it too (see K6Run); "" for none
+	K6Dir string    // where k6's script, export and stream of each run are kept; "" for a temporary directory
 	Out   io.Writer // the report; nil discards it
 	Live  bool      // a progress line, rewritten in place (a terminal)
 	Quick bool      // the experiments were loaded with their quick vars
@@ -47,7 +49,8 @@ type RunResult struct {
 type ExperimentResult struct {
 	Exp     *Experiment
 	Runs    []*RunResult
-	Err     error // an experiment that could not run at all, or was interrupted
+	K6      []*K6Run // the same runs with real k6, when asked
+	Err     error    // an experiment that could not run at all, or was interrupted
 	Elapsed time.Duration
 }
 
@@ -61,6 +64,13 @@ func (x *ExperimentResult) Failures() []string {
 		for _, c := range r.Checks {
 			if !c.OK {
 				out = append(out, fmt.Sprintf("%s / run %q: %s", x.Exp.ID, r.Spec.Name, c.Msg))
+			}
+		}
+	}
+	for _, r := range x.K6 {
+		for _, c := range r.Checks {
+			if !c.OK {
+				out = append(out, fmt.Sprintf("%s / run %q with k6: %s", x.Exp.ID, r.Spec.Name, c.Msg))
 			}
 		}
 	}
@@ -106,21 +116,25 @@ func (rn *Runner) Run(ctx context.Context, e *Experiment) *ExperimentResult {
 		}
 	}
 	if x.Err == nil {
-		rn.checkAll(x)
+		checkAll(x.Runs)
+	}
+	if x.Err == nil && rn.K6 != "" {
+		x.Err = rn.runAllK6(ctx, x)
 	}
 	x.Elapsed = rn.now().Sub(t0)
 	printExperiment(rn.out(), x)
+	printK6(rn.out(), x)
 	return x
 }
 
 // checkAll evaluates every run's expectations once all runs exist, since a
 // band may be relative to another run.
-func (rn *Runner) checkAll(x *ExperimentResult) {
+func checkAll(runs []*RunResult) {
 	others := map[string]metricSource{}
-	for _, r := range x.Runs {
+	for _, r := range runs {
 		others[r.Spec.Name] = r
 	}
-	for _, r := range x.Runs {
+	for _, r := range runs {
 		r.Checks = r.Spec.Expect.checkCodes(r.Report.Codes())
 		if !r.Spec.Expect.AllowFailures {
 			r.Checks = append(r.Checks, r.noFailures())
@@ -135,20 +149,21 @@ func (rn *Runner) checkAll(x *ExperimentResult) {
 	}
 }
 
-func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (*RunResult, error) {
+// ErrTainted is wrapped by an error that leaves this process changed for
+// every later experiment (a CPU mask not restored, a serving child that
+// did not stop): the replay stops there instead of measuring on.
+var ErrTainted = errors.New("the harness could not undo what it changed")
+
+func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *RunResult, err error) {
 	t0 := rn.now()
-	rr := &RunResult{Spec: rs, PathCfg: e.pathFor(rs)}
-	tgt, pinned, restore, err := rn.startTarget(ctx, e, rs)
+	rr = &RunResult{Spec: rs, PathCfg: e.pathFor(rs)}
+	pl, err := rn.place(ctx, e, rs, true)
 	if err != nil {
 		return nil, err
 	}
-	rr.Pinned = pinned
-	defer func() {
-		if restore != nil {
-			_ = restore()
-		}
-		_ = tgt.close()
-	}()
+	tgt := pl.tgt
+	rr.Pinned = pl.pinned
+	defer func() { err = errors.Join(err, undo(tgt, pl.restore)) }()
 
 	cfg, err := aim(rs.Load, tgt.entry())
 	if err != nil {
@@ -195,6 +210,21 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (*RunR
 	return rr, nil
 }
 
+// undo restores the CPU mask and stops the target; what it cannot undo is
+// ErrTainted.
+func undo(tgt target, restore func() error) error {
+	var errs []error
+	if restore != nil {
+		if err := restore(); err != nil {
+			errs = append(errs, fmt.Errorf("%w: restoring the CPU affinity mask: %v", ErrTainted, err))
+		}
+	}
+	if err := tgt.close(); err != nil {
+		errs = append(errs, fmt.Errorf("%w: stopping the server and path: %v", ErrTainted, err))
+	}
+	return errors.Join(errs...)
+}
+
 // noFailures checks that every request of the run succeeded.
 func (r *RunResult) noFailures() Check {
 	c := Check{What: "failed requests", Value: float64(r.Result.Failed), Hi: 0, Band: "none", OK: r.Result.Failed == 0}
@@ -213,40 +243,53 @@ func (r *RunResult) noFailures() Check {
 	return c
 }
 
-// startTarget starts the server and the run's path, in this process or,
-// for an isolated experiment, in a child pinned apart from this one.
-func (rn *Runner) startTarget(ctx context.Context, e *Experiment, rs *RunSpec) (t target, pinned string, restore func() error, err error) {
+// placement is where a run's target runs and its generator goes.
+type placement struct {
+	tgt     target
+	pinned  string       // what was pinned where, or empty
+	gen     []int        // the generator's CPUs, when pinned
+	restore func() error // undoes pinning this process, or nil
+}
+
+// place starts the server and the run's path, in this process or, for an
+// isolated experiment, in a child pinned apart; with engine this process
+// (the engine) moves to the generator's CPUs, else the generator is
+// another process that the caller pins to gen.
+func (rn *Runner) place(ctx context.Context, e *Experiment, rs *RunSpec, engine bool) (*placement, error) {
 	if e.Isolate == nil {
-		t, err = startLocal(ctx, e.serverFor(rs), e.pathFor(rs), false)
-		return t, "", nil, err
+		t, err := startLocal(ctx, e.serverFor(rs), e.pathFor(rs), false)
+		if err != nil {
+			return nil, err
+		}
+		return &placement{tgt: t}, nil
 	}
 	gen, srv := e.Isolate.split(allCPUs())
-	args := []string{"run", e.File, "--serve-only", "--json", "--run", rs.Name}
-	if rn.Quick {
-		args = append(args, "--quick")
-	}
-	var env []string
+	env := []string{childSpec{File: e.File, Run: rs.Name, Quick: rn.Quick}.env()}
 	if e.Isolate.ServerProcs > 0 {
 		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", e.Isolate.ServerProcs))
 	}
 	if !canPin || len(gen) == 0 || len(srv) == 0 {
-		ct, err := startChild(ctx, args, nil, env)
-		return ct, "nothing pinned (this OS or CPU count does not allow it); server and path in a child process", nil, err
+		ct, err := startChild(ctx, nil, env)
+		if err != nil {
+			return nil, err
+		}
+		return &placement{tgt: ct, pinned: "nothing pinned (this OS or CPU count does not allow it); server and path in a child process"}, nil
 	}
-	ct, err := startChild(ctx, args, srv, env)
+	ct, err := startChild(ctx, srv, env)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, err
 	}
-	restore, err = pinSelf(gen)
-	if err != nil {
-		_ = ct.close()
-		return nil, "", nil, err
+	pl := &placement{tgt: ct, gen: gen}
+	if engine {
+		if pl.restore, err = pinSelf(gen); err != nil {
+			return nil, errors.Join(err, undo(ct, nil))
+		}
 	}
-	what := fmt.Sprintf("generator on CPU %s; server and path in a child process on CPU %s", cpuList(gen), cpuList(srv))
+	pl.pinned = fmt.Sprintf("generator on CPU %s; server and path in a child process on CPU %s", cpuList(gen), cpuList(srv))
 	if e.Isolate.ServerProcs > 0 {
-		what += fmt.Sprintf(" with GOMAXPROCS=%d", e.Isolate.ServerProcs)
+		pl.pinned += fmt.Sprintf(" with GOMAXPROCS=%d", e.Isolate.ServerProcs)
 	}
-	return ct, what, restore, nil
+	return pl, nil
 }
 
 // split gives the generator and the server their CPUs: as configured, or

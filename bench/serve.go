@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 )
 
@@ -52,7 +51,6 @@ func printServeHelp(w io.Writer, e *Experiment, rs *RunSpec, info serveInfo) {
 	if info.Admin != "" {
 		fmt.Fprintf(w, "  the path's admin  %s/stats   (answer key: %s/ledger)\n", info.Admin, info.Admin)
 	}
-	script := filepath.Join(filepath.Dir(e.File), "k6", e.ID+".js")
 	insecure := ""
 	if strings.HasPrefix(info.Entry, "https://") {
 		insecure = " --insecure-skip-tls-verify"
@@ -62,8 +60,9 @@ func printServeHelp(w io.Writer, e *Experiment, rs *RunSpec, info serveInfo) {
 		netns = "ip netns exec " + info.Gen + " " // the wire: k6's SYN must cross it
 		fmt.Fprintf(w, "  through the wire  from namespace %s (the entry is only reachable there)\n", info.Gen)
 	}
-	fmt.Fprintf(w, "\n  with real k6:\n    %sk6 run%s -e TARGET=%s -e RUN=%q --summary-export=summary.json %s\n",
-		netns, insecure, info.Entry, rs.Name, script)
+	fmt.Fprintf(w, "\n  with real k6 (the script generated from the same YAML):\n")
+	fmt.Fprintf(w, "    middlebench run %s --k6-script --run %q > run.js\n", e.File, rs.Name)
+	fmt.Fprintf(w, "    %sk6 run%s -e TARGET=%s --summary-export=summary.json run.js\n", netns, insecure, info.Entry)
 	fmt.Fprintf(w, "    curl -s %s/_mb/stats > server.json\n", info.Server)
 	fmt.Fprintf(w, "    middlebench analyze summary.json --server-stats server.json\n\n")
 }

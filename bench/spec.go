@@ -77,6 +77,16 @@ type ChartSpec struct {
 	Panel []string `yaml:"panel"` // sweep: a second panel's series
 	LogY  bool     `yaml:"logY"`
 	LogX  bool     `yaml:"logX"` // doubling steps: 1, 2, 4, … VUs
+	// Refs are dashed reference lines: what was configured, the article's figure.
+	Refs []ChartRef `yaml:"refs"`
+}
+
+// ChartRef is one reference line of a chart: a phases chart's on its ms
+// axis, a sweep's across the panel it names.
+type ChartRef struct {
+	Label string `yaml:"label"` // in the legend: "the cap: 10 MiB/s ÷ 256 KiB"
+	Value string `yaml:"value"` // an expression as in bands: "${inspect} + ${work}", "${cap_kib} / ${size_kib}"
+	Panel string `yaml:"panel"` // sweep: lines (default) or panel
 }
 
 // Chart kinds.
@@ -191,6 +201,20 @@ func (e *Experiment) validate() error {
 		}
 		if c.Kind == ChartSweep && (c.X != "vus" && c.X != "rate" || len(c.Lines) == 0) {
 			return fmt.Errorf("charts[%d]: a sweep chart needs x (vus or rate) and lines", i)
+		}
+		for j, r := range c.Refs {
+			if r.Label == "" {
+				return fmt.Errorf("charts[%d].refs[%d]: a reference line needs a label", i, j)
+			}
+			if _, err := evalExpr(r.Value); err != nil {
+				return fmt.Errorf("charts[%d].refs[%d] (%s): %v", i, j, r.Label, err)
+			}
+			switch {
+			case r.Panel != "" && c.Kind == ChartPhases:
+				return fmt.Errorf("charts[%d].refs[%d] (%s): panel is for sweep charts", i, j, r.Label)
+			case r.Panel != "" && r.Panel != "lines" && r.Panel != "panel", r.Panel == "panel" && len(c.Panel) == 0:
+				return fmt.Errorf("charts[%d].refs[%d] (%s): panel %q: want lines or panel (a panel the chart has)", i, j, r.Label, r.Panel)
+			}
 		}
 	}
 	return nil

@@ -24,6 +24,9 @@ func TestParseExperimentErrors(t *testing.T) {
 		{"undefined var", base + "runs:\n  - name: ${who}\n", "line 5: ${who} is not defined"},
 		{"figure without metric", base + "runs: [{name: a}]\narticle:\n  - {label: x, article: 1 ms, run: a}\n", "needs the metric"},
 		{"chart kind", base + "runs: [{name: a}]\ncharts:\n  - kind: pie\n", `kind "pie"`},
+		{"reference without a label", base + "runs: [{name: a}]\ncharts:\n  - kind: phases\n    refs: [{value: 1ms}]\n", "charts[0].refs[0]: a reference line needs a label"},
+		{"reference not a number", base + "runs: [{name: a}]\ncharts:\n  - kind: phases\n    refs: [{label: cap, value: lots}]\n", `charts[0].refs[0] (cap): expression "lots"`},
+		{"reference on a missing panel", base + "runs: [{name: a}]\ncharts:\n  - {kind: sweep, x: vus, lines: [tps], refs: [{label: cap, value: \"40\", panel: panel}]}\n", `panel "panel": want lines or panel`},
 		{"direct with a path", base + "runs:\n  - name: a\n    direct: true\n    path: {boxes: [{name: b, stages: [{kind: waf, delay: 1ms}]}]}\n", "direct and path are alternatives"},
 	}
 	for _, tt := range tests {

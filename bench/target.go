@@ -119,9 +119,9 @@ type childTarget struct {
 	stderr strings.Builder
 }
 
-// startChild runs `<this binary> run FILE --serve-only --run NAME --json`
-// on cpus and waits for the line that says where it serves.
-func startChild(ctx context.Context, args []string, cpus []int, env []string) (*childTarget, error) {
+// startChild runs this binary as a serving child (see ServeChild) on cpus
+// and waits for the line that says where it serves.
+func startChild(ctx context.Context, cpus []int, env []string) (*childTarget, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("isolate: %w", err)
@@ -129,7 +129,7 @@ func startChild(ctx context.Context, args []string, cpus []int, env []string) (*
 	// The child serves on loopback with its own self-signed certificate.
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
 	t := &childTarget{client: &http.Client{Timeout: 10 * time.Second, Transport: tr}}
-	t.cmd = exec.Command(exe, args...)
+	t.cmd = exec.Command(exe)
 	t.cmd.Stderr = &t.stderr
 	t.cmd.Env = append(os.Environ(), env...)
 	if t.stdin, err = t.cmd.StdinPipe(); err != nil {

@@ -63,3 +63,16 @@ func spinFor(d time.Duration) {
 	}
 	keep(sink)
 }
+
+// SpinMillis spins until the wall clock's millisecond count has moved on
+// by n: exactly what a k6 script's
+//
+//	const end = Date.now() + n; while (Date.now() < end) {}
+//
+// does (k6 has no finer clock), so the engine and k6 do the same work per
+// iteration: between n−1 and n ms of spinning, n − ½ on average, started
+// at a random phase of the millisecond.
+func SpinMillis(n int64) {
+	for end := time.Now().UnixMilli() + n; time.Now().UnixMilli() < end; {
+	}
+}

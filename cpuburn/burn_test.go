@@ -29,3 +29,19 @@ func TestBurnUsesThreadCPUTime(t *testing.T) {
 		t.Error("a non-positive burn must return at once")
 	}
 }
+
+// TestSpinMillisEndsOnTheClocksTick: the spin lasts until the millisecond
+// count has moved on by n, so more than n−1 ms, and not past that tick.
+func TestSpinMillisEndsOnTheClocksTick(t *testing.T) {
+	for _, n := range []int64{1, 3, 10} {
+		t0 := time.Now()
+		SpinMillis(n)
+		t1 := time.Now()
+		if got := t1.UnixMilli() - t0.UnixMilli(); got < n {
+			t.Errorf("SpinMillis(%d): the ms clock moved on by %d", n, got)
+		}
+		if el := t1.Sub(t0); el <= time.Duration(n-1)*time.Millisecond {
+			t.Errorf("SpinMillis(%d) took %s, want more than %d ms", n, el, n-1)
+		}
+	}
+}

@@ -1,231 +1,97 @@
-// Package chart draws the figures of RESULTS.md as SVG with gonum/plot:
-// stacked phase bars per run, and line panels per sweep step. It knows
-// nothing of experiments: it takes names and numbers.
+// Package chart draws the figures of RESULTS.md and of analyze --chart
+// with gonum/plot, as SVG or PNG: stacked phase bars per run, and line
+// panels per sweep step. It knows nothing of experiments: it takes names
+// and numbers, and the reference values a reader compares them with.
+//
+// Every figure keeps its text inside the canvas (a title too long for it
+// wraps), its legend beside the data (never on it), and lists only what
+// it draws; the same input gives the same bytes.
 package chart
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Layer is one segment of every stacked bar: its name and one value per bar.
-type Layer struct {
-	Name   string
-	Values []float64
-}
+// Format is how a figure is encoded.
+type Format string
 
-// palette gives the phases fixed colours across every chart, so a reader
-// learns them once; other names take the fallback colours in order.
-var palette = map[string]color.RGBA{
-	"blocked":            {0x9e, 0x9e, 0x9e, 0xff},
-	"sending":            {0x42, 0x85, 0xf4, 0xff},
-	"outside the server": {0xf4, 0xa2, 0x42, 0xff},
-	"server time":        {0x34, 0xa8, 0x53, 0xff},
-	"server queue":       {0xa5, 0xd6, 0xa7, 0xff},
-	"server time p95":    {0x34, 0xa8, 0x53, 0xff},
-	"waiting":            {0xf4, 0xa2, 0x42, 0xff},
-	"receiving":          {0x9c, 0x27, 0xb0, 0xff},
-}
+// The formats a figure writes.
+const (
+	SVG Format = "svg"
+	PNG Format = "png"
+)
 
-var fallback = []color.RGBA{
-	{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {0x2c, 0xa0, 0x2c, 0xff},
-	{0xff, 0x7f, 0x0e, 0xff}, {0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff},
-}
-
-func colorFor(name string, i int) color.Color {
-	if c, ok := palette[name]; ok {
-		return c
+// FormatOf picks the format from a file name's extension.
+func FormatOf(path string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		return SVG, nil
+	case ".png":
+		return PNG, nil
 	}
-	return fallback[i%len(fallback)]
+	return "", fmt.Errorf("chart %s: want a .svg or .png file name", path)
 }
 
-// StackedBars draws one horizontal bar per label, its layers stacked left
-// to right in the order given, and writes the SVG to w.
-func StackedBars(w io.Writer, title, unit string, labels []string, layers []Layer) error {
-	if len(labels) == 0 || len(layers) == 0 {
-		return errors.New("chart: stacked bars need at least one bar and one layer")
+// Ref is a reference value drawn across the data as a dashed line: what
+// the experiment configured (a cap, the server's work) or the article's
+// figure, named in the legend.
+type Ref struct {
+	Name  string
+	Value float64
+}
+
+// Figure is a drawn chart, ready to encode.
+type Figure struct {
+	width, height vg.Length
+	draw          func(dc draw.Canvas) layout
+}
+
+// layout is where a figure put its parts, for tests that keep them apart.
+type layout struct {
+	data    []vg.Rectangle // each plot's data area
+	legends []vg.Rectangle // each legend's box
+	entries [][]string     // each legend's entries
+}
+
+// Encode writes the figure in format.
+func (f *Figure) Encode(w io.Writer, format Format) error {
+	switch format {
+	case SVG:
+		c := vgsvg.New(f.width, f.height)
+		f.draw(draw.New(c))
+		return writeSVG(w, c)
+	case PNG:
+		c := vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
+		f.draw(draw.New(c))
+		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(w); err != nil {
+			return fmt.Errorf("chart: write png: %w", err)
+		}
+		return nil
 	}
-	p := newPlot()
-	p.Title.Text = title
-	p.X.Label.Text = unit
-	p.X.Min = 0
-	p.Legend.Top = true
-	p.Legend.Left = false
-	height := vg.Length(12 + 7*len(labels))
-	var prev *plotter.BarChart
-	totals := make([]float64, len(labels))
-	for i, l := range layers {
-		if len(l.Values) != len(labels) {
-			return fmt.Errorf("chart: layer %q has %d values for %d bars", l.Name, len(l.Values), len(labels))
-		}
-		vals := make(plotter.Values, len(l.Values))
-		for j, v := range l.Values {
-			vals[j] = max(finite(v), 0)
-			totals[j] += vals[j]
-		}
-		b, err := plotter.NewBarChart(vals, vg.Points(18))
-		if err != nil {
-			return fmt.Errorf("chart: layer %q: %w", l.Name, err)
-		}
-		b.Horizontal = true
-		b.LineStyle.Width = 0
-		b.Color = colorFor(l.Name, i)
-		if prev != nil {
-			b.StackOn(prev)
-		}
-		prev = b
-		p.Add(b)
-		p.Legend.Add(l.Name, b)
-	}
-	// Leave the right third free for the legend, so it never hides a bar.
-	longest := 0.0
-	for _, t := range totals {
-		longest = max(longest, t)
-	}
-	p.X.Max = max(longest, 1e-3) * 1.45
-	p.NominalY(labels...)
-	p.Y.Padding = vg.Points(10)
-	return save(w, p, 18*vg.Centimeter, height*vg.Millimeter+40*vg.Millimeter)
+	return fmt.Errorf("chart: format %q: want svg or png", format)
 }
 
-// PhaseBar is one run's average phases (ms), for PhaseBars.
-type PhaseBar struct {
-	Label                                               string
-	Blocked, Sending, Waiting, Queue, Server, Receiving float64
-}
-
-// PhaseBars stacks each run's averages: connection setup first (it is not
-// part of duration, but a new connection pays it), then sending, waiting
-// split into the time outside the server, its queue and its own time, then
-// receiving.
-func PhaseBars(w io.Writer, title string, bars []PhaseBar) error {
-	labels, layers := phaseLayers(bars)
-	return StackedBars(w, title, "ms (averages; blocked is outside duration)", labels, layers)
-}
-
-func phaseLayers(bars []PhaseBar) ([]string, []Layer) {
-	labels := make([]string, len(bars))
-	layers := []Layer{{Name: "blocked"}, {Name: "sending"}, {Name: "outside the server"}, {Name: "server queue"}, {Name: "server time"}, {Name: "receiving"}}
-	for i, b := range bars {
-		labels[i] = b.Label
-		// Fast rejections never reach the server: its time cannot exceed waiting.
-		server := min(b.Server, b.Waiting)
-		queue := min(b.Queue, b.Waiting-server)
-		vals := []float64{b.Blocked, b.Sending, b.Waiting - server - queue, queue, server, b.Receiving}
-		for j := range layers {
-			layers[j].Values = append(layers[j].Values, vals[j])
-		}
-	}
-	return labels, layers
-}
-
-// Line is one series of a Panel.
-type Line struct {
-	Name string
-	Y    []float64
-}
-
-// Panel is one plot of a Lines figure, with its own y axis.
-type Panel struct {
-	YLabel string
-	Lines  []Line
-	LogY   bool // for curves that go flat then off a cliff (seed 003: 43 ms → 4 s)
-}
-
-// XAxis is the shared x axis of a Lines figure.
-type XAxis struct {
-	Label string
-	Log   bool // for doubling steps: 1, 2, 4, … 32 VUs
-}
-
-// Lines draws panels stacked vertically over one shared x axis (VUs or
-// arrival rate per step) and writes the SVG to w.
-func Lines(w io.Writer, title string, xa XAxis, x []float64, panels []Panel) error {
-	if len(x) == 0 || len(panels) == 0 {
-		return errors.New("chart: lines need x values and at least one panel")
-	}
-	plots := make([][]*plot.Plot, len(panels))
-	for i, pn := range panels {
-		p := newPlot()
-		if i == 0 {
-			p.Title.Text = title
-		}
-		p.X.Label.Text = xa.Label
-		if xa.Log {
-			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = plot.ConstantTicks(stepTicks(x))
-		}
-		p.Y.Label.Text = pn.YLabel
-		p.Legend.Top = true
-		p.Legend.Left = true
-		if pn.LogY {
-			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		}
-		for j, l := range pn.Lines {
-			if len(l.Y) != len(x) {
-				return fmt.Errorf("chart: line %q has %d values for %d x values", l.Name, len(l.Y), len(x))
-			}
-			xy := make(plotter.XYs, 0, len(x))
-			for k := range x {
-				y := finite(l.Y[k])
-				if pn.LogY && y <= 0 {
-					continue // a log axis cannot show 0
-				}
-				xy = append(xy, plotter.XY{X: x[k], Y: y})
-			}
-			if len(xy) == 0 {
-				continue
-			}
-			ln, pts, err := plotter.NewLinePoints(xy)
-			if err != nil {
-				return fmt.Errorf("chart: line %q: %w", l.Name, err)
-			}
-			c := colorFor(l.Name, j)
-			ln.Color, pts.Color = c, c
-			ln.Width = vg.Points(1.5)
-			p.Add(ln, pts)
-			p.Legend.Add(l.Name, ln, pts)
-		}
-		p.Add(plotter.NewGrid())
-		plots[i] = []*plot.Plot{p}
-	}
-	width, height := 18*vg.Centimeter, vg.Length(len(panels))*7*vg.Centimeter
-	c := vgsvg.New(width, height)
-	dc := draw.New(c)
-	tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadX: vg.Millimeter, PadY: 4 * vg.Millimeter, PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
-	canvases := plot.Align(plots, tiles, dc)
-	for i := range plots {
-		plots[i][0].Draw(canvases[i][0])
-	}
-	return writeSVG(w, c)
-}
-
-func save(w io.Writer, p *plot.Plot, width, height vg.Length) error {
-	c := vgsvg.New(width, height)
-	p.Draw(draw.New(c))
-	return writeSVG(w, c)
-}
-
-// sansFont is Liberation Sans, metric-compatible with Arial and Helvetica:
-// text laid out with its metrics fits when a viewer substitutes either.
+// sansFont is Liberation Sans, embedded in gonum/plot (so a PNG renders
+// the same on any machine) and metric-compatible with Arial and
+// Helvetica (so an SVG viewer without it lays the text out the same).
 var sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-// writeSVG writes the canvas, naming fallback fonts after Liberation Sans
-// so that a page without it (a code-hosting site) lays text out the same.
+// writeSVG writes the canvas, naming fallback fonts after Liberation Sans.
 func writeSVG(w io.Writer, c *vgsvg.Canvas) error {
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
@@ -238,13 +104,137 @@ func writeSVG(w io.Writer, c *vgsvg.Canvas) error {
 	return nil
 }
 
-// newPlot returns a plot whose every text uses sansFont.
+// textStyle is the sans font at size points, with the plain handler.
+func textStyle(size vg.Length) text.Style {
+	return text.Style{Color: color.Black, Font: font.From(sansFont, size), Handler: plot.DefaultTextHandler}
+}
+
+// newPlot returns a plot whose every text uses sansFont and that draws no
+// title or legend of its own (the figure places them).
 func newPlot() *plot.Plot {
 	p := plot.New()
-	for _, st := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+	for _, st := range []*text.Style{&p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label} {
 		st.Font = font.From(sansFont, st.Font.Size)
 	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = ticks{}, ticks{}
 	return p
+}
+
+// wrap breaks s at spaces into lines no wider than width.
+func wrap(sty text.Style, s string, width vg.Length) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		try := strings.TrimSpace(line + " " + w)
+		if line != "" && sty.Width(try) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		line = try
+	}
+	return append(lines, line)
+}
+
+// margin keeps every text and line off the canvas's edges.
+const margin = 2 * vg.Millimeter
+
+// drawTitle writes the title centred at the top of dc, wrapped to its
+// width, and returns the canvas below it, inside the margins.
+func drawTitle(dc draw.Canvas, title string) draw.Canvas {
+	dc = draw.Crop(dc, margin, -margin, margin, -margin)
+	sty := textStyle(12)
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	pad := 2 * vg.Millimeter
+	lineH := sty.Height("Ág") * 1.15
+	y := dc.Max.Y - pad
+	for _, l := range wrap(sty, title, dc.Size().X-2*pad) {
+		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: y}, l)
+		y -= lineH
+	}
+	below := dc
+	below.Max.Y = y - pad
+	return below
+}
+
+// ticks are gonum's default ticks labelled as a person writes numbers:
+// 250, not 250.00.
+type ticks struct{}
+
+func (ticks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
+}
+
+// legendBox is a legend drawn beside the data.
+type legendBox struct {
+	leg plot.Legend
+	n   []string
+}
+
+func newLegendBox() *legendBox {
+	l := plot.NewLegend()
+	l.TextStyle = textStyle(9)
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = 8 * vg.Millimeter
+	l.Padding = vg.Millimeter
+	return &legendBox{leg: l}
+}
+
+func (b *legendBox) add(name string, thumbs ...plot.Thumbnailer) {
+	b.leg.Add(name, thumbs...)
+	b.n = append(b.n, name)
+}
+
+// width is what the legend needs beside the data.
+func (b *legendBox) width() vg.Length {
+	w := vg.Length(0)
+	for _, n := range b.n {
+		w = max(w, b.leg.TextStyle.Width(" "+n))
+	}
+	return w + b.leg.ThumbnailWidth + 3*vg.Millimeter
+}
+
+// drawIn draws the legend at the top of r and returns its box.
+func (b *legendBox) drawIn(dc draw.Canvas, r vg.Rectangle) vg.Rectangle {
+	c := draw.Canvas{Canvas: dc.Canvas, Rectangle: r}
+	b.leg.Draw(c)
+	box := b.leg.Rectangle(c)
+	// Rectangle places a left legend at the right edge; it is drawn at the left.
+	return vg.Rectangle{Min: vg.Point{X: r.Min.X, Y: box.Min.Y}, Max: vg.Point{X: r.Min.X + (box.Max.X - box.Min.X), Y: box.Max.Y}}
+}
+
+// figureWidth is every figure's width: a page's, with room for labels, data and legend.
+const figureWidth = 20 * vg.Centimeter
+
+// legendGap is the space between the data and its legend.
+const legendGap = 3 * vg.Millimeter
+
+// split cuts dc into the part left for the plot and a strip of width w
+// on its right for the legend.
+func split(dc draw.Canvas, w vg.Length) (plotArea draw.Canvas, strip vg.Rectangle) {
+	plotArea = dc
+	plotArea.Max.X = dc.Max.X - w - legendGap
+	strip = vg.Rectangle{Min: vg.Point{X: plotArea.Max.X + legendGap, Y: dc.Min.Y}, Max: dc.Max}
+	return plotArea, strip
+}
+
+// dataArea is where p draws its data inside c.
+func dataArea(p *plot.Plot, c draw.Canvas) vg.Rectangle {
+	return p.DataCanvas(c).Rectangle
+}
+
+// refStyle is how reference lines look: dashed, dark, one dash pattern
+// per reference so two of them stay apart.
+func refStyle(i int) draw.LineStyle {
+	dashes := [][]vg.Length{{vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+	greys := []color.Color{color.RGBA{0x33, 0x33, 0x33, 0xff}, color.RGBA{0xc6, 0x28, 0x28, 0xff}, color.RGBA{0x6a, 0x1b, 0x9a, 0xff}}
+	return draw.LineStyle{Color: greys[i%len(greys)], Width: vg.Points(1.2), Dashes: dashes[i%len(dashes)]}
 }
 
 func finite(v float64) float64 {
@@ -252,13 +242,4 @@ func finite(v float64) float64 {
 		return 0
 	}
 	return v
-}
-
-// powersOfTwo labels a log axis at the x values themselves (the steps).
-func stepTicks(x []float64) []plot.Tick {
-	ticks := make([]plot.Tick, 0, len(x))
-	for _, v := range x {
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
-	}
-	return ticks
 }

@@ -2,9 +2,14 @@ package diagnose
 
 import (
 	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/middlebench/middlebench/bench/chart"
 )
 
 func TestWriteChart(t *testing.T) {
@@ -35,7 +40,7 @@ func TestWriteChart(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			err := WriteChart(&b, tt.reports, tt.labels)
+			err := WriteChart(&b, chart.SVG, tt.reports, tt.labels)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error %v, want error %v", err, tt.wantErr)
 			}
@@ -49,6 +54,36 @@ func TestWriteChart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestChartFilePNG: analyze --chart x.png writes a PNG, x.svg an SVG, and
+// another name is refused before anything is written.
+func TestChartFilePNG(t *testing.T) {
+	dir := t.TempDir()
+	var r Report
+	r.Phases.Waiting, r.Phases.Server = Stat{Avg: 570}, Stat{Avg: 120}
+	pngPath := filepath.Join(dir, "x.png")
+	if err := writeChartFile(pngPath, []Report{r}, []string{"run"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("x.png is not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 500 || b.Dy() < 200 {
+		t.Errorf("PNG %v: too small to read", b)
+	}
+	if err := writeChartFile(filepath.Join(dir, "x.jpg"), []Report{r}, []string{"run"}); err == nil || !strings.Contains(err.Error(), ".svg or .png") {
+		t.Errorf("x.jpg: %v, want the formats named", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.jpg")); !os.IsNotExist(err) {
+		t.Errorf("x.jpg was written: %v", err)
 	}
 }
 

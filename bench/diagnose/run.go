@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/chart"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
 // Options are the inputs of `middlebench analyze`.
@@ -139,11 +141,15 @@ func shortLabels(paths []string) []string {
 }
 
 func writeChartFile(path string, reports []Report, labels []string) error {
+	format, err := chart.FormatOf(path)
+	if err != nil {
+		return err
+	}
 	var b bytes.Buffer
-	if err := WriteChart(&b, reports, labels); err != nil {
+	if err := WriteChart(&b, format, reports, labels); err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteBytes(path, b.Bytes()); err != nil {
 		return fmt.Errorf("chart: %w", err)
 	}
 	return nil

@@ -76,7 +76,7 @@ type Config struct {
 	InsecureSkipTLSVerify bool           `yaml:"insecureSkipTLSVerify"`
 	MaxRedirects          *int           `yaml:"maxRedirects"` // default 10, as k6
 	Think                 units.Dist     `yaml:"think"`        // sleep at the end of each iteration
-	ClientCPU             units.Duration `yaml:"clientCPU"`    // CPU burnt after each response
+	ClientCPU             units.Duration `yaml:"clientCPU"`    // spin after each response until the ms clock moved on by this (k6's Date.now() loop)
 
 	// DiscardResponseBodies is accepted for k6 scripts' sake: the engine
 	// always reads a body to its end and keeps none of it.

@@ -87,6 +87,9 @@ func (c *Config) validateOne() error {
 	if c.ClientCPU.D() > time.Minute {
 		return configErr("clientCPU", "%s is more than a minute per response", c.ClientCPU)
 	}
+	if c.ClientCPU.D()%time.Millisecond != 0 {
+		return configErr("clientCPU", "%s: whole milliseconds (a spin on the millisecond clock, as a k6 script's Date.now() loop)", c.ClientCPU)
+	}
 	for i, s := range c.Stages {
 		if s.Target < 0 || s.Target != s.Target || s.Target > 1e9 {
 			return configErr(fmt.Sprintf("stages[%d].target", i), "must be a number from 0 to 1e9")

@@ -113,7 +113,7 @@ func (v *vu) iterate(ctx context.Context) bool {
 	start := v.e.clk.now()
 	ok := v.request(ctx, v.e.mix.pick(v.rng))
 	if ok && v.e.cfg.ClientCPU > 0 {
-		cpuburn.Burn(v.e.cfg.ClientCPU.D())
+		cpuburn.SpinMillis(v.e.cfg.ClientCPU.D().Milliseconds())
 	}
 	if ok && !v.e.cfg.Think.IsZero() {
 		ok = v.sleep(ctx, v.e.cfg.Think.Sample(v.rng))

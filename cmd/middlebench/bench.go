@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/spf13/pflag"
+
 	"github.com/middlebench/middlebench/bench"
 	"github.com/middlebench/middlebench/bench/load/console"
 	"github.com/spf13/cobra"
@@ -23,7 +25,14 @@ metrics written relative to what the experiment configured.
 
 It prints a table per experiment and a summary, writes RESULTS.md (with SVG
 charts in results/) and exits non-zero when an expectation fails, naming the
-experiment, the run, the metric, the band and the value.`,
+experiment, the run, the metric, the band and the value.
+
+With k6 (on PATH, or --k6 PATH) it replays every run a second time with real k6 as the generator:
+the script is generated from the same YAML (see run --k6-script), aimed at
+a fresh server and path, pinned where the experiment pins the generator; k6
+writes --summary-export (and --out json for a sweep), the same expectations
+are checked on them, the analyzer reads both, and RESULTS.md gets a table
+of k6 against the engine per run and phase.`,
 		Example: `  # everything, as make run does (a few minutes)
   middlebench bench
 
@@ -31,7 +40,14 @@ experiment, the run, the metric, the band and the value.`,
   middlebench bench --quick
 
   # two experiments
-  middlebench bench experiments/e1-tls-handshake.yaml experiments/e5-rate-limit.yaml`,
+  middlebench bench experiments/e1-tls-handshake.yaml experiments/e5-rate-limit.yaml
+
+  # every run again with real k6 (k6 from PATH by default, or this one), its
+  # expectations checked too, and a table of k6 against the engine in RESULTS.md
+  middlebench bench --k6 /opt/k6/bin/k6 --quick
+
+  # the engine only, even with k6 on PATH
+  middlebench bench --k6 off`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
 			if o.Quick && !cmd.Flags().Changed("results") {
@@ -45,6 +61,8 @@ experiment, the run, the metric, the band and the value.`,
 	f.BoolVar(&o.Quick, "quick", false, "shorter runs (each experiment's quick vars); RESULTS.md is left alone unless --results is given")
 	f.StringVar(&o.Results, "results", "RESULTS.md", "the results document to write (\"\" for none)")
 	f.StringVar(&o.ChartsDir, "charts", "", "where the SVG charts go (default: results/ beside the results document)")
+	addK6Flag(f, &o.K6)
+	f.StringVar(&o.K6Dir, "k6-dir", "", "keep k6's files of each run (script, summary export, NDJSON stream) in DIR/<id>-<n>/")
 	return cmd
 }
 
@@ -65,4 +83,9 @@ func replay(cmd *cobra.Command, o bench.Options, dash *dashFlags) error {
 		return &exitError{code: 1, err: fmt.Errorf("%d expectations failed", len(f))}
 	}
 	return nil
+}
+
+// addK6Flag adds --k6 PATH (default: k6 from PATH, when there is one).
+func addK6Flag(f *pflag.FlagSet, dst *string) {
+	f.StringVar(dst, "k6", bench.K6OnPath, "replay every run with real k6 too: the k6 binary; the default takes k6 from PATH if there is one, \"off\" never")
 }

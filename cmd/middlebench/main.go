@@ -10,10 +10,17 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/middlebench/middlebench/bench"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The harness re-executes this binary to serve an isolated experiment.
+	if child, err := bench.ServeChild(ctx, os.Stdin, os.Stdout); child {
+		stop()
+		os.Exit(exitCode(err))
+	}
 	err := newRootCmd().ExecuteContext(ctx)
 	stop()
 	os.Exit(exitCode(err))

@@ -11,8 +11,8 @@ import (
 )
 
 func newRunCmd() *cobra.Command {
-	var quick, serveOnly, asJSON bool
-	var runName, results string
+	var quick, serveOnly, asJSON, k6Script bool
+	var runName, results, outDir, k6, k6Dir string
 	dash := new(dashFlags)
 	cmd := &cobra.Command{
 		Use:   "run FILE.yaml",
@@ -20,14 +20,16 @@ func newRunCmd() *cobra.Command {
 		Long: `Replay one experiment and print its report (exit status 1 when an
 expectation fails). With --serve-only it runs no load: it starts the server
 and the path of one run (--run, default the first) on 127.0.0.1, prints the
-URL to aim a generator at — real k6 with the script in experiments/k6/ — and
-serves until Ctrl-C; then analyse k6's output with middlebench analyze.`,
+URL to aim a generator at — real k6 with the script --k6-script generates
+from the same YAML — and serves until Ctrl-C; then analyse k6's output with
+middlebench analyze.`,
 		Example: `  middlebench run experiments/e1-tls-handshake.yaml
   middlebench run experiments/e3-slow-server-vs-device.yaml --quick
 
-  # a class with real k6
+  # a class with real k6: the script is generated from the YAML
+  middlebench run experiments/e0-full-summary.yaml --k6-script > e0.js
   middlebench run experiments/e0-full-summary.yaml --serve-only
-  k6 run -e TARGET=http://127.0.0.1:… --summary-export=summary.json experiments/k6/e0.js
+  k6 run -e TARGET=http://127.0.0.1:… --summary-export=summary.json e0.js
   middlebench analyze summary.json --server-stats server.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -35,6 +37,9 @@ serves until Ctrl-C; then analyse k6's output with middlebench analyze.`,
 			e, err := bench.LoadExperiment(args[0], quick)
 			if err != nil {
 				return err
+			}
+			if k6Script {
+				return bench.WriteK6Scripts(e, runName, outDir, cmd.OutOrStdout())
 			}
 			if serveOnly {
 				if asJSON {
@@ -47,9 +52,9 @@ serves until Ctrl-C; then analyse k6's output with middlebench analyze.`,
 				return bench.Serve(ctx, e, runName, cmd.OutOrStdout(), asJSON)
 			}
 			if runName != "" || asJSON {
-				return fmt.Errorf("--run and --json go with --serve-only")
+				return fmt.Errorf("--run and --json go with --serve-only or --k6-script")
 			}
-			return replay(cmd, bench.Options{Files: []string{args[0]}, Quick: quick, Results: results}, dash)
+			return replay(cmd, bench.Options{Files: []string{args[0]}, Quick: quick, Results: results, K6: k6, K6Dir: k6Dir}, dash)
 		},
 	}
 	dash.add(cmd)
@@ -59,5 +64,9 @@ serves until Ctrl-C; then analyse k6's output with middlebench analyze.`,
 	f.StringVar(&runName, "run", "", "with --serve-only: which run's server and path (default the first)")
 	f.BoolVar(&asJSON, "json", false, "with --serve-only: print one JSON line and stop when stdin closes (for a parent process)")
 	f.StringVar(&results, "results", "", "also write a results document for this experiment")
+	addK6Flag(f, &k6)
+	f.StringVar(&k6Dir, "k6-dir", "", "keep k6's files of each run (script, summary export, NDJSON stream) in DIR/<id>-<n>/")
+	f.BoolVar(&k6Script, "k6-script", false, "write the k6 script of each run (generated from the YAML) instead of running")
+	f.StringVarP(&outDir, "out-dir", "o", "", "with --k6-script: the directory for the scripts (<id>-<n>.js); without it, one run's script goes to stdout")
 	return cmd
 }

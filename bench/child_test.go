@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain lets this test binary be the harness's serving child, as
+// middlebench's main does.
+func TestMain(m *testing.M) {
+	if child, err := ServeChild(context.Background(), os.Stdin, os.Stdout); child {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestIsolatedExperimentRunsUnderGoTest: the server of an isolated
+// experiment runs in a child process (this binary, through ServeChild),
+// and the harness reads the child's view of the requests it sent.
+func TestIsolatedExperimentRunsUnderGoTest(t *testing.T) {
+	src := `title: isolated
+isolate: {}
+server: {work: 2ms}
+runs:
+  - name: five requests
+    direct: true
+    load: {vus: 1, iterations: 5}
+    expect:
+      bands:
+        - {metric: server requests, equals: "5"}
+`
+	file := filepath.Join(t.TempDir(), "isolated.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := LoadExperiment(file, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	x := (&Runner{}).Run(ctx, e)
+	if x.Err != nil || !x.Passed() {
+		t.Fatalf("err %v, failures %q", x.Err, x.Failures())
+	}
+	r := x.Runs[0]
+	if r.Result.Requests != 5 || r.Server.Requests != 5 || r.Pinned == "" {
+		t.Errorf("engine %d requests, child's server %d, pinned %q: want 5, 5 and where it ran", r.Result.Requests, r.Server.Requests, r.Pinned)
+	}
+}
+
+// TestUndoReturnsWhatItCouldNotUndo: a mask not restored and a target
+// that did not stop are ErrTainted, not swallowed.
+func TestUndoReturnsWhatItCouldNotUndo(t *testing.T) {
+	err := undo(stuckTarget{}, func() error { return fmt.Errorf("EPERM") })
+	if !errors.Is(err, ErrTainted) {
+		t.Fatalf("undo: %v, want ErrTainted", err)
+	}
+	for _, want := range []string{"restoring the CPU affinity mask: EPERM", "stopping the server and path: did not stop"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if err := undo(stuckTarget{ok: true}, nil); err != nil {
+		t.Errorf("nothing to undo: %v", err)
+	}
+}
+
+// stuckTarget is a target whose close fails unless ok.
+type stuckTarget struct {
+	target
+	ok bool
+}
+
+func (s stuckTarget) close() error {
+	if s.ok {
+		return nil
+	}
+	return errors.New("did not stop")
+}

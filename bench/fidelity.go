@@ -1,0 +1,170 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// fidelityPhases are the phases compared between the two generators.
+var fidelityPhases = []struct{ head, metric string }{
+	{"blocked", "http_req_blocked"},
+	{"connecting", "http_req_connecting"},
+	{"tls", "http_req_tls_handshaking"},
+	{"sending", "http_req_sending"},
+	{"waiting", "http_req_waiting"},
+	{"receiving", "http_req_receiving"},
+	{"duration", "http_req_duration"},
+}
+
+// cpuBound is the share of its cores above which a generator is
+// measuring itself as much as the target.
+const cpuBound = 90.0
+
+// fidelityRow compares one phase of one run: the engine's and k6's
+// average and p95 (ms).
+type fidelityRow struct {
+	Run, Phase             string
+	EngAvg, K6Avg          float64
+	EngP95, K6P95          float64
+	AvgOK, P95OK           bool
+	Reason                 string // why not, where not
+	EngCPU, K6CPU          float64
+	EngRequests, K6Request int64
+}
+
+// within is the fidelity bar: max(5 %, 1 ms) of the engine's figure.
+func within(eng, k6 float64) bool {
+	if math.IsNaN(eng) || math.IsNaN(k6) {
+		return math.IsNaN(eng) == math.IsNaN(k6)
+	}
+	return math.Abs(k6-eng) <= max(0.05*math.Abs(eng), 1)
+}
+
+func cpuOf(r *RunResult) float64 {
+	if r.Doc == nil || r.Doc.GeneratorCPU == nil {
+		return math.NaN()
+	}
+	return r.Doc.GeneratorCPU.Percent
+}
+
+// fidelity pairs each engine run with its k6 replay.
+func fidelity(x *ExperimentResult) []fidelityRow {
+	var rows []fidelityRow
+	for _, kr := range x.K6 {
+		var eng *RunResult
+		for _, r := range x.Runs {
+			if r.Spec.Name == kr.Spec.Name {
+				eng = r
+			}
+		}
+		if eng == nil {
+			continue
+		}
+		for _, p := range fidelityPhases {
+			row := fidelityRow{Run: kr.Spec.Name, Phase: p.head,
+				EngAvg: eng.phaseValue(p.metric, "avg"), K6Avg: kr.phaseValue(p.metric, "avg"),
+				EngP95: eng.phaseValue(p.metric, "p(95)"), K6P95: kr.phaseValue(p.metric, "p(95)"),
+				EngCPU: cpuOf(eng), K6CPU: cpuOf(kr.RunResult), EngRequests: eng.Result.Requests, K6Request: kr.Result.Requests}
+			row.AvgOK, row.P95OK = within(row.EngAvg, row.K6Avg), within(row.EngP95, row.K6P95)
+			if !row.AvgOK || !row.P95OK {
+				row.Reason = row.why()
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// why names what the two runs did differently, where the harness can
+// see it: each generator's CPU (a generator out of CPU measures itself),
+// a different number of requests.
+func (r fidelityRow) why() string {
+	why := []string{fmt.Sprintf("CPU: engine %.0f %% (with the server and path, in its process unless isolated), k6 %.0f %%", r.EngCPU, r.K6CPU)}
+	if r.EngCPU >= cpuBound || r.K6CPU >= cpuBound {
+		why = append(why, "CPU-bound")
+	}
+	if d := math.Abs(float64(r.K6Request - r.EngRequests)); d > 0.05*float64(r.EngRequests) {
+		why = append(why, fmt.Sprintf("k6 sent %d requests, the engine %d", r.K6Request, r.EngRequests))
+	}
+	return strings.Join(why, "; ")
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "✅"
+	}
+	return "❌"
+}
+
+// printK6 is the terminal report of an experiment's k6 replay.
+func printK6(w io.Writer, x *ExperimentResult) {
+	for _, kr := range x.K6 {
+		fmt.Fprintf(w, "  k6 › %s: %d requests, %s failed, CPU %.0f %%; export: %s", kr.Spec.Name, kr.Result.Requests,
+			pct(kr.Result.Failed, kr.Result.Requests), cpuOf(kr.RunResult), codesOrNone(kr.Report.Codes()))
+		if kr.Stream != nil {
+			fmt.Fprintf(w, "; stream: %s", codesOrNone(kr.Stream.Codes()))
+		}
+		fmt.Fprintln(w)
+	}
+	for _, r := range fidelity(x) {
+		if !r.AvgOK || !r.P95OK {
+			fmt.Fprintf(w, "  k6 ≠ engine › %s %s: avg %s vs %s, p95 %s vs %s (%s)\n", r.Run, r.Phase,
+				fmtMs(r.K6Avg), fmtMs(r.EngAvg), fmtMs(r.K6P95), fmtMs(r.EngP95), r.Reason)
+		}
+	}
+}
+
+// writeFidelity is RESULTS.md's table of k6 against the engine.
+func writeFidelity(b *bytes.Buffer, s *Summary) {
+	var n, ok int
+	var body bytes.Buffer
+	for _, x := range s.Experiments {
+		for _, r := range fidelity(x) {
+			n += 2
+			for _, v := range []bool{r.AvgOK, r.P95OK} {
+				if v {
+					ok++
+				}
+			}
+			fmt.Fprintf(&body, "| %s | %s | %s | %s / %s %s | %s / %s %s | %s |\n", x.Exp.ID, mdEscape(r.Run), r.Phase,
+				fmtMs(r.EngAvg), fmtMs(r.K6Avg), mark(r.AvgOK), fmtMs(r.EngP95), fmtMs(r.K6P95), mark(r.P95OK), mdEscape(r.Reason))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	b.WriteString("## Real k6 as a second generator\n\n")
+	fmt.Fprintf(b, "Every run replayed with %s through the same server and path, with the script `middlebench run FILE --k6-script` generates from the same YAML (`bench --k6`). ", s.K6Version)
+	fmt.Fprintf(b, "A phase agrees when k6's figure is within max(5 %%, 1 ms) of the engine's: %d of %d figures do. ", ok, n)
+	fmt.Fprintf(b, "Load average of the machine (1, 5, 15 min) when the replay began: %s; when it ended: %s.\n\n", s.LoadBefore, s.LoadAfter)
+	b.WriteString("What the analyzer finds in k6's files, and k6's results against each run's expectations:\n\n")
+	b.WriteString("| exp | run | k6's summary export | k6's NDJSON stream | expectations on k6's results |\n|---|---|---|---|---|\n")
+	for _, x := range s.Experiments {
+		for _, kr := range x.K6 {
+			stream := "—"
+			if kr.Stream != nil {
+				stream = codesOrNone(kr.Stream.Codes())
+			}
+			passed, failed := 0, []string{}
+			for _, c := range kr.Checks {
+				if c.OK {
+					passed++
+				} else {
+					failed = append(failed, c.Msg)
+				}
+			}
+			verdict := fmt.Sprintf("✅ %d/%d", passed, len(kr.Checks))
+			if len(failed) > 0 {
+				verdict = fmt.Sprintf("❌ %d/%d: %s", passed, len(kr.Checks), strings.Join(failed, "; "))
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", x.Exp.ID, mdEscape(kr.Spec.Name), codesOrNone(kr.Report.Codes()), stream, mdEscape(verdict))
+		}
+	}
+	b.WriteString("\nPer run and phase, the engine's figure and k6's:\n\n")
+	b.WriteString("| exp | run | phase | avg engine / k6 | p95 engine / k6 | where not, why |\n|---|---|---|---|---|---|\n")
+	b.Write(body.Bytes())
+	b.WriteString("\n")
+}

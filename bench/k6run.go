@@ -1,0 +1,274 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/middlebench/middlebench/bench/diagnose"
+	"github.com/middlebench/middlebench/bench/load"
+	"github.com/middlebench/middlebench/bench/metrics"
+)
+
+// K6Run is one run replayed with real k6 as the generator, through the
+// same server and path as the engine's: k6's figures in the harness's
+// shape (checked against the same expectations), and the analyzer's
+// reports on k6's summary export and, for a sweep, on its NDJSON stream.
+type K6Run struct {
+	*RunResult                  // Report is the export's
+	Stream     *diagnose.Report // the NDJSON stream's
+}
+
+// findK6 returns the k6 to use and its version: path, or with K6OnPath
+// k6 from PATH ("" when there is none).
+func findK6(path string) (exe, version string, err error) {
+	if path == K6OnPath {
+		if path, err = exec.LookPath("k6"); err != nil {
+			return "", "", nil
+		}
+	}
+	out, err := exec.Command(path, "version").Output()
+	if err != nil {
+		return "", "", fmt.Errorf("--k6 %s: %w", path, err)
+	}
+	version, _, _ = strings.Cut(strings.TrimSpace(string(out)), " (")
+	return path, version, nil
+}
+
+// isSweep reports whether a run's steps are read: one whose schedule has stages.
+func isSweep(rs *RunSpec) bool { return len(rs.Load.Stages) > 0 }
+
+// runK6 runs one run's generated script with k6 against a fresh target,
+// pinned as the engine was, and reads what k6 wrote.
+func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6Run, err error) {
+	t0 := rn.now()
+	src, err := k6ScriptOf(e, rs)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := rn.k6Dir(e, rs)
+	if err != nil {
+		return nil, err
+	}
+	if rn.K6Dir == "" {
+		defer os.RemoveAll(dir)
+	}
+	script := filepath.Join(dir, "run.js")
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		return nil, err
+	}
+	pl, err := rn.place(ctx, e, rs, false)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, undo(pl.tgt, pl.restore)) }()
+
+	// The export has the whole run's phases; the stream has the steps of
+	// a sweep and the responses by status, which the export does not.
+	export, stream := filepath.Join(dir, "summary.json"), filepath.Join(dir, "points.json")
+	args := []string{"run", "--quiet", "--no-color", "--no-usage-report", "-e", "TARGET=" + pl.tgt.entry(),
+		"--summary-export", export, "--out", "json=" + stream}
+	if strings.HasPrefix(pl.tgt.entry(), "https://") {
+		args = append(args, "--insecure-skip-tls-verify")
+	}
+	args = append(args, script)
+	cpu, err := rn.execK6(ctx, args, pl.gen)
+	if err != nil {
+		return nil, err
+	}
+	settle(ctx, pl.tgt)
+	view, err := pl.tgt.serverView(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	ps, err := pl.tgt.pathStats(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	extra := diagnose.Extra{
+		Server:   diagnose.ServerFromView(&view, "the fake server's /_mb/stats"),
+		CPU:      cpu.Percent,
+		Executor: rs.Load.ExecutorName(),
+	}
+	rd := diagnose.Reader{Open: diagnose.ModelOf(extra.Executor) == diagnose.ModelOpen}
+	obs, err := rd.ReadFile(ctx, export)
+	if err != nil {
+		return nil, fmt.Errorf("k6's summary export: %w", err)
+	}
+	obs.Apply(extra)
+	doc := docOf(obs)
+	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.pathFor(rs), Pinned: pl.pinned}}
+	sobs, err := rd.ReadFile(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("k6's NDJSON stream: %w", err)
+	}
+	sobs.Apply(extra)
+	if isSweep(rs) {
+		doc.Steps = stepsOf(sobs.Steps)
+	}
+	doc.Statuses, doc.Errors = sobs.Statuses, sobs.Errors
+	rep := diagnose.Analyze(sobs, diagnose.DefaultConfig())
+	kr.Stream = &rep
+	doc.Server, doc.GeneratorCPU = &view, cpu
+	if ps != nil {
+		if doc.Stages, err = json.Marshal(ps); err != nil {
+			return nil, err
+		}
+	}
+	kr.Doc, kr.Server, kr.Path = doc, view, ps
+	kr.Result = &load.Result{Requests: obs.Requests, Failed: obs.Failed, Dropped: obs.Dropped, Errors: sobs.Errors, Executor: extra.Executor}
+	kr.Report = diagnose.Analyze(obs, diagnose.DefaultConfig())
+	kr.Elapsed = rn.now().Sub(t0)
+	return kr, nil
+}
+
+// k6Dir is where a run's k6 files go: K6Dir/<id>-<n>/, kept, or a
+// temporary directory.
+func (rn *Runner) k6Dir(e *Experiment, rs *RunSpec) (string, error) {
+	if rn.K6Dir == "" {
+		return os.MkdirTemp("", "middlebench-k6-"+e.ID+"-*")
+	}
+	i := slices.IndexFunc(e.Runs, func(r RunSpec) bool { return r.Name == rs.Name })
+	dir := filepath.Join(rn.K6Dir, fmt.Sprintf("%s-%d", e.ID, i+1))
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// execK6 runs k6 (pinned to cpus when given) and returns its CPU use. A
+// cancelled ctx interrupts k6 as Ctrl-C does, so it still writes its files.
+func (rn *Runner) execK6(ctx context.Context, args []string, cpus []int) (*metrics.CPUUsage, error) {
+	cmd := exec.CommandContext(ctx, rn.K6, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = time.Minute
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	start := cmd.Start
+	if len(cpus) > 0 {
+		start = func() error { return startPinned(cmd, cpus) }
+	}
+	if err := start(); err != nil {
+		return nil, fmt.Errorf("k6: %w", err)
+	}
+	err := cmd.Wait()
+	wall := time.Since(t0)
+	var ee *exec.ExitError
+	// 99: thresholds failed — k6 ran and wrote its files.
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 99) {
+		return nil, fmt.Errorf("k6 %s: %w\n%s", strings.Join(args, " "), err, tail(out.String(), 2000))
+	}
+	cores := len(cpus)
+	if cores == 0 {
+		cores = runtime.NumCPU()
+	}
+	st := cmd.ProcessState
+	u := &metrics.CPUUsage{UserSeconds: st.UserTime().Seconds(), SystemSeconds: st.SystemTime().Seconds(), Cores: cores}
+	u.Percent = 100 * (u.UserSeconds + u.SystemSeconds) / wall.Seconds() / float64(cores)
+	return u, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// docOf turns what a reader made of k6's file into the results
+// document's shape, so the same metric references read both generators.
+func docOf(o *diagnose.Observation) *metrics.Document {
+	return &metrics.Document{Metrics: windowMetrics(&o.Window), Statuses: o.Statuses, Errors: o.Errors}
+}
+
+func stepsOf(steps []diagnose.Step) []metrics.Step {
+	out := make([]metrics.Step, len(steps))
+	for i, s := range steps {
+		out[i] = metrics.Step{Name: s.Name, StartMs: s.StartMs, EndMs: s.EndMs, VUs: int(s.VUs), Rate: s.Rate,
+			Metrics: windowMetrics(&s.Window), Statuses: s.Statuses}
+	}
+	return out
+}
+
+func windowMetrics(w *diagnose.Window) map[string]metrics.Metric {
+	ms := map[string]metrics.Metric{}
+	// k6 always writes the request phases (zeros are a phase nobody spent
+	// time in); the server's trends exist only where it reported them.
+	phase := func(name string, s diagnose.Stat) {
+		ms[name] = metrics.Metric{Type: "trend", Contains: "time", Values: map[string]float64{
+			"avg": s.Avg, "min": s.Min, "med": s.Med, "max": s.Max, "p(90)": s.P90, "p(95)": s.P95, "p(99)": s.P99}}
+	}
+	trend := func(name string, s diagnose.Stat) {
+		if s.Present() {
+			phase(name, s)
+		}
+	}
+	p := &w.Phases
+	phase("http_req_blocked", p.Blocked)
+	phase("http_req_connecting", p.Connecting)
+	phase("http_req_tls_handshaking", p.TLS)
+	phase("http_req_sending", p.Sending)
+	phase("http_req_waiting", p.Waiting)
+	phase("http_req_receiving", p.Receiving)
+	phase("http_req_duration", p.Duration)
+	trend("server_time", p.Server)
+	trend("server_queue", p.ServerQueue)
+	counter := func(name string, n int64) {
+		v := map[string]float64{"count": float64(n)}
+		if w.Seconds > 0 {
+			v["rate"] = float64(n) / w.Seconds
+		}
+		ms[name] = metrics.Metric{Type: "counter", Values: v}
+	}
+	counter("http_reqs", w.Requests)
+	counter("iterations", w.Iterations)
+	counter("dropped_iterations", w.Dropped)
+	counter("data_sent", w.DataSent)
+	counter("data_received", w.DataReceived)
+	failed := 0.0
+	if w.Requests > 0 {
+		failed = float64(w.Failed) / float64(w.Requests)
+	}
+	ms["http_req_failed"] = metrics.Metric{Type: "rate", Values: map[string]float64{"rate": failed, "passes": float64(w.Failed), "fails": float64(w.Requests - w.Failed)}}
+	return ms
+}
+
+// runAllK6 replays each run of x with k6, then checks k6's results against
+// the same expectations, and the expected codes on the stream's report too.
+func (rn *Runner) runAllK6(ctx context.Context, x *ExperimentResult) error {
+	var runs []*RunResult
+	for i := range x.Exp.Runs {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted before run %q with k6", x.Exp.Runs[i].Name)
+		}
+		kr, err := rn.runK6(ctx, x.Exp, &x.Exp.Runs[i])
+		if kr != nil {
+			x.K6 = append(x.K6, kr)
+			runs = append(runs, kr.RunResult)
+		}
+		if err != nil {
+			return fmt.Errorf("run %q with k6: %w", x.Exp.Runs[i].Name, err)
+		}
+	}
+	checkAll(runs)
+	for _, kr := range x.K6 {
+		if kr.Stream == nil {
+			continue
+		}
+		for _, c := range kr.Spec.Expect.checkCodes(kr.Stream.Codes()) {
+			c.What = "stream: " + c.What
+			if !c.OK {
+				c.Msg = "on k6's NDJSON stream: " + c.Msg
+			}
+			kr.Checks = append(kr.Checks, c)
+		}
+	}
+	return nil
+}
