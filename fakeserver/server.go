@@ -33,7 +33,7 @@ type Server struct {
 	url      string
 	stats    *stats
 	sleeper  *precise.Sleeper
-	clk      clock.Clock // times work, caps and Server-Timing
+	clk      clock.Clock   // times work, caps and Server-Timing
 	readCap  *pace.Bytes   // shared by every connection, like a server's ingress limit
 	writeCap *pace.Bytes   // … and its egress
 	slots    chan struct{} // worker pool; nil = unlimited
