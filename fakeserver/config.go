@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/loopback"
 	"github.com/middlebench/middlebench/units"
 )
 
 // Config is what the server does per request unless the query overrides it.
 // The zero Config answers 200 with an empty body at once on 127.0.0.1:0.
 type Config struct {
-	Listen    string         `yaml:"listen"`    // host:port; default 127.0.0.1:0
+	Listen    string         `yaml:"listen"`    // host:port; default 127.0.0.1:0; loopback only unless AllowRemote
 	Work      units.Dist     `yaml:"work"`      // time spent "working" (sleeping), per request
 	CPU       units.Duration `yaml:"cpu"`       // CPU time burnt per request (spinning), on top of Work
 	Workers   int            `yaml:"workers"`   // concurrent requests served; 0 = unlimited
@@ -32,6 +33,9 @@ type Config struct {
 	// timeout, so a request the server cuts had already failed at k6.
 	ReadHeaderTimeout units.Duration `yaml:"readHeaderTimeout"`
 	ReadTimeout       units.Duration `yaml:"readTimeout"`
+
+	// AllowRemote lets Listen be beyond loopback (every interface, a LAN IP).
+	AllowRemote bool `yaml:"allowRemote"`
 
 	// Clock times the work, the caps and Server-Timing; nil is the wall
 	// clock with a precise sleeper. Tests inject a clock.Fake.
@@ -56,6 +60,9 @@ var ErrConfig = errors.New("fakeserver config")
 func (c *Config) Validate() error {
 	bad := func(field, format string, a ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, a...))
+	}
+	if err := loopback.CheckListen(c.Listen, c.AllowRemote); err != nil {
+		return bad("listen", "%v", err)
 	}
 	switch {
 	case c.Workers < 0:
