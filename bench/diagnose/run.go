@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
 // Options are the inputs of `middlebench analyze`.
@@ -143,7 +144,7 @@ func writeChartFile(path string, reports []Report, labels []string) error {
 	if err := WriteChart(&b, reports, labels); err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteBytes(path, b.Bytes()); err != nil {
 		return fmt.Errorf("chart: %w", err)
 	}
 	return nil
