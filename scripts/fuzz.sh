@@ -36,7 +36,7 @@ for pkg in $($GO list ./...); do
 		last=$(grep '^fuzz: elapsed:' "$log" | tail -1)
 		execs=$(grep -o 'execs: [0-9]*' <<<"$last" | grep -o '[0-9]*$')
 		secs=$(grep -o 'elapsed: [0-9hms]*' <<<"$last" | sed 's/elapsed: //; s/h/*3600+/; s/m/*60+/; s/s//; s/+$//')
-		rate=$(awk -v n="${execs:-0}" -v s="$(( ${secs:-0} ))" 'BEGIN { printf "%.0f", s > 0 ? n / s : 0 }')
+		rate=$(awk -v n="${execs:-0}" -v s="$(( ${secs:-0} ))" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')
 		printf '%-44s %-28s %12s %10s  %s\n' "${pkg#github.com/middlebench/middlebench/}" "$target" "${execs:-?}" "$rate" "$result"
 		if [ "$result" = FAIL ]; then
 			sed -n '/--- FAIL\|panic:\|Failing input\|fuzz_test.go\|_test.go:/p' "$log" | head -20
