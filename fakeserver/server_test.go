@@ -40,24 +40,26 @@ func TestWorkModels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.work, func(t *testing.T) {
-			srv := start(t, Config{Work: mustDist(t, tt.work)})
-			var durs []float64
-			sum := 0.0
-			for range tt.n {
-				resp, _ := get(t, nil, srv.URL()+"/")
-				d := timing(t, resp.Header)["app"]
-				realtimetest.Band(t, "app;dur (ms)", d, tt.lo, tt.hi)
-				durs = append(durs, d)
-				sum += d
-			}
-			realtimetest.Band(t, "mean app ms", sum/float64(tt.n), tt.meanLo, tt.meanHi)
-			slices.Sort(durs)
-			if spread := durs[len(durs)-1] - durs[0]; tt.wantSpread && spread < 1 {
-				t.Errorf("spread %.3f ms: the distribution came out fixed", spread)
-			}
-			if got := srv.Stats().Requests; got != int64(tt.n) {
-				t.Errorf("stats count %d requests, want %d", got, tt.n)
-			}
+			realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+				srv := start(t, Config{Work: mustDist(t, tt.work)})
+				var durs []float64
+				sum := 0.0
+				for range tt.n {
+					resp, _ := get(t, nil, srv.URL()+"/")
+					d := timing(t, resp.Header)["app"]
+					r.Band("app;dur (ms)", d, tt.lo, tt.hi)
+					durs = append(durs, d)
+					sum += d
+				}
+				r.Band("mean app ms", sum/float64(tt.n), tt.meanLo, tt.meanHi)
+				slices.Sort(durs)
+				if spread := durs[len(durs)-1] - durs[0]; tt.wantSpread && spread < 1 {
+					t.Errorf("spread %.3f ms: the distribution came out fixed", spread)
+				}
+				if got := srv.Stats().Requests; got != int64(tt.n) {
+					t.Errorf("stats count %d requests, want %d", got, tt.n)
+				}
+			})
 		})
 	}
 }
@@ -79,36 +81,38 @@ func TestServerTimingMatchesStats(t *testing.T) {
 
 func TestWorkerPoolQueues(t *testing.T) {
 	// 2 workers, 100 ms each, 6 at once: three waves, queue waits ≈ 0, 100, 200 ms.
-	srv := start(t, Config{Workers: 2, Work: units.Fixed(100 * time.Millisecond)})
-	var mu sync.Mutex
-	var queues, apps []float64
-	var wg sync.WaitGroup
-	t0 := time.Now()
-	for range 6 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, _ := get(t, nil, srv.URL()+"/")
-			st := timing(t, resp.Header)
-			mu.Lock()
-			queues, apps = append(queues, st["queue"]), append(apps, st["app"])
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	realtimetest.Band(t, "wall ms for 6 requests", msOf(time.Since(t0)), 299, 380)
-	slices.Sort(queues)
-	wants := []float64{0, 0, 100, 100, 200, 200}
-	// The six clients do not arrive at the same instant (10 ms of skew
-	// allowed): a later one waits that much less.
-	for i, q := range queues {
-		realtimetest.Band(t, "queue ms", q, wants[i]-10, wants[i]+25)
-	}
-	for _, a := range apps {
-		realtimetest.Band(t, "app ms (queue excluded)", a, 100, 103)
-	}
-	v := srv.Stats()
-	realtimetest.Band(t, "stats queue avg ms", v.QueueTime["avg"], 95, 125)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		srv := start(t, Config{Workers: 2, Work: units.Fixed(100 * time.Millisecond)})
+		var mu sync.Mutex
+		var queues, apps []float64
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, _ := get(t, nil, srv.URL()+"/")
+				st := timing(t, resp.Header)
+				mu.Lock()
+				queues, apps = append(queues, st["queue"]), append(apps, st["app"])
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		r.Band("wall ms for 6 requests", msOf(time.Since(t0)), 299, 380)
+		slices.Sort(queues)
+		wants := []float64{0, 0, 100, 100, 200, 200}
+		// The six clients do not arrive at the same instant (10 ms of skew
+		// allowed): a later one waits that much less.
+		for i, q := range queues {
+			r.Band("queue ms", q, wants[i]-10, wants[i]+25)
+		}
+		for _, a := range apps {
+			r.Band("app ms (queue excluded)", a, 100, 103)
+		}
+		v := srv.Stats()
+		r.Band("stats queue avg ms", v.QueueTime["avg"], 95, 125)
+	})
 }
 
 func TestMaxQueueAnswers503(t *testing.T) {
@@ -222,16 +226,20 @@ func TestGzipWhenAccepted(t *testing.T) {
 }
 
 func TestCPUBurnCountsCPUTime(t *testing.T) {
-	srv := start(t, Config{CPU: units.Duration(20 * time.Millisecond)})
-	resp, _ := get(t, nil, srv.URL()+"/")
-	// Alone, CPU time ≈ wall time; the race detector or a busy machine only adds.
-	realtimetest.Band(t, "app ms for cpu=20ms", timing(t, resp.Header)["app"], 20, 80)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		srv := start(t, Config{CPU: units.Duration(20 * time.Millisecond)})
+		resp, _ := get(t, nil, srv.URL()+"/")
+		// Alone, CPU time ≈ wall time; the race detector or a busy machine only adds.
+		r.Band("app ms for cpu=20ms", timing(t, resp.Header)["app"], 20, 80)
+	})
 }
 
 func TestQueryOverridesCPUAndWork(t *testing.T) {
-	srv := start(t, Config{})
-	resp, _ := get(t, nil, srv.URL()+"/?work=30ms&cpu=5ms")
-	realtimetest.Band(t, "app ms for work=30ms cpu=5ms", timing(t, resp.Header)["app"], 35, 60)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		srv := start(t, Config{})
+		resp, _ := get(t, nil, srv.URL()+"/?work=30ms&cpu=5ms")
+		r.Band("app ms for work=30ms cpu=5ms", timing(t, resp.Header)["app"], 35, 60)
+	})
 }
 
 func TestAdminEndpoints(t *testing.T) {

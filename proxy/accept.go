@@ -3,6 +3,8 @@ package proxy
 import (
 	"net"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/middlebench/middlebench/units"
 	"golang.org/x/time/rate"
@@ -30,67 +32,47 @@ type AcceptConfig struct {
 // Kind is "accept".
 func (*AcceptConfig) Kind() string { return "accept" }
 
-func (c *AcceptConfig) validate() error {
+type acceptStage struct {
+	bound
+	cfg   AcceptConfig
+	lim   *rate.Limiter // nil: no rate, the stage only counts
+	waits atomic.Int64  // accepts held for a token
+}
+
+func (c *AcceptConfig) compile() (Stage, error) {
 	switch {
 	case c.Burst < 0:
-		return errField("burst", "must not be negative")
+		return nil, errField("burst", "must not be negative")
 	case c.Burst > 0 && c.Rate.IsZero():
-		return errField("burst", "needs a rate")
+		return nil, errField("burst", "needs a rate")
 	case c.Backlog < 0:
-		return errField("backlog", "must not be negative")
+		return nil, errField("backlog", "must not be negative")
 	case c.Backlog > 0 && !backlogSupported:
-		return errField("backlog", "a listen backlog needs Linux; use rate on this system")
+		return nil, errField("backlog", "a listen backlog needs Linux; use rate on this system")
 	}
-	return nil
-}
-
-type acceptStage struct {
-	cfg AcceptConfig
-	env *stageEnv
-	c   *counters
-	lim *rate.Limiter
-}
-
-func (c *AcceptConfig) build(env *stageEnv) (Stage, error) {
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	s := &acceptStage{cfg: *c, env: env}
-	s.c = newCounters("accept", env.index, "waits")
-	env.c = s.c
+	s := &acceptStage{cfg: *c}
 	if !c.Rate.IsZero() {
 		s.lim = rate.NewLimiter(rate.Limit(c.Rate.PerSecond()), max(c.Burst, 1))
 	}
 	return s, nil
 }
 
-func (s *acceptStage) Stats() StageStats { return s.c.stats() }
+// Backlog is the listen(2) backlog the box listens with.
+func (s *acceptStage) Backlog() int { return s.cfg.Backlog }
 
-func (s *acceptStage) backlog() int { return s.cfg.Backlog }
+// FirstBecause: the stage works on what reaches the listener.
+func (s *acceptStage) FirstBecause() string { return "limits what the listener accepts" }
+
+func (s *acceptStage) extraCounts() map[string]int64 {
+	return map[string]int64{"waits": s.waits.Load()}
+}
 
 func (s *acceptStage) WrapListener(l net.Listener) net.Listener {
-	if s.lim == nil {
-		return &countListener{Listener: l, c: s.c}
-	}
 	return &acceptListener{Listener: l, s: s, done: make(chan struct{})}
 }
 
-// countListener only counts (the backlog is set when the box listens).
-type countListener struct {
-	net.Listener
-	c *counters
-}
-
-func (l *countListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err == nil {
-		l.c.seen.Add(1)
-		l.c.passed.Add(1)
-	}
-	return c, err
-}
-
-// acceptListener takes a token before each accept(2).
+// acceptListener takes a token (when there is a rate) before each
+// accept(2), and counts.
 type acceptListener struct {
 	net.Listener
 	s    *acceptStage
@@ -99,11 +81,13 @@ type acceptListener struct {
 }
 
 func (l *acceptListener) Accept() (net.Conn, error) {
-	now := l.s.env.clock.Now()
-	r := l.s.lim.ReserveN(now, 1)
-	held := r.DelayFrom(now)
+	var held time.Duration
+	if l.s.lim != nil {
+		now := l.s.env.clock.Now()
+		held = l.s.lim.ReserveN(now, 1).DelayFrom(now)
+	}
 	if held > 0 {
-		l.s.c.inc(0, 1)
+		l.s.waits.Add(1)
 		t := l.s.env.clock.NewTimer(held)
 		select {
 		case <-t.C():

@@ -27,63 +27,47 @@ type BandwidthConfig struct {
 // Kind is "bandwidth".
 func (*BandwidthConfig) Kind() string { return "bandwidth" }
 
-func (c *BandwidthConfig) validate() error {
+type bandwidthStage struct {
+	bound
+	cfg                BandwidthConfig
+	up, down           *pace.Bytes // shared ones (nil when per connection or uncapped)
+	bytesUp, bytesDown atomic.Int64
+}
+
+func (c *BandwidthConfig) compile() (Stage, error) {
 	if c.Burst < 0 {
-		return errField("burst", "must not be negative")
+		return nil, errField("burst", "must not be negative")
 	}
 	if c.Burst > 0 && c.Up == 0 && c.Down == 0 {
-		return errField("burst", "needs up or down")
+		return nil, errField("burst", "needs up or down")
+	}
+	return &bandwidthStage{cfg: *c}, nil
+}
+
+// bind makes the shared shapers, which run on the box's clock.
+func (s *bandwidthStage) bind(env *stageEnv) error {
+	s.bound.bind(env)
+	if !s.cfg.PerConnection {
+		s.up, s.down = pace.NewBytes(s.cfg.Up, s.cfg.Burst, env.clock), pace.NewBytes(s.cfg.Down, s.cfg.Burst, env.clock)
 	}
 	return nil
 }
 
-type bandwidthStage struct {
-	cfg      BandwidthConfig
-	env      *stageEnv
-	c        *counters
-	up, down *pace.Bytes // shared ones (nil when per connection or uncapped)
+func (s *bandwidthStage) extraCounts() map[string]int64 {
+	return map[string]int64{"bytesUp": s.bytesUp.Load(), "bytesDown": s.bytesDown.Load()}
 }
 
-func (c *BandwidthConfig) build(env *stageEnv) (Stage, error) {
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	s := &bandwidthStage{cfg: *c, env: env}
-	s.c = newCounters("bandwidth", env.index, "bytesUp", "bytesDown")
-	env.c = s.c
-	if !c.PerConnection {
-		s.up, s.down = pace.NewBytes(c.Up, c.Burst, env.clock), pace.NewBytes(c.Down, c.Burst, env.clock)
-	}
-	return s, nil
-}
-
-func (s *bandwidthStage) Stats() StageStats { return s.c.stats() }
-
-func (s *bandwidthStage) WrapListener(l net.Listener) net.Listener {
+func (s *bandwidthStage) WrapConn(c net.Conn) net.Conn {
 	if s.cfg.Up == 0 && s.cfg.Down == 0 {
-		return l
+		return c
 	}
-	return &bandwidthListener{Listener: l, s: s}
-}
-
-type bandwidthListener struct {
-	net.Listener
-	s *bandwidthStage
-}
-
-func (l *bandwidthListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	s := l.s
 	s.c.seen.Add(1)
 	bc := &bandwidthConn{Conn: c, s: s, up: s.up, down: s.down}
 	if s.cfg.PerConnection {
 		bc.up, bc.down = pace.NewBytes(s.cfg.Up, s.cfg.Burst, s.env.clock), pace.NewBytes(s.cfg.Down, s.cfg.Burst, s.env.clock)
 	}
 	bc.ctx, bc.cancel = context.WithCancel(context.Background())
-	return bc, nil
+	return bc
 }
 
 // bandwidthConn shapes what it reads (after reading, so the sender is held
@@ -148,8 +132,8 @@ func (c *bandwidthConn) Close() error {
 		s := c.s
 		s.c.passed.Add(1)
 		s.c.bytes.Add(up + down)
-		s.c.inc(0, up)
-		s.c.inc(1, down)
+		s.bytesUp.Add(up)
+		s.bytesDown.Add(down)
 		if waited > 0 {
 			s.c.addDelay(waited)
 			s.env.record(LedgerEntry{Conn: connID(c.Conn), Action: ActShaped, Bytes: up + down, AppliedMs: ms(waited),

@@ -27,20 +27,21 @@ const (
 
 // Box is one running middlebox.
 type Box struct {
-	name    string
-	cfg     BoxConfig
-	mode    string
-	stages  []Stage
-	ln      net.Listener // raw listener
-	wrapped net.Listener // after the connection stages
-	url     *url.URL
-	next    *url.URL
-	nextTLS *tls.Config // for dialing the next hop when it speaks TLS
-	pool    *x509.CertPool
-	ledger  *ledger
-	log     *log.Logger
-	srv     *http.Server
-	rp      http.Handler
+	name     string
+	cfg      BoxConfig
+	mode     string
+	lay      *layout      // the compiled stages and their abilities
+	counters []*counters  // one per stage, made from its kind
+	ln       net.Listener // raw listener
+	wrapped  net.Listener // after the connection stages
+	url      *url.URL
+	next     *url.URL
+	nextTLS  *tls.Config // for dialing the next hop when it speaks TLS
+	pool     *x509.CertPool
+	ledger   *ledger
+	log      *log.Logger
+	srv      *http.Server
+	rp       http.Handler
 
 	connSeq, reqSeq                  atomic.Uint64
 	accepted, active, requests       atomic.Int64
@@ -83,39 +84,34 @@ type boxEnv struct {
 
 func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nextPool *x509.CertPool) (*Box, error) {
 	name := cfg.displayName(env.index)
-	b := &Box{name: name, cfg: cfg, next: next, nextTLS: nextTLS, mode: ModeBytes,
+	lay, err := compileStages(cfg.Stages)
+	if err != nil {
+		return nil, fmt.Errorf("box %q: %w", name, err)
+	}
+	b := &Box{name: name, cfg: cfg, next: next, nextTLS: nextTLS, mode: ModeBytes, lay: lay,
 		ledger: newLedger(env.ledgerLimit, env.sink), conns: map[net.Conn]struct{}{}}
 	lw := env.log
 	if lw == nil {
 		lw = io.Discard
 	}
 	b.log = log.New(lw, "box "+name+": ", 0)
-	var term *tlsStage
-	backlog := 0
-	for i, sc := range cfg.Stages {
-		se := &stageEnv{box: name, index: i + 1, clock: env.clock, seed: stageSeed(env.seed, name, i+1), ledger: b.ledger}
-		st, err := sc.Spec.build(se)
-		if err != nil {
-			return nil, fmt.Errorf("box %q, stage %d (%s): %w", name, i+1, sc.Spec.Kind(), err)
+	if len(lay.https) > 0 {
+		b.mode = ModeHTTP
+	}
+	for i, st := range lay.stages {
+		c := newCounters(cfg.Stages[i].Spec.Kind(), i+1)
+		se := &stageEnv{box: name, index: i + 1, clock: env.clock, seed: stageSeed(env.seed, name, i+1), ledger: b.ledger, c: c}
+		if err := st.bind(se); err != nil {
+			return nil, fmt.Errorf("box %q, stage %d (%s): %w", name, i+1, c.kind, err)
 		}
-		b.stages = append(b.stages, st)
-		if _, ok := st.(HTTPStage); ok {
-			b.mode = ModeHTTP
-		}
-		if t, ok := st.(*tlsStage); ok {
-			term = t
-		}
-		if a, ok := st.(interface{ backlog() int }); ok {
-			backlog = a.backlog()
-		}
+		b.counters = append(b.counters, c)
 	}
 	addr := cfg.Listen
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	var err error
-	if backlog > 0 {
-		b.ln, err = listenBacklog(addr, backlog)
+	if lay.backlog > 0 {
+		b.ln, err = listenBacklog(addr, lay.backlog)
 	} else {
 		b.ln, err = net.Listen("tcp", addr)
 	}
@@ -123,16 +119,14 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 		return nil, fmt.Errorf("box %q: listen: %w", name, err)
 	}
 	var ln net.Listener = &trackListener{Listener: b.ln, b: b}
-	for _, st := range b.stages {
-		if cs, ok := st.(ConnStage); ok {
-			ln = cs.WrapListener(ln)
-		}
+	for _, ls := range lay.listeners {
+		ln = ls.WrapListener(ln)
 	}
-	b.wrapped = ln
+	b.wrapped = &stagedListener{Listener: ln, stages: lay.conns}
 	b.url = &url.URL{Scheme: "http", Host: b.ln.Addr().String()}
 	switch {
-	case term != nil:
-		b.url.Scheme, b.pool = "https", term.pool
+	case lay.certs != nil:
+		b.url.Scheme, b.pool = "https", lay.certs.CertPool()
 	case b.mode == ModeBytes:
 		b.url.Scheme, b.pool = next.Scheme, nextPool // TLS, if any, passes through
 	}
@@ -145,13 +139,29 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	return b, nil
 }
 
+// stagedListener passes every accepted connection through the box's
+// connection stages, in path order.
+type stagedListener struct {
+	net.Listener
+	stages []ConnStage
+}
+
+func (l *stagedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range l.stages {
+		c = s.WrapConn(c)
+	}
+	return c, nil
+}
+
 func (b *Box) startHTTP(env boxEnv) {
 	b.rp = b.reverseProxy()
 	var h = b.rp
-	for i := len(b.stages) - 1; i >= 0; i-- {
-		if hs, ok := b.stages[i].(HTTPStage); ok {
-			h = hs.Wrap(h)
-		}
+	for i := len(b.lay.https) - 1; i >= 0; i-- {
+		h = b.lay.https[i].Wrap(h)
 	}
 	inner := h
 	desc := strings.ReplaceAll(b.name, `"`, "'")
@@ -202,8 +212,12 @@ func (b *Box) Stats() BoxStats {
 		Accepted: b.accepted.Load(), Active: b.active.Load(), Requests: b.requests.Load(),
 		UpstreamErrors: b.upstreamErrors.Load(), ClientAborts: b.clientAborts.Load(),
 		BytesUp: b.bytesUp.Load(), BytesDown: b.bytesDown.Load()}
-	for _, st := range b.stages {
-		s.Stages = append(s.Stages, st.Stats())
+	for i, c := range b.counters {
+		st := c.stats()
+		if x, ok := b.lay.stages[i].(extraCounter); ok {
+			st.Extra = x.extraCounts()
+		}
+		s.Stages = append(s.Stages, st)
 	}
 	return s
 }
@@ -262,7 +276,7 @@ func (b *Box) close() error {
 	if tr, ok := b.rp.(interface{ closeIdle() }); ok {
 		tr.closeIdle()
 	}
-	for _, st := range b.stages {
+	for _, st := range b.lay.stages {
 		if c, ok := st.(io.Closer); ok {
 			c.Close()
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 
 	"github.com/middlebench/middlebench/strictyaml"
@@ -57,28 +58,21 @@ type StageConfig struct {
 	Spec StageSpec
 }
 
-// UnmarshalYAML decodes a path strictly.
+// UnmarshalYAML decodes a path strictly. The fields are PathConfig's own
+// (a defined type without methods, so that decoding does not recurse):
+// a field added to PathConfig is decoded with no second list to update.
 func (p *PathConfig) UnmarshalYAML(n *yaml.Node) error {
-	type plain struct {
-		Seed         uint64      `yaml:"seed"`
-		Admin        string      `yaml:"admin"`
-		LedgerHeader bool        `yaml:"ledgerHeader"`
-		LedgerFile   string      `yaml:"ledgerFile"`
-		LedgerLimit  int         `yaml:"ledgerLimit"`
-		Boxes        []yaml.Node `yaml:"boxes"`
-	}
-	var v plain
+	type plain PathConfig
+	v := plain{Log: p.Log}
 	if err := strictyaml.Decode(n, &v); err != nil {
-		return err
+		return inItem(err, "boxes", n, func(i int, item *yaml.Node) string {
+			if name := scalarAt(item, "name"); name != "" {
+				return fmt.Sprintf("box %q", name)
+			}
+			return fmt.Sprintf("box %d", i+1)
+		})
 	}
-	out := PathConfig{Seed: v.Seed, Admin: v.Admin, LedgerHeader: v.LedgerHeader, LedgerFile: v.LedgerFile, LedgerLimit: v.LedgerLimit, Log: p.Log}
-	for i := range v.Boxes {
-		var b BoxConfig
-		if err := b.decode(&v.Boxes[i], i); err != nil {
-			return err
-		}
-		out.Boxes = append(out.Boxes, b)
-	}
+	out := PathConfig(v)
 	if err := out.validate(); err != nil {
 		return &strictyaml.Error{Line: n.Line, Msg: err.Error()}
 	}
@@ -86,43 +80,27 @@ func (p *PathConfig) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// UnmarshalYAML decodes one box strictly (errors say "box N").
-func (b *BoxConfig) UnmarshalYAML(n *yaml.Node) error { return b.decode(n, -1) }
-
-func (b *BoxConfig) decode(n *yaml.Node, i int) error {
-	type plain struct {
-		Name                string      `yaml:"name"`
-		Listen              string      `yaml:"listen"`
-		Admin               string      `yaml:"admin"`
-		Stages              []yaml.Node `yaml:"stages"`
-		MaxIdleConnsPerHost int         `yaml:"maxIdleConnsPerHost"`
-	}
-	where := "box"
-	if i >= 0 {
-		where = fmt.Sprintf("box %d", i+1)
-	}
-	if name := scalarAt(n, "name"); name != "" {
-		where = fmt.Sprintf("box %q", name)
-	}
+// UnmarshalYAML decodes one box strictly and checks it; its errors are
+// about the box (the path puts "box N" in front).
+func (b *BoxConfig) UnmarshalYAML(n *yaml.Node) error {
+	type plain BoxConfig
 	var v plain
 	if err := strictyaml.Decode(n, &v); err != nil {
-		return inContext(err, where, n.Line)
+		return inItem(err, "stages", n, func(i int, item *yaml.Node) string {
+			if kind := scalarAt(item, "kind"); kind != "" {
+				return fmt.Sprintf("stage %d (%s)", i+1, kind)
+			}
+			return fmt.Sprintf("stage %d", i+1)
+		})
 	}
-	out := BoxConfig{Name: v.Name, Listen: v.Listen, Admin: v.Admin, MaxIdleConnsPerHost: v.MaxIdleConnsPerHost}
-	for j := range v.Stages {
-		var s StageConfig
-		if err := s.UnmarshalYAML(&v.Stages[j]); err != nil {
-			kind := scalarAt(&v.Stages[j], "kind")
-			return inContext(err, fmt.Sprintf("%s, stage %d (%s)", where, j+1, kind), v.Stages[j].Line)
-		}
-		out.Stages = append(out.Stages, s)
-	}
+	out := BoxConfig(v)
 	if err := out.validate(); err != nil {
+		line := n.Line
 		var fe *fieldError
 		if errors.As(err, &fe) {
-			return &strictyaml.Error{Line: lineOf(n, fe.field), Msg: where + ", " + err.Error()}
+			line = lineOf(n, fe.field)
 		}
-		return &strictyaml.Error{Line: n.Line, Msg: where + ": " + err.Error()}
+		return &strictyaml.Error{Line: line, Msg: err.Error()}
 	}
 	*b = out
 	return nil
@@ -154,7 +132,7 @@ func (s *StageConfig) UnmarshalYAML(n *yaml.Node) error {
 	if err := strictyaml.Decode(&rest, spec); err != nil {
 		return err
 	}
-	if err := spec.validate(); err != nil {
+	if _, err := spec.compile(); err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
 			return &strictyaml.Error{Line: lineOf(n, fe.field), Field: fe.field, Msg: fe.msg}
@@ -176,28 +154,51 @@ func (s StageConfig) MarshalYAML() (any, error) {
 	return &n, nil
 }
 
-// inContext puts "box …, stage …" in front of a decoding error.
-func inContext(err error, where string, line int) error {
+// inItem words a decoding error inside item i of the list under key of
+// mapping n ("boxes[1].stages[0].delay") the way people count: name(i,
+// item) — "box 2" — then the rest of the field and the message.
+func inItem(err error, key string, n *yaml.Node, name func(i int, item *yaml.Node) string) error {
 	var se *strictyaml.Error
-	if errors.As(err, &se) {
-		msg := se.Msg
-		if se.Field != "" {
-			msg = se.Field + ": " + msg
-		}
-		return &strictyaml.Error{Line: se.Line, Msg: where + ", " + msg}
+	if !errors.As(err, &se) {
+		return err
 	}
-	return &strictyaml.Error{Line: line, Msg: where + ": " + err.Error()}
+	rest, ok := strings.CutPrefix(se.Field, key+"[")
+	if !ok {
+		return err
+	}
+	idx, rest, _ := strings.Cut(rest, "]")
+	i, cerr := strconv.Atoi(idx)
+	list := valueAt(n, key)
+	if cerr != nil || list == nil || i < 0 || i >= len(list.Content) {
+		return err
+	}
+	msg := se.Msg
+	if rest = strings.TrimPrefix(rest, "."); rest != "" {
+		msg = rest + ": " + msg
+	}
+	return &strictyaml.Error{Line: se.Line, Msg: name(i, list.Content[i]) + ", " + msg}
+}
+
+// valueAt returns the value of key in mapping n (nil if absent).
+func valueAt(n *yaml.Node, key string) *yaml.Node {
+	for n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // scalarAt returns the scalar value of key in mapping n ("" if absent).
 func scalarAt(n *yaml.Node, key string) string {
-	if n.Kind != yaml.MappingNode {
-		return ""
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
-			return n.Content[i+1].Value
-		}
+	if v := valueAt(n, key); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
 	}
 	return ""
 }
@@ -214,7 +215,8 @@ func lineOf(n *yaml.Node, key string) int {
 	return n.Line
 }
 
-// validate checks what a box needs beyond its stages' own checks.
+// validate checks the box's fields and compiles its stages (dropping them)
+// to check them and their order.
 func (b *BoxConfig) validate() error {
 	if err := checkLoopback(b.Listen); err != nil {
 		return errField("listen", "%v", err)
@@ -225,34 +227,8 @@ func (b *BoxConfig) validate() error {
 	if b.MaxIdleConnsPerHost < 0 {
 		return errField("maxIdleConnsPerHost", "must not be negative")
 	}
-	firstHTTP := 0
-	once := map[string]int{}
-	for i, s := range b.Stages {
-		if s.Spec == nil {
-			return errField("stages", "stage %d has no configuration", i+1)
-		}
-		if err := s.Spec.validate(); err != nil {
-			return fmt.Errorf("stage %d (%s): %w", i+1, s.Spec.Kind(), err)
-		}
-		_, isHTTP := s.Spec.(httpSpec)
-		switch {
-		case isHTTP && firstHTTP == 0:
-			firstHTTP = i + 1
-		case !isHTTP && firstHTTP != 0:
-			return errField("stages", "stage %d (%s) works on connections and must come before the HTTP stages (stage %d, %s): a box parses HTTP after its connection stages",
-				i+1, s.Spec.Kind(), firstHTTP, b.Stages[firstHTTP-1].Spec.Kind())
-		}
-		if k := s.Spec.Kind(); k == "tls" || k == "accept" {
-			if prev, dup := once[k]; dup {
-				return errField("stages", "stage %d: a box has at most one %s stage (stage %d is one)", i+1, k, prev)
-			}
-			once[k] = i + 1
-		}
-	}
-	if at, ok := once["accept"]; ok && at != 1 {
-		return errField("stages", "the accept stage limits what the listener accepts and must be stage 1 (it is stage %d)", at)
-	}
-	return nil
+	_, err := compileStages(b.Stages)
+	return err
 }
 
 func (p *PathConfig) validate() error {
@@ -302,6 +278,3 @@ func checkLoopback(addr string) error {
 	}
 	return nil
 }
-
-// httpSpec marks the specs of HTTP stages.
-type httpSpec interface{ isHTTP() }

@@ -77,7 +77,7 @@ func TestPathConfigErrors(t *testing.T) {
 		want      []string
 	}{
 		{"unknown kind", "boxes:\n  - name: a\n    stages:\n      - kind: firewall\n",
-			[]string{"line 4", `box "a", stage 1 (firewall)`, "unknown stage kind", "accept, bandwidth, fault, link, ratelimit, tls, uablock, waf"}},
+			[]string{"line 4", `box "a", stage 1 (firewall)`, "unknown stage kind", "valid kinds: " + strings.Join(Kinds(), ", ")}},
 		{"missing kind", "boxes:\n  - stages:\n      - delay: 1s\n", []string{"line 3", "box 1, stage 1", "kind: missing"}},
 		{"unknown field", "boxes:\n  - name: w\n    stages:\n      - kind: waf\n        dealy: 450ms\n",
 			[]string{"line 5", `box "w", stage 1 (waf)`, `dealy: unknown field (did you mean "delay"?)`, "valid fields: block, blockStatus, delay"}},

@@ -33,32 +33,34 @@ func TestTLSHandshakeDelayE1(t *testing.T) {
 			if mode == ModeHTTP {
 				src += "      - kind: waf\n"
 			}
-			p := startYAML(t, src, up.URL)
-			if !strings.HasPrefix(p.URL(), "https://") || p.Boxes()[0].Mode() != mode {
-				t.Fatalf("url %s mode %s", p.URL(), p.Boxes()[0].Mode())
-			}
-			fresh := tlsClient(p, false, false)
-			for range 2 {
-				req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
-				ph, _ := trace(t, fresh, req)
-				realtimetest.Within(t, "tls_handshaking (new connection)", ph.tls, 300*time.Millisecond, 20*time.Millisecond)
-				realtimetest.Within(t, "waiting", ph.waiting, 50*time.Millisecond, 15*time.Millisecond)
-			}
-			reused := tlsClient(p, true, false)
-			var tlsTimes []time.Duration
-			for range 3 {
-				req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
-				ph, _ := trace(t, reused, req)
-				tlsTimes = append(tlsTimes, ph.tls)
-			}
-			realtimetest.Within(t, "first request's handshake (reuse)", tlsTimes[0], 300*time.Millisecond, 20*time.Millisecond)
-			if tlsTimes[1] != 0 || tlsTimes[2] != 0 {
-				t.Errorf("reused connections handshook again: %v", tlsTimes)
-			}
-			s := p.Stats().Boxes[0].Stages[0]
-			if s.Extra["handshakes"] != 3 || s.Extra["tls1.3"] != 3 || s.Delay["count"] != 3 {
-				t.Errorf("stats %+v", s)
-			}
+			realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+				p := startYAML(t, src, up.URL)
+				if !strings.HasPrefix(p.URL(), "https://") || p.Boxes()[0].Mode() != mode {
+					t.Fatalf("url %s mode %s", p.URL(), p.Boxes()[0].Mode())
+				}
+				fresh := tlsClient(p, false, false)
+				for range 2 {
+					req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
+					ph, _ := trace(t, fresh, req)
+					r.Within("tls_handshaking (new connection)", ph.tls, 300*time.Millisecond, 20*time.Millisecond)
+					r.Within("waiting", ph.waiting, 50*time.Millisecond, 15*time.Millisecond)
+				}
+				reused := tlsClient(p, true, false)
+				var tlsTimes []time.Duration
+				for range 3 {
+					req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
+					ph, _ := trace(t, reused, req)
+					tlsTimes = append(tlsTimes, ph.tls)
+				}
+				r.Within("first request's handshake (reuse)", tlsTimes[0], 300*time.Millisecond, 20*time.Millisecond)
+				if tlsTimes[1] != 0 || tlsTimes[2] != 0 {
+					t.Errorf("reused connections handshook again: %v", tlsTimes)
+				}
+				s := p.Stats().Boxes[0].Stages[0]
+				if s.Extra["handshakes"] != 3 || s.Extra["tls1.3"] != 3 || s.Delay["count"] != 3 {
+					t.Errorf("stats %+v", s)
+				}
+			})
 		})
 	}
 }
@@ -90,45 +92,49 @@ func TestTLSResumptionAndVersions(t *testing.T) {
 
 func TestTLSHandshakeCapacityQueues(t *testing.T) {
 	up := origin(t)
-	p := startYAML(t, "boxes:\n  - stages:\n      - kind: tls\n        handshakeDelay: 100ms\n        maxConcurrentHandshakes: 1\n", up.URL)
-	done := make(chan time.Duration, 3)
-	for range 3 {
-		go func() {
-			start := time.Now()
-			c := tlsClient(p, false, false)
-			resp, err := c.Get(p.URL())
-			if err == nil {
-				resp.Body.Close()
-			}
-			done <- time.Since(start)
-		}()
-	}
-	var slowest time.Duration
-	for range 3 {
-		slowest = max(slowest, <-done)
-	}
-	realtimetest.Within(t, "third handshake in a queue of one", slowest, 300*time.Millisecond, 40*time.Millisecond)
-	s := p.Stats().Boxes[0].Stages[0]
-	if s.Extra["queued"] != 2 || s.Queued["max"] < 150 {
-		t.Fatalf("stats %+v", s)
-	}
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		p := startYAML(t, "boxes:\n  - stages:\n      - kind: tls\n        handshakeDelay: 100ms\n        maxConcurrentHandshakes: 1\n", up.URL)
+		done := make(chan time.Duration, 3)
+		for range 3 {
+			go func() {
+				start := time.Now()
+				c := tlsClient(p, false, false)
+				resp, err := c.Get(p.URL())
+				if err == nil {
+					resp.Body.Close()
+				}
+				done <- time.Since(start)
+			}()
+		}
+		var slowest time.Duration
+		for range 3 {
+			slowest = max(slowest, <-done)
+		}
+		r.Within("third handshake in a queue of one", slowest, 300*time.Millisecond, 40*time.Millisecond)
+		s := p.Stats().Boxes[0].Stages[0]
+		if s.Extra["queued"] != 2 || s.Queued["max"] < 150 {
+			t.Fatalf("stats %+v", s)
+		}
+	})
 }
 
 // TestLinkAddsRoundTrips: 20 ms each way adds 40 ms to each round trip:
 // the request → response one always, the TLS 1.3 handshake one more.
 func TestLinkAddsRoundTrips(t *testing.T) {
 	up := origin(t)
-	p := startYAML(t, "boxes:\n  - stages:\n      - kind: link\n        latency: 20ms\n      - kind: tls\n", up.URL)
-	c := tlsClient(p, true, false)
-	req, _ := http.NewRequest("GET", p.URL()+"/?size=65536", nil)
-	ph, _ := trace(t, c, req)
-	realtimetest.Within(t, "connecting (kernel handshake, not delayed)", ph.connect, 0, 5*time.Millisecond)
-	realtimetest.Within(t, "tls_handshaking (1 RTT)", ph.tls, 40*time.Millisecond, 10*time.Millisecond)
-	realtimetest.Within(t, "waiting (1 RTT)", ph.waiting, 40*time.Millisecond, 10*time.Millisecond)
-	req, _ = http.NewRequest("GET", p.URL()+"/?size=65536", nil)
-	ph, _ = trace(t, c, req)
-	// The 64 KiB response leaves as a burst: not 20 ms per chunk.
-	realtimetest.Within(t, "reused: whole request", ph.total, 40*time.Millisecond, 10*time.Millisecond)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		p := startYAML(t, "boxes:\n  - stages:\n      - kind: link\n        latency: 20ms\n      - kind: tls\n", up.URL)
+		c := tlsClient(p, true, false)
+		req, _ := http.NewRequest("GET", p.URL()+"/?size=65536", nil)
+		ph, _ := trace(t, c, req)
+		r.Within("connecting (kernel handshake, not delayed)", ph.connect, 0, 5*time.Millisecond)
+		r.Within("tls_handshaking (1 RTT)", ph.tls, 40*time.Millisecond, 10*time.Millisecond)
+		r.Within("waiting (1 RTT)", ph.waiting, 40*time.Millisecond, 10*time.Millisecond)
+		req, _ = http.NewRequest("GET", p.URL()+"/?size=65536", nil)
+		ph, _ = trace(t, c, req)
+		// The 64 KiB response leaves as a burst: not 20 ms per chunk.
+		r.Within("reused: whole request", ph.total, 40*time.Millisecond, 10*time.Millisecond)
+	})
 }
 
 // TestLinkThenTLSConnectionClose: a request with Connection: close through
@@ -158,22 +164,24 @@ func TestLinkThenTLSConnectionClose(t *testing.T) {
 // TestBandwidthCapDown: 1 MiB through a 2 MiB/s cap takes 0.5 s.
 func TestBandwidthCapDown(t *testing.T) {
 	up := origin(t)
-	p := startYAML(t, "boxes:\n  - stages:\n      - kind: bandwidth\n        down: 2MiB/s\n        up: 2MiB/s\n", up.URL)
-	start := time.Now()
-	resp, body := get(t, http.DefaultClient, p.URL()+"/?size=1048576")
-	took := time.Since(start)
-	if resp.StatusCode != 200 || len(body) != 1<<20 {
-		t.Fatalf("status %d, %d bytes", resp.StatusCode, len(body))
-	}
-	// The first 20 KiB (the bucket) pass at once: 0.5 s − 10 ms.
-	realtimetest.Within(t, "1 MiB at 2 MiB/s", took, 490*time.Millisecond, 25*time.Millisecond)
-	start = time.Now()
-	resp2, err := http.Post(p.URL(), "application/octet-stream", strings.NewReader(strings.Repeat("u", 1<<20)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp2.Body.Close()
-	realtimetest.Within(t, "1 MiB upload at 2 MiB/s", time.Since(start), 500*time.Millisecond, 30*time.Millisecond)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		p := startYAML(t, "boxes:\n  - stages:\n      - kind: bandwidth\n        down: 2MiB/s\n        up: 2MiB/s\n", up.URL)
+		start := time.Now()
+		resp, body := get(t, http.DefaultClient, p.URL()+"/?size=1048576")
+		took := time.Since(start)
+		if resp.StatusCode != 200 || len(body) != 1<<20 {
+			t.Fatalf("status %d, %d bytes", resp.StatusCode, len(body))
+		}
+		// The first 20 KiB (the bucket) pass at once: 0.5 s − 10 ms.
+		r.Within("1 MiB at 2 MiB/s", took, 490*time.Millisecond, 25*time.Millisecond)
+		start = time.Now()
+		resp2, err := http.Post(p.URL(), "application/octet-stream", strings.NewReader(strings.Repeat("u", 1<<20)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp2.Body.Close()
+		r.Within("1 MiB upload at 2 MiB/s", time.Since(start), 500*time.Millisecond, 30*time.Millisecond)
+	})
 }
 
 // TestBytesModeForwardsAnything: a box with no HTTP stage passes bytes,

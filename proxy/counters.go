@@ -50,14 +50,12 @@ type counters struct {
 	mu     sync.Mutex
 	delay  *metrics.Trend
 	queued *metrics.Trend
-
-	extraNames []string
-	extra      []atomic.Int64
 }
 
-func newCounters(kind string, index int, extra ...string) *counters {
-	return &counters{kind: kind, index: index, delay: metrics.NewTrend(), queued: metrics.NewTrend(),
-		extraNames: extra, extra: make([]atomic.Int64, len(extra))}
+// newCounters makes a stage's counters; the box calls it with the stage's
+// kind and place, so no stage can forget to.
+func newCounters(kind string, index int) *counters {
+	return &counters{kind: kind, index: index, delay: metrics.NewTrend(), queued: metrics.NewTrend()}
 }
 
 func (c *counters) reject(status int) {
@@ -79,9 +77,6 @@ func (c *counters) addQueued(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// inc adds n to the extra counter named name (declared in newCounters).
-func (c *counters) inc(i int, n int64) { c.extra[i].Add(n) }
-
 func (c *counters) stats() StageStats {
 	s := StageStats{Index: c.index, Kind: c.kind, Seen: c.seen.Load(), Passed: c.passed.Load(), Bytes: c.bytes.Load()}
 	for code := range c.status {
@@ -94,12 +89,6 @@ func (c *counters) stats() StageStats {
 				key = "reset"
 			}
 			s.Rejected[key] = n
-		}
-	}
-	if len(c.extra) > 0 {
-		s.Extra = make(map[string]int64, len(c.extra))
-		for i, name := range c.extraNames {
-			s.Extra[name] = c.extra[i].Load()
 		}
 	}
 	c.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"sync/atomic"
 
 	"github.com/middlebench/middlebench/units"
 )
@@ -25,56 +26,51 @@ type FaultConfig struct {
 
 // Kind is "fault".
 func (*FaultConfig) Kind() string { return "fault" }
-func (*FaultConfig) isHTTP()      {}
 
-func (c *FaultConfig) validate() error {
+type faultStage struct {
+	bound
+	cfg     FaultConfig
+	paths   []*regexp.Regexp
+	headers map[string]*regexp.Regexp
+	abort   rejection
+
+	resets, aborts, delays atomic.Int64
+}
+
+func (c *FaultConfig) compile() (Stage, error) {
 	for _, p := range []struct {
 		f string
 		v float64
 	}{{"resetPercent", c.ResetPercent}, {"abortPercent", c.AbortPercent}, {"delayPercent", c.DelayPercent}} {
 		if err := checkPercent(p.f, p.v); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if c.DelayPercent > 0 && c.Delay.IsZero() {
-		return errField("delay", "delayPercent is set but delay is 0")
+		return nil, errField("delay", "delayPercent is set but delay is 0")
 	}
-	if _, err := compileAll("paths", c.Paths); err != nil {
-		return err
-	}
-	for name, expr := range c.Headers {
-		if _, err := regexp.Compile(expr); err != nil {
-			return errField("headers", "%s %q: %v", name, expr, err)
-		}
-	}
-	return checkStatus("abortStatus", c.AbortStatus)
-}
-
-type faultStage struct {
-	cfg     FaultConfig
-	env     *stageEnv
-	c       *counters
-	paths   []*regexp.Regexp
-	headers map[string]*regexp.Regexp
-	abort   rejection
-}
-
-func (c *FaultConfig) build(env *stageEnv) (Stage, error) {
-	if err := c.validate(); err != nil {
+	if err := checkStatus("abortStatus", c.AbortStatus); err != nil {
 		return nil, err
 	}
-	paths, _ := compileAll("paths", c.Paths)
-	s := &faultStage{cfg: *c, env: env, paths: paths, headers: map[string]*regexp.Regexp{},
+	paths, err := compileAll("paths", c.Paths)
+	if err != nil {
+		return nil, err
+	}
+	s := &faultStage{cfg: *c, paths: paths, headers: map[string]*regexp.Regexp{},
 		abort: newRejection(c.AbortStatus, c.AbortBody, http.StatusServiceUnavailable, "middlebench fault: injected abort\n")}
 	for name, expr := range c.Headers {
-		s.headers[http.CanonicalHeaderKey(name)] = regexp.MustCompile(expr) // checked in validate
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, errField("headers", "%s %q: %v", name, expr, err)
+		}
+		s.headers[http.CanonicalHeaderKey(name)] = re
 	}
-	s.c = newCounters("fault", env.index, "resets", "aborts", "delays")
-	env.c = s.c
 	return s, nil
 }
 
-func (s *faultStage) Stats() StageStats { return s.c.stats() }
+func (s *faultStage) extraCounts() map[string]int64 {
+	return map[string]int64{"resets": s.resets.Load(), "aborts": s.aborts.Load(), "delays": s.delays.Load()}
+}
 
 func (s *faultStage) matches(r *http.Request) bool {
 	if len(s.paths) > 0 {
@@ -114,14 +110,14 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 		entry := LedgerEntry{Conn: ex.conn, Req: ex.req}
 		switch {
 		case uReset < s.cfg.ResetPercent:
-			s.c.inc(0, 1)
+			s.resets.Add(1)
 			s.c.reject(0)
 			entry.Action = ActReset
 			s.env.record(entry)
 			resetConn(w)
 			return
 		case uAbort < s.cfg.AbortPercent:
-			s.c.inc(1, 1)
+			s.aborts.Add(1)
 			s.c.reject(s.abort.status)
 			entry.Action, entry.Status = ActRejected, s.abort.status
 			s.env.record(entry)
@@ -131,7 +127,7 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 		if uDelay < s.cfg.DelayPercent {
 			asked := s.cfg.Delay.Sample(rng)
 			applied, err := s.env.wait(r.Context(), asked)
-			s.c.inc(2, 1)
+			s.delays.Add(1)
 			s.c.addDelay(applied)
 			ex.addTiming("fault", applied)
 			entry.Action, entry.AskedMs, entry.AppliedMs = ActDelayed, ms(asked), ms(applied)
@@ -146,13 +142,18 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 	})
 }
 
-// resetConn takes the connection from net/http and closes it with
-// SO_LINGER 0, so the client sees a reset (ECONNRESET), not a clean close.
+// resetConn takes the connection from net/http and resets it.
 func resetConn(w http.ResponseWriter) {
 	c, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler) // cannot hijack: abort the response instead
 	}
+	abortConn(c)
+}
+
+// abortConn closes c with SO_LINGER 0 on the socket under the stages'
+// wrappers, so the peer sees a reset (ECONNRESET), not a clean close.
+func abortConn(c net.Conn) {
 	inner := c
 	for range 16 {
 		if tc, ok := inner.(*net.TCPConn); ok {

@@ -101,7 +101,7 @@ func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.next.Scheme != "https" || !b.terminatesTLS() {
+	if b.next.Scheme != "https" || b.lay.certs == nil {
 		return conn, nil // plain, or the client's TLS passing through untouched
 	}
 	tc := tls.Client(conn, b.nextTLS)
@@ -112,15 +112,6 @@ func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
 		return nil, err
 	}
 	return tc, nil
-}
-
-func (b *Box) terminatesTLS() bool {
-	for _, st := range b.stages {
-		if _, ok := st.(*tlsStage); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // copyConn copies src to dst through a pooled buffer, hiding dst's

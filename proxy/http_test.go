@@ -50,30 +50,32 @@ func trace(t testing.TB, c *http.Client, req *http.Request) (phases, *http.Respo
 // 500 ms while the server reports 50 ms.
 func TestWAFInspectionE3b(t *testing.T) {
 	up := origin(t)
-	p := startYAML(t, "ledgerHeader: true\nboxes:\n  - name: waf\n    stages:\n      - kind: waf\n        delay: 450ms\n", up.URL)
-	c := &http.Client{}
-	for i := range 3 {
-		req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
-		ph, resp := trace(t, c, req)
-		realtimetest.Within(t, "waiting", ph.waiting, 500*time.Millisecond, 15*time.Millisecond)
-		st := resp.Header.Get("Server-Timing")
-		var app float64
-		if _, err := fmt.Sscanf(st, "app;dur=%g,", &app); err != nil || !strings.Contains(st, `, waf;dur=4`) || !strings.Contains(st, `desc="waf"`) {
-			t.Errorf("request %d: Server-Timing %q", i, st)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		p := startYAML(t, "ledgerHeader: true\nboxes:\n  - name: waf\n    stages:\n      - kind: waf\n        delay: 450ms\n", up.URL)
+		c := &http.Client{}
+		for i := range 3 {
+			req, _ := http.NewRequest("GET", p.URL()+"/?work=50ms", nil)
+			ph, resp := trace(t, c, req)
+			r.Within("waiting", ph.waiting, 500*time.Millisecond, 15*time.Millisecond)
+			st := resp.Header.Get("Server-Timing")
+			var app float64
+			if _, err := fmt.Sscanf(st, "app;dur=%g,", &app); err != nil || !strings.Contains(st, `, waf;dur=4`) || !strings.Contains(st, `desc="waf"`) {
+				t.Errorf("request %d: Server-Timing %q", i, st)
+			}
+			r.Within("server_time", time.Duration(app*1e6), 50*time.Millisecond, 5*time.Millisecond)
 		}
-		realtimetest.Within(t, "server_time", time.Duration(app*1e6), 50*time.Millisecond, 5*time.Millisecond)
-	}
-	s := p.Stats().Boxes[0].Stages[0]
-	if s.Seen != 3 || s.Passed != 3 || s.Delay["count"] != 3 {
-		t.Fatalf("stats %+v", s)
-	}
-	// Applied within 1 ms of asked (timer slack on a shared machine included).
-	for _, e := range p.Ledger() {
-		realtimetest.Within(t, "applied", time.Duration(e.AppliedMs*1e6), 450*time.Millisecond, time.Millisecond)
-		if e.AskedMs != 450 || e.Action != ActDelayed {
-			t.Errorf("ledger entry %+v", e)
+		s := p.Stats().Boxes[0].Stages[0]
+		if s.Seen != 3 || s.Passed != 3 || s.Delay["count"] != 3 {
+			t.Fatalf("stats %+v", s)
 		}
-	}
+		// Applied within 1 ms of asked.
+		for _, e := range p.Ledger() {
+			r.Within("applied", time.Duration(e.AppliedMs*1e6), 450*time.Millisecond, time.Millisecond)
+			if e.AskedMs != 450 || e.Action != ActDelayed {
+				t.Errorf("ledger entry %+v", e)
+			}
+		}
+	})
 }
 
 // TestWAFReadsBodyFirstAndBlocks: the upstream sees the whole body after
@@ -91,16 +93,18 @@ func TestWAFReadsBodyFirstAndBlocks(t *testing.T) {
           - body: "DROP TABLE"
 `, up.URL)
 	body := strings.Repeat("x", 100<<10) // 100 KiB → 100 ms
-	start := time.Now()
-	resp, err := http.Post(p.URL()+"/upload", "text/plain", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	realtimetest.Within(t, "100 KiB at 1ms/KiB", time.Since(start), 100*time.Millisecond, 20*time.Millisecond)
-	if resp.Header.Get("X-Body-Bytes") != "102400" {
-		t.Fatalf("upstream saw %s bytes", resp.Header.Get("X-Body-Bytes"))
-	}
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		start := time.Now()
+		resp, err := http.Post(p.URL()+"/upload", "text/plain", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		r.Within("100 KiB at 1ms/KiB", time.Since(start), 100*time.Millisecond, 20*time.Millisecond)
+		if resp.Header.Get("X-Body-Bytes") != "102400" {
+			t.Fatalf("upstream saw %s bytes", resp.Header.Get("X-Body-Bytes"))
+		}
+	})
 	for _, tt := range []struct {
 		path, header, body string
 		want               int
@@ -127,40 +131,42 @@ func TestWAFReadsBodyFirstAndBlocks(t *testing.T) {
 
 func TestWAFCapacityQueues(t *testing.T) {
 	up := origin(t)
-	p := startYAML(t, "boxes:\n  - stages:\n      - kind: waf\n        delay: 100ms\n        maxConcurrent: 1\n        queue: 1\n", up.URL)
 	type res struct {
 		code int
 		took time.Duration
 	}
-	out := make(chan res, 3)
-	for range 3 {
-		go func() {
-			start := time.Now()
-			resp, err := http.Get(p.URL())
-			if err != nil {
-				out <- res{}
-				return
-			}
-			resp.Body.Close()
-			out <- res{resp.StatusCode, time.Since(start)}
-		}()
-	}
-	codes := map[int]int{}
-	var slowest time.Duration
-	for range 3 {
-		r := <-out
-		codes[r.code]++
-		if r.code == 200 {
-			slowest = max(slowest, r.took)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		p := startYAML(t, "boxes:\n  - stages:\n      - kind: waf\n        delay: 100ms\n        maxConcurrent: 1\n        queue: 1\n", up.URL)
+		out := make(chan res, 3)
+		for range 3 {
+			go func() {
+				start := time.Now()
+				resp, err := http.Get(p.URL())
+				if err != nil {
+					out <- res{}
+					return
+				}
+				resp.Body.Close()
+				out <- res{resp.StatusCode, time.Since(start)}
+			}()
 		}
-	}
-	if codes[200] != 2 || codes[503] != 1 {
-		t.Fatalf("codes %v, want two 200 (one queued) and one 503", codes)
-	}
-	realtimetest.Within(t, "the queued request", slowest, 200*time.Millisecond, 30*time.Millisecond)
-	if q := p.Stats().Boxes[0].Stages[0].Queued; q == nil || q["max"] < 90 {
-		t.Fatalf("queued stats %v", q)
-	}
+		codes := map[int]int{}
+		var slowest time.Duration
+		for range 3 {
+			got := <-out
+			codes[got.code]++
+			if got.code == 200 {
+				slowest = max(slowest, got.took)
+			}
+		}
+		if codes[200] != 2 || codes[503] != 1 {
+			t.Fatalf("codes %v, want two 200 (one queued) and one 503", codes)
+		}
+		r.Within("the queued request", slowest, 200*time.Millisecond, 30*time.Millisecond)
+		if q := p.Stats().Boxes[0].Stages[0].Queued; q == nil || q["max"] < 90 {
+			t.Fatalf("queued stats %v", q)
+		}
+	})
 }
 
 func TestUABlock(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/middlebench/middlebench/clock"
@@ -81,6 +82,15 @@ func compileAll(field string, exprs []string) ([]*regexp.Regexp, error) {
 		out = append(out, re)
 	}
 	return out, nil
+}
+
+// matchAny compiles exprs into one expression that matches when any of
+// them does; an item that does not compile is named.
+func matchAny(field string, exprs []string) (*regexp.Regexp, error) {
+	if _, err := compileAll(field, exprs); err != nil {
+		return nil, err
+	}
+	return regexp.Compile("(?:" + strings.Join(exprs, ")|(?:") + ")")
 }
 
 func checkStatus(field string, status int) error {

@@ -29,13 +29,6 @@ type LinkConfig struct {
 // Kind is "link".
 func (*LinkConfig) Kind() string { return "link" }
 
-func (c *LinkConfig) validate() error {
-	if c.InFlight < 0 {
-		return errField("inFlight", "must not be negative")
-	}
-	return nil
-}
-
 func (c *LinkConfig) up() units.Dist {
 	if !c.Up.IsZero() {
 		return c.Up
@@ -51,49 +44,36 @@ func (c *LinkConfig) down() units.Dist {
 }
 
 type linkStage struct {
-	cfg      LinkConfig
-	env      *stageEnv
-	c        *counters
-	inFlight int
+	bound
+	cfg                LinkConfig
+	inFlight           int
+	bytesUp, bytesDown atomic.Int64
 }
 
-func (c *LinkConfig) build(env *stageEnv) (Stage, error) {
-	if err := c.validate(); err != nil {
-		return nil, err
+func (c *LinkConfig) compile() (Stage, error) {
+	if c.InFlight < 0 {
+		return nil, errField("inFlight", "must not be negative")
 	}
-	s := &linkStage{cfg: *c, env: env, inFlight: int(c.InFlight)}
+	s := &linkStage{cfg: *c, inFlight: int(c.InFlight)}
 	if s.inFlight == 0 {
 		s.inFlight = 4 << 20
 	}
-	s.c = newCounters("link", env.index, "bytesUp", "bytesDown")
-	env.c = s.c
 	return s, nil
 }
 
-func (s *linkStage) Stats() StageStats { return s.c.stats() }
+func (s *linkStage) extraCounts() map[string]int64 {
+	return map[string]int64{"bytesUp": s.bytesUp.Load(), "bytesDown": s.bytesDown.Load()}
+}
 
 func (s *linkStage) active() bool {
 	return !s.cfg.up().IsZero() || !s.cfg.down().IsZero() || s.cfg.Jitter > 0
 }
 
-func (s *linkStage) WrapListener(l net.Listener) net.Listener {
+func (s *linkStage) WrapConn(c net.Conn) net.Conn {
 	if !s.active() {
-		return l // nothing to delay: keep the socket (and splice)
+		return c // nothing to delay: keep the socket (and splice)
 	}
-	return &linkListener{Listener: l, s: s}
-}
-
-type linkListener struct {
-	net.Listener
-	s *linkStage
-}
-
-func (l *linkListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return newLinkConn(c, l.s), nil
+	return newLinkConn(c, s)
 }
 
 // linkConn delays what it reads (up) and what it writes (down) through two
@@ -286,8 +266,8 @@ func (c *linkConn) Close() error {
 	c.s.c.passed.Add(1)
 	up, down := c.nUp.Load(), c.nDown.Load()
 	c.s.c.bytes.Add(up + down)
-	c.s.c.inc(0, up)
-	c.s.c.inc(1, down)
+	c.s.bytesUp.Add(up)
+	c.s.bytesDown.Add(down)
 	if n := c.chunks.Load(); n > 0 {
 		c.s.env.record(LedgerEntry{Conn: c.id, Action: ActDelayed, Bytes: up + down,
 			AskedMs: ms(time.Duration(c.asked.Load() / n)), Note: "mean one-way delay per chunk"})

@@ -37,9 +37,31 @@ const (
 
 // Kind is "ratelimit".
 func (*RateLimitConfig) Kind() string { return "ratelimit" }
-func (*RateLimitConfig) isHTTP()      {}
 
-func (c *RateLimitConfig) validate() error {
+func (c *RateLimitConfig) compile() (Stage, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	s := &rateLimitStage{cfg: *c, seed: maphash.MakeSeed(),
+		deny: newRejection(c.Status, c.Body, http.StatusTooManyRequests, "middlebench ratelimit: too many requests\n")}
+	name := c.Policy
+	if name == "" {
+		name = "default"
+	}
+	if c.algorithm() == AlgTokenBucket {
+		s.policy = strconv.Quote(name) + ";q=" + strconv.FormatInt(int64(math.Ceil(c.Rate.PerSecond())), 10) + ";w=1"
+	} else {
+		s.policy = strconv.Quote(name) + ";q=" + strconv.FormatInt(c.limit(), 10) + ";w=" + strconv.FormatInt(int64(math.Ceil(c.window().Seconds())), 10)
+	}
+	s.header, _ = strings.CutPrefix(c.Key, "header:")
+	if c.Key == "" || c.Key == "global" {
+		s.global = s.newLimiter()
+	}
+	return s, nil
+}
+
+// check is compile's field checks.
+func (c *RateLimitConfig) check() error {
 	switch c.Algorithm {
 	case "", AlgFixedWindow, AlgSlidingWindow, AlgTokenBucket:
 	default:
@@ -90,9 +112,8 @@ func (c *RateLimitConfig) limit() int64 {
 }
 
 type rateLimitStage struct {
+	bound
 	cfg    RateLimitConfig
-	env    *stageEnv
-	c      *counters
 	global limiter
 	keyed  [16]keyShard
 	seed   maphash.Seed
@@ -111,30 +132,6 @@ type keyedLimiter struct {
 	last time.Time
 }
 
-func (c *RateLimitConfig) build(env *stageEnv) (Stage, error) {
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	s := &rateLimitStage{cfg: *c, env: env, seed: maphash.MakeSeed(),
-		deny: newRejection(c.Status, c.Body, http.StatusTooManyRequests, "middlebench ratelimit: too many requests\n")}
-	s.c = newCounters("ratelimit", env.index)
-	env.c = s.c
-	name := c.Policy
-	if name == "" {
-		name = "default"
-	}
-	if c.algorithm() == AlgTokenBucket {
-		s.policy = strconv.Quote(name) + ";q=" + strconv.FormatInt(int64(math.Ceil(c.Rate.PerSecond())), 10) + ";w=1"
-	} else {
-		s.policy = strconv.Quote(name) + ";q=" + strconv.FormatInt(c.limit(), 10) + ";w=" + strconv.FormatInt(int64(math.Ceil(c.window().Seconds())), 10)
-	}
-	s.header, _ = strings.CutPrefix(c.Key, "header:")
-	if c.Key == "" || c.Key == "global" {
-		s.global = s.newLimiter()
-	}
-	return s, nil
-}
-
 func (s *rateLimitStage) newLimiter() limiter {
 	switch s.cfg.algorithm() {
 	case AlgSlidingWindow:
@@ -148,8 +145,6 @@ func (s *rateLimitStage) newLimiter() limiter {
 	}
 	return &fixedWindow{window: int64(s.cfg.window()), limit: s.cfg.limit(), index: math.MinInt64}
 }
-
-func (s *rateLimitStage) Stats() StageStats { return s.c.stats() }
 
 func (s *rateLimitStage) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

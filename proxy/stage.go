@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"crypto/x509"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -12,9 +13,25 @@ import (
 	"github.com/middlebench/middlebench/clock"
 )
 
-// ConnStage is a connection-level stage: it wraps the box's listener (and
-// through it every accepted connection).
+// Stage is one compiled stage. Besides bind, it implements ConnStage,
+// ListenerStage or HTTPStage: what it works on.
+type Stage interface {
+	// bind gives the stage its place in the box (clock, seed, ledger and
+	// the counters the box made for it) before the box serves.
+	bind(env *stageEnv) error
+}
+
+// ConnStage is a connection-level stage: it wraps each connection the box
+// accepts (returning c itself when it has nothing to do, which keeps the
+// socket and splice(2)). The connection it gets is the one the stage
+// before it returned: stage 1 wraps the socket.
 type ConnStage interface {
+	WrapConn(c net.Conn) net.Conn
+}
+
+// ListenerStage is a connection-level stage that needs the listener
+// itself, because it decides when accept(2) is called.
+type ListenerStage interface {
 	WrapListener(net.Listener) net.Listener
 }
 
@@ -23,9 +40,32 @@ type HTTPStage interface {
 	Wrap(http.Handler) http.Handler
 }
 
-// Stage is what every stage reports.
-type Stage interface {
-	Stats() StageStats
+// The abilities a stage may have towards its box, checked once when the box
+// is built. A box holds at most one stage of each ability.
+
+// CertOwner is a stage that terminates TLS: the box's clients must trust
+// its certificates (CertPool), and the box speaks TLS again to an https
+// next hop.
+type CertOwner interface {
+	CertPool() *x509.CertPool
+}
+
+// BacklogSetter is a stage that sets the listen(2) backlog of the box's
+// listener (0: the system's default).
+type BacklogSetter interface {
+	Backlog() int
+}
+
+// FixedFirst is a stage whose place is fixed: stage 1, nearest the client.
+// FirstBecause says why, for the error that refuses another place.
+type FixedFirst interface {
+	FirstBecause() string
+}
+
+// extraCounter is a stage with counters of its own (handshakes, resets …),
+// reported under StageStats.Extra.
+type extraCounter interface {
+	extraCounts() map[string]int64
 }
 
 // StageSpec is the typed configuration of one stage kind (*WAFConfig,
@@ -34,11 +74,10 @@ type Stage interface {
 type StageSpec interface {
 	// Kind is the stage's YAML kind.
 	Kind() string
-	// validate checks the fields; errors are *fieldError naming the field.
-	validate() error
-	// build validates the configuration and makes the stage; the result
-	// implements Stage and ConnStage or HTTPStage.
-	build(env *stageEnv) (Stage, error)
+	// compile checks the fields and turns them into a stage, not yet bound
+	// to a box: the one step behind both validation (which drops the
+	// result) and building. Errors are *fieldError naming the field.
+	compile() (Stage, error)
 }
 
 // kinds maps each YAML kind to a constructor of its empty spec. Adding a
@@ -52,6 +91,7 @@ var kinds = map[string]func() StageSpec{
 	"ratelimit": func() StageSpec { return &RateLimitConfig{} },
 	"uablock":   func() StageSpec { return &UABlockConfig{} },
 	"fault":     func() StageSpec { return &FaultConfig{} },
+	"reset":     func() StageSpec { return &ResetConfig{} },
 }
 
 // Kinds returns the valid stage kinds, sorted.
@@ -79,7 +119,20 @@ type stageEnv struct {
 	clock  clock.Clock
 	seed   uint64 // this stage's seed, derived from the path's
 	ledger *ledger
-	c      *counters
+	c      *counters // made by the box from the stage's kind
+}
+
+// bound is embedded by every stage: its environment and counters, set by
+// bind. A stage that needs more at bind time defines its own bind and
+// calls this one first.
+type bound struct {
+	env *stageEnv
+	c   *counters
+}
+
+func (b *bound) bind(env *stageEnv) error {
+	b.env, b.c = env, env.c
+	return nil
 }
 
 // rng returns a generator for one connection or request: a PCG seeded with

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/middlebench/middlebench/selfsigned"
@@ -44,69 +45,37 @@ func parseTLSVersion(field, s string, def uint16) (uint16, error) {
 	return 0, errField(field, "%q: want 1.2 or 1.3", s)
 }
 
-func (c *TLSConfig) validate() error {
-	lo, err := parseTLSVersion("minVersion", c.MinVersion, tls.VersionTLS12)
-	if err != nil {
-		return err
-	}
-	hi, err := parseTLSVersion("maxVersion", c.MaxVersion, tls.VersionTLS13)
-	if err != nil {
-		return err
-	}
-	if lo > hi {
-		return errField("minVersion", "%s is above maxVersion %s", c.MinVersion, c.MaxVersion)
-	}
-	if c.MaxConcurrentHandshakes < 0 {
-		return errField("maxConcurrentHandshakes", "must not be negative")
-	}
-	if (c.Cert == "") != (c.Key == "") {
-		return errField("cert", "cert and key go together")
-	}
-	return nil
-}
-
 type tlsStage struct {
+	bound
 	cfg     TLSConfig
-	env     *stageEnv
-	c       *counters
 	tls     *tls.Config
 	pool    *x509.CertPool
 	slots   chan struct{}
 	timeout time.Duration
+
+	handshakes, resumed, failures, queued, tls12, tls13 atomic.Int64
 }
 
-// extra counter indexes
-const (
-	tlsHandshakes = iota
-	tlsResumed
-	tlsFailed
-	tlsQueued
-	tls12
-	tls13
-)
-
-func (c *TLSConfig) build(env *stageEnv) (Stage, error) {
-	if err := c.validate(); err != nil {
+func (c *TLSConfig) compile() (Stage, error) {
+	lo, err := parseTLSVersion("minVersion", c.MinVersion, tls.VersionTLS12)
+	if err != nil {
 		return nil, err
 	}
-	var cert tls.Certificate
-	var err error
-	if c.Cert != "" {
-		cert, err = tls.LoadX509KeyPair(c.Cert, c.Key)
-		if err != nil {
-			return nil, errField("cert", "%v", err)
-		}
-		if cert.Leaf == nil && len(cert.Certificate) > 0 {
-			cert.Leaf, _ = x509.ParseCertificate(cert.Certificate[0])
-		}
-	} else if cert, err = selfsigned.New(); err != nil {
-		return nil, fmt.Errorf("tls: %w", err)
+	hi, err := parseTLSVersion("maxVersion", c.MaxVersion, tls.VersionTLS13)
+	if err != nil {
+		return nil, err
 	}
-	lo, _ := parseTLSVersion("minVersion", c.MinVersion, tls.VersionTLS12)
-	hi, _ := parseTLSVersion("maxVersion", c.MaxVersion, tls.VersionTLS13)
-	s := &tlsStage{cfg: *c, env: env, pool: selfsigned.Pool(cert), timeout: c.HandshakeTimeout.D()}
+	if lo > hi {
+		return nil, errField("minVersion", "%s is above maxVersion %s", c.MinVersion, c.MaxVersion)
+	}
+	if c.MaxConcurrentHandshakes < 0 {
+		return nil, errField("maxConcurrentHandshakes", "must not be negative")
+	}
+	if (c.Cert == "") != (c.Key == "") {
+		return nil, errField("cert", "cert and key go together")
+	}
+	s := &tlsStage{cfg: *c, timeout: c.HandshakeTimeout.D()}
 	s.tls = &tls.Config{
-		Certificates:           []tls.Certificate{cert},
 		MinVersion:             lo,
 		MaxVersion:             hi,
 		SessionTicketsDisabled: c.Resumption != nil && !*c.Resumption,
@@ -118,28 +87,44 @@ func (c *TLSConfig) build(env *stageEnv) (Stage, error) {
 	if c.MaxConcurrentHandshakes > 0 {
 		s.slots = make(chan struct{}, c.MaxConcurrentHandshakes)
 	}
-	s.c = newCounters("tls", env.index, "handshakes", "resumed", "failed", "queued", "tls1.2", "tls1.3")
-	env.c = s.c
 	return s, nil
 }
 
-func (s *tlsStage) Stats() StageStats { return s.c.stats() }
-
-func (s *tlsStage) WrapListener(l net.Listener) net.Listener { return &tlsListener{Listener: l, s: s} }
-
-type tlsListener struct {
-	net.Listener
-	s *tlsStage
+// bind loads the certificate (or makes one): work for a box that starts,
+// not for validation.
+func (s *tlsStage) bind(env *stageEnv) error {
+	s.bound.bind(env)
+	var cert tls.Certificate
+	var err error
+	if s.cfg.Cert != "" {
+		cert, err = tls.LoadX509KeyPair(s.cfg.Cert, s.cfg.Key)
+		if err != nil {
+			return errField("cert", "%v", err)
+		}
+		if cert.Leaf == nil && len(cert.Certificate) > 0 {
+			cert.Leaf, _ = x509.ParseCertificate(cert.Certificate[0])
+		}
+	} else if cert, err = selfsigned.New(); err != nil {
+		return fmt.Errorf("tls: %w", err)
+	}
+	s.tls.Certificates = []tls.Certificate{cert}
+	s.pool = selfsigned.Pool(cert)
+	return nil
 }
 
-func (l *tlsListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	l.s.c.seen.Add(1)
+// CertPool is what the box's clients must trust.
+func (s *tlsStage) CertPool() *x509.CertPool { return s.pool }
+
+func (s *tlsStage) extraCounts() map[string]int64 {
+	return map[string]int64{"handshakes": s.handshakes.Load(), "resumed": s.resumed.Load(), "failed": s.failures.Load(),
+		"queued": s.queued.Load(), "tls1.2": s.tls12.Load(), "tls1.3": s.tls13.Load()}
+}
+
+// WrapConn starts the clock of the connection's handshake, made on first use.
+func (s *tlsStage) WrapConn(c net.Conn) net.Conn {
+	s.c.seen.Add(1)
 	ctx, cancel := context.WithCancel(context.Background())
-	return &tlsConn{Conn: tls.Server(c, l.s.tls), raw: c, s: l.s, accepted: l.s.env.clock.Now(), ctx: ctx, cancel: cancel}, nil
+	return &tlsConn{Conn: tls.Server(c, s.tls), raw: c, s: s, accepted: s.env.clock.Now(), ctx: ctx, cancel: cancel}
 }
 
 // tlsConn does its server handshake on first use, after the delay and
@@ -192,7 +177,7 @@ func (s *tlsStage) handshake(c *tlsConn) error {
 		select {
 		case s.slots <- struct{}{}:
 		default:
-			s.c.inc(tlsQueued, 1)
+			s.queued.Add(1)
 			select {
 			case s.slots <- struct{}{}:
 			case <-ctx.Done():
@@ -219,16 +204,16 @@ func (s *tlsStage) handshake(c *tlsConn) error {
 		return s.failed(entry, err)
 	}
 	st := c.Conn.ConnectionState()
-	s.c.inc(tlsHandshakes, 1)
+	s.handshakes.Add(1)
 	s.c.passed.Add(1)
 	entry.Note = tls.VersionName(st.Version)
 	if st.Version == tls.VersionTLS13 {
-		s.c.inc(tls13, 1)
+		s.tls13.Add(1)
 	} else {
-		s.c.inc(tls12, 1)
+		s.tls12.Add(1)
 	}
 	if st.DidResume {
-		s.c.inc(tlsResumed, 1)
+		s.resumed.Add(1)
 		entry.Note += " resumed"
 	}
 	if asked > 0 || entry.QueuedMs > 0 {
@@ -245,7 +230,7 @@ func (s *tlsStage) rngFor(id uint64) randSource {
 }
 
 func (s *tlsStage) failed(entry LedgerEntry, err error) error {
-	s.c.inc(tlsFailed, 1)
+	s.failures.Add(1)
 	s.c.reject(0)
 	entry.Action, entry.Note = ActRejected, err.Error()
 	s.env.record(entry)

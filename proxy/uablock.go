@@ -6,16 +6,20 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 )
 
-// DefaultUAPatterns are the User-Agents of load tools that security
+// DefaultUAPatterns returns the User-Agents of load tools that security
 // devices commonly block: k6 (Grafana k6/…), middlebench's own engine,
 // JMeter, Gatling, Locust, Artillery, wrk, hey, ApacheBench, vegeta,
 // fortio, and the default agents of curl, Wget, Go and python-requests.
-var DefaultUAPatterns = []string{
-	`^Grafana k6/`, `^k6/`, `^middlebench/`, `(?i)jmeter`, `(?i)gatling`, `(?i)locust`, `(?i)artillery`,
-	`^wrk`, `^hey/`, `^ApacheBench/`, `(?i)^vegeta`, `(?i)^fortio`,
-	`^curl/`, `^Wget/`, `^Go-http-client/`, `^python-requests/`,
+// Each call returns a new slice.
+func DefaultUAPatterns() []string {
+	return []string{
+		`^Grafana k6/`, `^k6/`, `^middlebench/`, `(?i)jmeter`, `(?i)gatling`, `(?i)locust`, `(?i)artillery`,
+		`^wrk`, `^hey/`, `^ApacheBench/`, `(?i)^vegeta`, `(?i)^fortio`,
+		`^curl/`, `^Wget/`, `^Go-http-client/`, `^python-requests/`,
+	}
 }
 
 // UABlockConfig blocks requests by User-Agent, except those that carry the
@@ -33,30 +37,28 @@ type UABlockConfig struct {
 
 // Kind is "uablock".
 func (*UABlockConfig) Kind() string { return "uablock" }
-func (*UABlockConfig) isHTTP()      {}
 
-func (c *UABlockConfig) validate() error {
+func (c *UABlockConfig) compile() (Stage, error) {
 	if (c.AllowHeader == "") != (c.AllowValue == "") {
-		return errField("allowHeader", "allowHeader and allowValue go together")
+		return nil, errField("allowHeader", "allowHeader and allowValue go together")
 	}
-	if _, err := c.matcher(); err != nil {
-		return err
-	}
-	if _, err := parseNets(c.AllowIPs); err != nil {
-		return err
-	}
-	return checkStatus("status", c.Status)
-}
-
-func (c *UABlockConfig) matcher() (*regexp.Regexp, error) {
 	pats := c.Patterns
 	if len(pats) == 0 {
-		pats = DefaultUAPatterns
+		pats = DefaultUAPatterns()
 	}
-	if _, err := compileAll("patterns", pats); err != nil {
+	re, err := matchAny("patterns", pats)
+	if err != nil {
 		return nil, err
 	}
-	return regexp.Compile("(?:" + strings.Join(pats, ")|(?:") + ")")
+	nets, err := parseNets(c.AllowIPs)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkStatus("status", c.Status); err != nil {
+		return nil, err
+	}
+	return &uaBlockStage{cfg: *c, re: re, nets: nets,
+		deny: newRejection(c.Status, c.Body, http.StatusForbidden, "middlebench uablock: forbidden\n")}, nil
 }
 
 func parseNets(items []string) ([]*net.IPNet, error) {
@@ -84,28 +86,18 @@ func parseNets(items []string) ([]*net.IPNet, error) {
 }
 
 type uaBlockStage struct {
+	bound
 	cfg  UABlockConfig
-	env  *stageEnv
-	c    *counters
 	re   *regexp.Regexp
 	nets []*net.IPNet
 	deny rejection
+
+	allowedByHeader, allowedByIP atomic.Int64
 }
 
-func (c *UABlockConfig) build(env *stageEnv) (Stage, error) {
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	re, _ := c.matcher()
-	nets, _ := parseNets(c.AllowIPs)
-	s := &uaBlockStage{cfg: *c, env: env, re: re, nets: nets,
-		deny: newRejection(c.Status, c.Body, http.StatusForbidden, "middlebench uablock: forbidden\n")}
-	s.c = newCounters("uablock", env.index, "allowedByHeader", "allowedByIP")
-	env.c = s.c
-	return s, nil
+func (s *uaBlockStage) extraCounts() map[string]int64 {
+	return map[string]int64{"allowedByHeader": s.allowedByHeader.Load(), "allowedByIP": s.allowedByIP.Load()}
 }
-
-func (s *uaBlockStage) Stats() StageStats { return s.c.stats() }
 
 func (s *uaBlockStage) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +125,7 @@ func (s *uaBlockStage) Wrap(next http.Handler) http.Handler {
 func (s *uaBlockStage) exception(r *http.Request) string {
 	if s.cfg.AllowHeader != "" {
 		if v := r.Header.Get(s.cfg.AllowHeader); v != "" && subtle.ConstantTimeCompare([]byte(v), []byte(s.cfg.AllowValue)) == 1 {
-			s.c.inc(0, 1)
+			s.allowedByHeader.Add(1)
 			return "the allow-list header"
 		}
 	}
@@ -141,7 +133,7 @@ func (s *uaBlockStage) exception(r *http.Request) string {
 		if ip := clientIP(r); ip != nil {
 			for _, n := range s.nets {
 				if n.Contains(ip) {
-					s.c.inc(1, 1)
+					s.allowedByIP.Add(1)
 					return "the allow-listed address " + ip.String()
 				}
 			}

@@ -74,11 +74,15 @@ func closingHandler(h http.Handler) http.Handler {
 
 // hangUpOrigin answers each connection's first request with keep-alive
 // headers, then closes the connection silently: the next request a box
-// sends on it finds it dead.
-func hangUpOrigin(t *testing.T) string {
+// sends on it finds it dead. Each close is reported on the channel.
+func hangUpOrigin(t *testing.T) (string, <-chan struct{}) {
 	t.Helper()
-	return "http://" + tcptest.Serve(t, func(c net.Conn) {
-		defer c.Close()
+	closed := make(chan struct{}, 100)
+	url := "http://" + tcptest.Serve(t, func(c net.Conn) {
+		defer func() {
+			c.Close()
+			closed <- struct{}{}
+		}()
 		req, err := http.ReadRequest(bufio.NewReader(c))
 		if err != nil {
 			return
@@ -86,13 +90,15 @@ func hangUpOrigin(t *testing.T) string {
 		io.Copy(io.Discard, req.Body)
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 	})
+	return url, closed
 }
 
 // TestUpstreamStaleConnection: a GET that meets a connection the next hop
 // closed is sent again on a new one; a POST cannot be replayed and gets
 // the box's 502, which names the box.
 func TestUpstreamStaleConnection(t *testing.T) {
-	p := startYAML(t, "boxes: [{name: device, stages: [{kind: waf}]}]", hangUpOrigin(t))
+	origin, closed := hangUpOrigin(t)
+	p := startYAML(t, "boxes: [{name: device, stages: [{kind: waf}]}]", origin)
 	c := &http.Client{}
 	defer c.CloseIdleConnections()
 	for i := range 3 {
@@ -100,7 +106,11 @@ func TestUpstreamStaleConnection(t *testing.T) {
 		if resp.StatusCode != 200 || body != "ok" {
 			t.Fatalf("GET %d: %d %q", i+1, resp.StatusCode, body)
 		}
-		time.Sleep(20 * time.Millisecond) // let the origin's close arrive
+		select { // the box's idle connection is now dead
+		case <-closed:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("GET %d: the origin did not close its connection", i+1)
+		}
 	}
 	resp, err := c.Post(p.URL(), "text/plain", strings.NewReader("payload"))
 	if err != nil {

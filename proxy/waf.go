@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/middlebench/middlebench/units"
@@ -38,24 +39,39 @@ type BlockRule struct {
 
 // Kind is "waf".
 func (*WAFConfig) Kind() string { return "waf" }
-func (*WAFConfig) isHTTP()      {}
 
-func (c *WAFConfig) validate() error {
+func (c *WAFConfig) compile() (Stage, error) {
 	switch {
 	case c.MaxConcurrent < 0:
-		return errField("maxConcurrent", "must not be negative")
+		return nil, errField("maxConcurrent", "must not be negative")
 	case c.Queue < 0:
-		return errField("queue", "must not be negative")
+		return nil, errField("queue", "must not be negative")
 	case c.Queue > 0 && c.MaxConcurrent == 0:
-		return errField("queue", "needs maxConcurrent: without a capacity nothing queues")
+		return nil, errField("queue", "needs maxConcurrent: without a capacity nothing queues")
 	case c.MaxBody < 0:
-		return errField("maxBody", "must not be negative")
+		return nil, errField("maxBody", "must not be negative")
 	}
 	if err := checkStatus("blockStatus", c.BlockStatus); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := c.rules()
-	return err
+	rules, err := c.rules()
+	if err != nil {
+		return nil, err
+	}
+	s := &wafStage{cfg: *c, rules: rules, maxBody: int64(c.MaxBody), status: c.BlockStatus}
+	if s.maxBody == 0 {
+		s.maxBody = 64 << 20
+	}
+	if s.status == 0 {
+		s.status = http.StatusForbidden
+	}
+	if c.MaxConcurrent > 0 {
+		s.slots = make(chan struct{}, c.MaxConcurrent)
+	}
+	if c.Queue > 0 {
+		s.waiting = make(chan struct{}, c.Queue)
+	}
+	return s, nil
 }
 
 type blockRule struct {
@@ -94,42 +110,22 @@ func (c *WAFConfig) rules() ([]blockRule, error) {
 }
 
 type wafStage struct {
+	bound
 	cfg     WAFConfig
-	env     *stageEnv
-	c       *counters
 	rules   []blockRule
 	slots   chan struct{}
 	waiting chan struct{} // capacity = Queue: a token per waiting request
 	maxBody int64
 	status  int
+
+	blocked, bodyBytes atomic.Int64
 }
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-func (c *WAFConfig) build(env *stageEnv) (Stage, error) {
-	if err := c.validate(); err != nil {
-		return nil, err
-	}
-	rules, _ := c.rules()
-	s := &wafStage{cfg: *c, env: env, rules: rules, maxBody: int64(c.MaxBody), status: c.BlockStatus}
-	s.c = newCounters("waf", env.index, "blocked", "bodyBytes")
-	env.c = s.c
-	if s.maxBody == 0 {
-		s.maxBody = 64 << 20
-	}
-	if s.status == 0 {
-		s.status = http.StatusForbidden
-	}
-	if c.MaxConcurrent > 0 {
-		s.slots = make(chan struct{}, c.MaxConcurrent)
-	}
-	if c.Queue > 0 {
-		s.waiting = make(chan struct{}, c.Queue)
-	}
-	return s, nil
+func (s *wafStage) extraCounts() map[string]int64 {
+	return map[string]int64{"blocked": s.blocked.Load(), "bodyBytes": s.bodyBytes.Load()}
 }
-
-func (s *wafStage) Stats() StageStats { return s.c.stats() }
 
 func (s *wafStage) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -143,7 +139,7 @@ func (s *wafStage) Wrap(next http.Handler) http.Handler {
 			defer bodyPool.Put(body)
 			n, err := body.ReadFrom(io.LimitReader(r.Body, s.maxBody+1))
 			entry.Bytes = n
-			s.c.inc(1, n)
+			s.bodyBytes.Add(n)
 			if err != nil {
 				s.env.recordClientGone(r, entry, err)
 				return
@@ -186,9 +182,9 @@ func (s *wafStage) Wrap(next http.Handler) http.Handler {
 			s.env.recordClientGone(r, entry, err)
 			return
 		}
-		if s.blocked(r, body) {
+		if s.matches(r, body) {
 			s.c.reject(s.status)
-			s.c.inc(0, 1)
+			s.blocked.Add(1)
 			entry.Action, entry.Status = ActRejected, s.status
 			s.env.record(entry)
 			reply(w, s.status, "middlebench waf: request blocked\n")
@@ -246,7 +242,7 @@ func (s *wafStage) release() {
 	}
 }
 
-func (s *wafStage) blocked(r *http.Request, body *bytes.Buffer) bool {
+func (s *wafStage) matches(r *http.Request, body *bytes.Buffer) bool {
 	for _, rule := range s.rules {
 		if rule.path != nil && !rule.path.MatchString(r.URL.Path) {
 			continue

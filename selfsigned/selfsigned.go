@@ -16,16 +16,17 @@ import (
 	"time"
 )
 
-// DefaultHosts are the names a loopback certificate is valid for.
-var DefaultHosts = []string{"127.0.0.1", "::1", "localhost"}
+// DefaultHosts returns the names a loopback certificate is valid for (a
+// new slice each call).
+func DefaultHosts() []string { return []string{"127.0.0.1", "::1", "localhost"} }
 
 // New returns an ECDSA P-256 certificate, valid from an hour ago for a
-// week, for the given IP addresses and DNS names (DefaultHosts if none).
+// week, for the given IP addresses and DNS names (DefaultHosts() if none).
 // P-256 keeps handshakes cheap, so a handshake delay measures the delay,
 // not RSA arithmetic.
 func New(hosts ...string) (tls.Certificate, error) {
 	if len(hosts) == 0 {
-		hosts = DefaultHosts
+		hosts = DefaultHosts()
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

@@ -34,3 +34,41 @@ func TestHandshakeVerifiesAgainstPool(t *testing.T) {
 		t.Fatalf("read %q", b)
 	}
 }
+
+func TestDefaultHostsAreLoopback(t *testing.T) {
+	cert, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"127.0.0.1", "::1", "localhost"} {
+		if err := cert.Leaf.VerifyHostname(h); err != nil {
+			t.Errorf("default certificate not valid for %s: %v", h, err)
+		}
+	}
+	if err := cert.Leaf.VerifyHostname("example.com"); err == nil {
+		t.Error("default certificate valid for example.com")
+	}
+	// A caller changing the returned slice changes nobody else's.
+	DefaultHosts()[0] = "example.com"
+	if DefaultHosts()[0] != "127.0.0.1" {
+		t.Error("DefaultHosts shares its slice")
+	}
+}
+
+func TestNamedHosts(t *testing.T) {
+	cert, err := New("db.test", "10.1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Leaf.Subject.CommonName != "db.test" {
+		t.Errorf("CN = %q, want the first host", cert.Leaf.Subject.CommonName)
+	}
+	for _, h := range []string{"db.test", "10.1.2.3"} {
+		if err := cert.Leaf.VerifyHostname(h); err != nil {
+			t.Errorf("not valid for %s: %v", h, err)
+		}
+	}
+	if err := cert.Leaf.VerifyHostname("localhost"); err == nil {
+		t.Error("named certificate also valid for localhost")
+	}
+}

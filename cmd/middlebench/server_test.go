@@ -70,19 +70,28 @@ func TestServerCommandServesAndSummarises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	st := resp.Header.Get("Server-Timing")
-	var app float64
-	if _, err := fmt.Sscanf(st, "app;dur=%g,", &app); len(body) != 1024 || err != nil {
-		t.Errorf("body %d bytes, Server-Timing %q", len(body), st)
-	}
-	realtimetest.Band(t, "app;dur= for --work 20ms (ms)", app, 20, 21)
+	served := 0
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		if served > 0 { // the first round's request is the one that found the server up
+			if resp, err = http.Get("http://" + addr + "/"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		served++
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		st := resp.Header.Get("Server-Timing")
+		var app float64
+		if _, err := fmt.Sscanf(st, "app;dur=%g,", &app); len(body) != 1024 || err != nil {
+			t.Errorf("body %d bytes, Server-Timing %q", len(body), st)
+		}
+		r.Band("app;dur= for --work 20ms (ms)", app, 20, 21)
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "served 1 requests (200×1)") {
+	if !strings.Contains(out.String(), fmt.Sprintf("served %d requests (200×%d)", served, served)) {
 		t.Errorf("summary missing: %q", out.String())
 	}
 }

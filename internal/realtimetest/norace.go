@@ -1,6 +1,0 @@
-//go:build !race
-
-package realtimetest
-
-// RaceDetector: this binary runs without the race detector.
-const RaceDetector = false
