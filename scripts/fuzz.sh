@@ -10,6 +10,7 @@
 #   FUZZTIME=10s make fuzz         # a quick pass
 #   FUZZ='NDJSON|CSV' make fuzz    # only targets whose name matches
 #   FUZZPARALLEL=1 make fuzz       # one worker per target (a shared machine)
+#   PKGS=./units make fuzz         # only these packages
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,11 +18,12 @@ FUZZTIME=${FUZZTIME:-60s}
 FUZZ=${FUZZ:-.}
 PARALLEL=${FUZZPARALLEL:-$(nproc)}
 GO=${GO:-go}
+PKGS=${PKGS:-./...}
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 status=0
 printf '%-44s %-28s %12s %10s  %s\n' package target execs execs/s result
-for pkg in $($GO list ./...); do
+for pkg in $($GO list $PKGS); do
 	for target in $($GO test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' | grep -E "$FUZZ"); do
 		log="$logdir/$target.log"
 		if $GO test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" -parallel "$PARALLEL" "$pkg" >"$log" 2>&1; then
