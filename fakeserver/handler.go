@@ -14,6 +14,7 @@ import (
 
 	"github.com/middlebench/middlebench/clock"
 	"github.com/middlebench/middlebench/cpuburn"
+	"github.com/middlebench/middlebench/internal/reqbody"
 )
 
 // ServeHTTP serves one request: admin paths, or queue → read → work → answer.
@@ -51,7 +52,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.queued.Add(-1)
 		case <-r.Context().Done():
 			s.queued.Add(-1)
-			s.record(cs, statusClientGone, t, start) // the client left while queued
+			s.record(cs, reqbody.StatusClientGone, t, start) // the client left while queued
 			return
 		}
 		defer func() { <-s.slots }()
@@ -61,8 +62,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	readStart := s.clk.Now()
 	if err := s.readBody(r); err != nil {
 		t.read = s.since(readStart)
-		status, msg := bodyError(r, err)
-		if status != statusClientGone {
+		status, msg := reqbody.Status(r.Context(), err)
+		if status != reqbody.StatusClientGone {
 			// The body's framing is lost: answer, then close.
 			w.Header()["Connection"] = connectionClose
 			w.Header()["Server-Timing"] = []string{serverTiming(t)}
@@ -76,7 +77,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	workStart := s.clk.Now()
 	if err := s.work(r.Context(), cs, sp); err != nil {
 		t.app = s.since(workStart)
-		s.record(cs, statusClientGone, t, start)
+		s.record(cs, reqbody.StatusClientGone, t, start)
 		return
 	}
 	t.app = s.since(workStart)
