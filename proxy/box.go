@@ -190,7 +190,7 @@ func (b *Box) startHTTP(env boxEnv) {
 			if env.ledgerHeader {
 				w = &timingWriter{ResponseWriter: w, ex: ex, desc: desc}
 			}
-			inner.ServeHTTP(w, r)
+			serveExchange(inner, w, r, ex)
 		}),
 		ReadHeaderTimeout: b.limits.ReadHeaderTimeout.D(),
 		ReadTimeout:       b.limits.ReadTimeout.D(),

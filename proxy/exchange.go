@@ -16,6 +16,7 @@ type exchange struct {
 	conn, req uint64
 	timings   []timing
 	body      *clientBody // the request's body as read from the client; nil without one
+	abort     bool        // the client left: abort its connection rather than answer
 }
 
 type timing struct {

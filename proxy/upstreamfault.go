@@ -93,7 +93,9 @@ func (b *Box) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		if status == reqbody.StatusClientGone {
 			b.clientAborts.Add(1)
-			w.WriteHeader(status) // nobody reads it; keeps net/http from writing 200
+			if ex != nil {
+				ex.abort = true // answered by aborting the connection (serveExchange)
+			}
 			return
 		}
 		b.badRequests.Add(1)
@@ -155,4 +157,36 @@ func (c *cutWatch) Read(p []byte) (int, error) {
 		c.b.record(ex, ActCut, 0, fmt.Sprintf("the next hop ended the body after %d bytes%s (%v): the client's connection was aborted", c.got, of, err))
 	}
 	return n, err
+}
+
+// answerWriter notes whether the box has begun an answer.
+type answerWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *answerWriter) WriteHeader(code int) {
+	w.wrote = w.wrote || code >= 200 || code == http.StatusSwitchingProtocols
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *answerWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush and Hijack.
+func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// serveExchange runs the box's handler chain on one request. A request the
+// chain gave up on because its client left — nothing written — is not
+// answered at all: the connection is aborted (nginx's 499 is a log entry,
+// not a response). Without this net/http would answer an empty 200, which
+// a client that only half-closed its side would read as success.
+func serveExchange(h http.Handler, w http.ResponseWriter, r *http.Request, ex *exchange) {
+	aw := &answerWriter{ResponseWriter: w}
+	h.ServeHTTP(aw, r)
+	if !aw.wrote && (ex.abort || r.Context().Err() != nil) {
+		panic(http.ErrAbortHandler)
+	}
 }

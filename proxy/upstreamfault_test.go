@@ -238,12 +238,12 @@ func TestBoxSlowClientLimits(t *testing.T) {
 
 	p = startYAML(t, "boxes: [{readHeaderTimeout: 300ms, maxConns: 2, stages: [{kind: waf}]}]", origin(t).URL)
 	addr := strings.TrimPrefix(p.URL(), "http://")
+	t0 := time.Now() // before the dial: the box's clock starts at its accept
 	slow, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer slow.Close()
-	t0 := time.Now()
 	io.WriteString(slow, "GET / HTTP/1.1\r\nHost: x\r\n") // never ends its headers
 	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := io.ReadAll(slow); err != nil || time.Since(t0) < 300*time.Millisecond {
