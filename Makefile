@@ -36,6 +36,11 @@ bench: build
 fuzz:
 	FUZZTIME=$(or $(FUZZTIME),60s) GO=$(GO) bash scripts/fuzz.sh
 
+# soak: 10,000 keep-alive connections through one HTTP box for 60 s (the
+# clients in a child process); prints requests, errors, RSS and fds.
+soak:
+	MIDDLEBENCH_SOAK=1 $(GO) test -run '^TestSoak$$' -v -count=1 -timeout 10m ./proxy/
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
