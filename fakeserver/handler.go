@@ -52,8 +52,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.queued.Add(-1)
 		case <-r.Context().Done():
 			s.queued.Add(-1)
-			s.record(cs, reqbody.StatusClientGone, t, start) // the client left while queued
-			return
+			s.clientGone(cs, t, start) // the client left while queued
 		}
 		defer func() { <-s.slots }()
 		t.queue = s.since(start)
@@ -63,12 +62,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.readBody(r); err != nil {
 		t.read = s.since(readStart)
 		status, msg := reqbody.Status(r.Context(), err)
-		if status != reqbody.StatusClientGone {
-			// The body's framing is lost: answer, then close.
-			w.Header()["Connection"] = connectionClose
-			w.Header()["Server-Timing"] = []string{serverTiming(t)}
-			http.Error(w, msg, status)
+		if status == reqbody.StatusClientGone {
+			s.clientGone(cs, t, start)
 		}
+		// The body's framing is lost: answer, then close.
+		w.Header()["Connection"] = connectionClose
+		w.Header()["Server-Timing"] = []string{serverTiming(t)}
+		http.Error(w, msg, status)
 		s.record(cs, status, t, start)
 		return
 	}
@@ -77,8 +77,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	workStart := s.clk.Now()
 	if err := s.work(r.Context(), cs, sp); err != nil {
 		t.app = s.since(workStart)
-		s.record(cs, reqbody.StatusClientGone, t, start)
-		return
+		s.clientGone(cs, t, start)
 	}
 	t.app = s.since(workStart)
 
@@ -113,6 +112,15 @@ var (
 	contentEncodingGzip = []string{"gzip"}
 	varyAcceptEncoding  = []string{"Accept-Encoding"}
 )
+
+// clientGone records a request whose client left (499) and ends it
+// without an answer: the connection is aborted. Returning would let
+// net/http answer an empty 200, which a client that only half-closed its
+// side would read as success.
+func (s *Server) clientGone(cs *connState, t timings, start time.Time) {
+	s.record(cs, reqbody.StatusClientGone, t, start)
+	panic(http.ErrAbortHandler)
+}
 
 // since is the time passed on the server's clock.
 func (s *Server) since(t time.Time) time.Duration { return s.clk.Now().Sub(t) }
