@@ -44,11 +44,10 @@ func (c *BandwidthConfig) compile() (Stage, error) {
 	return &bandwidthStage{cfg: *c}, nil
 }
 
-// bind makes the shared shapers, which run on the box's clock.
-func (s *bandwidthStage) bind(env *stageEnv) error {
-	s.bound.bind(env)
+// start makes the shared shapers, which run on the box's clock.
+func (s *bandwidthStage) start() error {
 	if !s.cfg.PerConnection {
-		s.up, s.down = pace.NewBytes(s.cfg.Up, s.cfg.Burst, env.clock), pace.NewBytes(s.cfg.Down, s.cfg.Burst, env.clock)
+		s.up, s.down = pace.NewBytes(s.cfg.Up, s.cfg.Burst, s.env.clock), pace.NewBytes(s.cfg.Down, s.cfg.Burst, s.env.clock)
 	}
 	return nil
 }
@@ -106,23 +105,15 @@ func (c *bandwidthConn) Write(p []byte) (int, error) {
 		c.nDown.Add(int64(n))
 		return n, err
 	}
-	written := 0
-	for len(p) > 0 {
-		k := c.down.Piece(len(p))
+	return writePieces(c.Conn, p, &c.nDown, func(want int) (int, error) {
+		k := c.down.Piece(want)
 		d, err := c.down.Wait(c.ctx, k)
 		c.waited.Add(int64(d))
 		if err != nil {
-			return written, net.ErrClosed
+			return 0, net.ErrClosed
 		}
-		n, err := c.Conn.Write(p[:k])
-		written += n
-		c.nDown.Add(int64(n))
-		if err != nil {
-			return written, err
-		}
-		p = p[k:]
-	}
-	return written, nil
+		return k, nil
+	})
 }
 
 func (c *bandwidthConn) Close() error {

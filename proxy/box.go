@@ -116,8 +116,11 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	for i, st := range lay.stages {
 		c := newCounters(cfg.Stages[i].Spec.Kind(), i+1)
 		se := &stageEnv{box: name, index: i + 1, clock: env.clock, seed: stageSeed(env.seed, name, i+1), ledger: b.ledger, c: c}
-		if err := st.bind(se); err != nil {
-			return nil, fmt.Errorf("box %q, stage %d (%s): %w", name, i+1, c.kind, err)
+		st.setEnv(se)
+		if s, ok := st.(starter); ok {
+			if err := s.start(); err != nil {
+				return nil, fmt.Errorf("box %q, stage %d (%s): %w", name, i+1, c.kind, err)
+			}
 		}
 		b.counters = append(b.counters, c)
 	}

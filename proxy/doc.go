@@ -2,17 +2,21 @@
 // limit or reject traffic, composed into boxes, chained into a path between
 // a load generator and a server.
 //
-// Two kinds of stage:
+// Two layers of stage:
 //
-//   - connection stages wrap the box's net.Listener and its net.Conns: tls
-//     (termination with a handshake delay and a handshake capacity), accept
-//     (accept rate and listen backlog), link (one-way latency on bytes in
-//     flight), bandwidth (byte-rate caps);
-//   - HTTP stages are func(http.Handler) http.Handler middleware: waf
-//     (inspection delay, capacity, block rules), ratelimit (429 with
-//     Retry-After and the IETF RateLimit headers), uablock (User-Agent
-//     blocking with an allow-list), fault (aborts, resets and delays with a
-//     probability).
+//   - connection stages wrap each connection the box accepts
+//     (ConnStage.WrapConn): tls (termination with a handshake delay and a
+//     handshake capacity), link (one-way latency on bytes in flight),
+//     bandwidth (byte-rate caps), reset (resets a seeded share of
+//     connections after a byte budget), slowclose (holds each
+//     connection's FIN and close); accept (accept rate and listen
+//     backlog) is the one that needs the listener itself
+//     (ListenerStage.WrapListener);
+//   - HTTP stages are func(http.Handler) http.Handler middleware
+//     (HTTPStage.Wrap): waf (inspection delay, capacity, block rules),
+//     ratelimit (429 with Retry-After and the IETF RateLimit headers),
+//     uablock (User-Agent blocking with an allow-list), fault (aborts,
+//     resets and delays with a probability).
 //
 // A box is a listener, its stages in path order (the first stage is the one
 // nearest the client) and a forwarder to the next hop: when all its stages
@@ -37,4 +41,56 @@
 // themselves: in a network namespace, `tc qdisc add dev lo root netem delay
 // 15ms` (one-way on loopback, so 30 ms RTT) — which then applies to every
 // byte, and the link stage is not needed.
+//
+// # Writing a stage
+//
+// A stage is one file and one line in the kinds registry (stage.go); the
+// box, the YAML decoder, the command line's shorthand, --help, the
+// counters, the admin endpoint and the ledger need nothing else. reset.go
+// is a small complete example. The file holds:
+//
+//  1. The config: an exported struct with yaml tags, its Kind() and a
+//     comment that says what device it models. Field types from units
+//     (Duration, Dist, Size, Rate, ByteRate) parse "450ms", "normal:50ms,5ms",
+//     "64KiB", "100/s" and name the field and line when they do not.
+//  2. compile(): check every field (errField("field", …) names it) and
+//     return the stage, its expressions compiled and defaults applied.
+//     Validation and the box's start both call it, so a check is written
+//     once; it must not start goroutines or touch the network.
+//  3. The stage: a struct that embeds bound, which the box fills with its
+//     environment (env: clock, seed, ledger) and c, the counters the box
+//     made from the kind (seen, passed, reject(status), bytes, addDelay,
+//     addQueued). Counts of its own are named atomic fields reported by
+//     extraCounts. A start() error method does work that needs the
+//     environment before the box serves (bandwidth's shapers on the box's
+//     clock, tls's certificate).
+//  4. What it works on — one of:
+//     ConnStage: WrapConn(net.Conn) net.Conn, called once per accepted
+//     connection; return c itself when there is nothing to do (the socket
+//     then keeps splice(2)); a wrapper exposes the inner conn with
+//     NetConn() so that connID and abortConn find the socket.
+//     ListenerStage: WrapListener(net.Listener) net.Listener, only for a
+//     stage that decides when accept(2) happens.
+//     HTTPStage: Wrap(http.Handler) http.Handler; exchangeFrom(ctx) gives the
+//     connection and request ids, ex.addTiming a Server-Timing entry, and
+//     reply or a rejection answers without the upstream.
+//  5. Abilities towards the whole box, when it has them, as optional
+//     interfaces found once by compileStages: CertOwner (it terminates TLS:
+//     clients trust its pool, the box speaks TLS to an https next hop),
+//     BacklogSetter (the listen backlog), FixedFirst (it must be stage 1).
+//     A box holds one stage of each ability; io.Closer is called when the
+//     box closes.
+//
+// Randomness comes from env.rng(id) — a generator per connection or request
+// seeded from the path's seed and the stage's place — so that the same run
+// makes the same choices; time comes from env.clock (and env.wait), never
+// from time.Now or time.Sleep, so that tests can run the stage on a fake
+// clock. Every act worth explaining afterwards is a ledger entry
+// (env.record) with the asked and applied values.
+//
+// Test it in a table in <kind>_test.go: a path from YAML (startYAML) on
+// port 0 in front of an httptest or tcptest origin, expectations written
+// from the configuration (bytes, counts, statuses exact; times as bands
+// measured in realtimetest.Rounds), and its field errors through
+// ParseStage.
 package proxy

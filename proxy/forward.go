@@ -153,6 +153,27 @@ func copyConn(dst, src net.Conn) (int64, error) {
 	}
 }
 
+// writePieces writes p to w in pieces of the size next grants (a stage's
+// cap or budget; next's error ends the write), adding what is written to
+// count.
+func writePieces(w io.Writer, p []byte, count *atomic.Int64, next func(want int) (int, error)) (int, error) {
+	written := 0
+	for len(p) > 0 {
+		k, err := next(len(p))
+		if err != nil {
+			return written, err
+		}
+		n, err := w.Write(p[:k])
+		written += n
+		count.Add(int64(n))
+		if err != nil {
+			return written, err
+		}
+		p = p[k:]
+	}
+	return written, nil
+}
+
 // quiet turns the errors of a connection closed by the other copy into
 // an ordinary end.
 func quiet(err error) error {

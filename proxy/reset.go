@@ -113,21 +113,12 @@ func (c *budgetConn) Read(p []byte) (int, error) {
 }
 
 func (c *budgetConn) Write(p []byte) (int, error) {
-	written := 0
-	for len(p) > 0 {
-		k := c.take(len(p))
-		if k == 0 {
-			return written, c.abort()
+	return writePieces(c.Conn, p, &c.passed, func(want int) (int, error) {
+		if k := c.take(want); k > 0 {
+			return k, nil
 		}
-		n, err := c.Conn.Write(p[:k])
-		written += n
-		c.passed.Add(int64(n))
-		if err != nil {
-			return written, err
-		}
-		p = p[k:]
-	}
-	return written, nil
+		return 0, c.abort()
+	})
 }
 
 // abort resets the connection, once, and records it.

@@ -154,6 +154,11 @@ func TestNoLeaks(t *testing.T) {
         latency: 1ms
       - kind: bandwidth
         down: 50MiB/s
+      - kind: reset
+        percent: 100
+        after: 1GiB
+      - kind: slowclose
+        delay: 1ms
       - kind: tls
         handshakeDelay: 1ms
         maxConcurrentHandshakes: 4

@@ -13,12 +13,20 @@ import (
 	"github.com/middlebench/middlebench/clock"
 )
 
-// Stage is one compiled stage. Besides bind, it implements ConnStage,
-// ListenerStage or HTTPStage: what it works on.
+// Stage is one compiled stage: it embeds bound (which implements this
+// interface, so that no stage can miss its environment), and implements
+// ConnStage, ListenerStage or HTTPStage: what it works on.
 type Stage interface {
-	// bind gives the stage its place in the box (clock, seed, ledger and
+	// setEnv gives the stage its place in the box (clock, seed, ledger and
 	// the counters the box made for it) before the box serves.
-	bind(env *stageEnv) error
+	setEnv(env *stageEnv)
+}
+
+// starter is a stage with work to do once it has its environment and
+// before the box serves (bandwidth's shapers run on the box's clock; tls
+// loads its certificate).
+type starter interface {
+	start() error
 }
 
 // ConnStage is a connection-level stage: it wraps each connection the box
@@ -92,6 +100,7 @@ var kinds = map[string]func() StageSpec{
 	"uablock":   func() StageSpec { return &UABlockConfig{} },
 	"fault":     func() StageSpec { return &FaultConfig{} },
 	"reset":     func() StageSpec { return &ResetConfig{} },
+	"slowclose": func() StageSpec { return &SlowCloseConfig{} },
 }
 
 // Kinds returns the valid stage kinds, sorted.
@@ -123,17 +132,13 @@ type stageEnv struct {
 }
 
 // bound is embedded by every stage: its environment and counters, set by
-// bind. A stage that needs more at bind time defines its own bind and
-// calls this one first.
+// the box.
 type bound struct {
 	env *stageEnv
 	c   *counters
 }
 
-func (b *bound) bind(env *stageEnv) error {
-	b.env, b.c = env, env.c
-	return nil
-}
+func (b *bound) setEnv(env *stageEnv) { b.env, b.c = env, env.c }
 
 // rng returns a generator for one connection or request: a PCG seeded with
 // the stage's seed and the id, so that the same run (same arrival order)

@@ -90,10 +90,9 @@ func (c *TLSConfig) compile() (Stage, error) {
 	return s, nil
 }
 
-// bind loads the certificate (or makes one): work for a box that starts,
+// start loads the certificate (or makes one): work for a box that starts,
 // not for validation.
-func (s *tlsStage) bind(env *stageEnv) error {
-	s.bound.bind(env)
+func (s *tlsStage) start() error {
 	var cert tls.Certificate
 	var err error
 	if s.cfg.Cert != "" {

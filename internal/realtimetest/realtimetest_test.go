@@ -44,6 +44,8 @@ func TestSingleMeasurements(t *testing.T) {
 	}
 }
 
+func noWait() (time.Duration, bool) { return 0, true }
+
 // TestRounds: the values each round measures are scripted, so the expected
 // verdicts and round counts follow from the script alone.
 func TestRounds(t *testing.T) {
@@ -56,7 +58,9 @@ func TestRounds(t *testing.T) {
 	}{
 		{"first round in band", [][]float64{{101, 102}}, 3, false, 1},
 		{"second round in band", [][]float64{{110, 101}, {101, 102}}, 3, false, 2},
-		{"every round over", [][]float64{{110, 101}, {101, 104}, {120, 120}}, 3, true, 3},
+		{"each check in band in some round", [][]float64{{110, 101}, {101, 104}}, 3, false, 2},
+		{"one check over in every round", [][]float64{{110, 101}, {104, 101}, {120, 101}}, 3, true, 3},
+		{"both over in every round", [][]float64{{110, 104}, {104, 110}, {120, 120}}, 3, true, 3},
 		{"below fails at once", [][]float64{{99, 101}, {101, 101}}, 3, true, 1},
 		{"below after an over round", [][]float64{{110, 101}, {101, 90}}, 3, true, 2},
 		{"NaN fails at once", [][]float64{{math.NaN(), 101}}, 3, true, 1},
@@ -66,12 +70,12 @@ func TestRounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{TB: t}
 			ran := 0
-			Rounds(rec, tt.rounds, func(r *Round) {
+			rounds(rec, tt.rounds, func(r *Round) {
 				v := tt.values[ran]
 				ran++
 				r.Band("a", v[0], 100, 103)
 				r.Within("b", time.Duration(v[1]*float64(time.Millisecond)), 101500*time.Microsecond, 1500*time.Microsecond)
-			})
+			}, noWait)
 			if got := rec.failed > 0; got != tt.fail {
 				t.Errorf("failed = %v, want %v", got, tt.fail)
 			}
@@ -79,5 +83,46 @@ func TestRounds(t *testing.T) {
 				t.Errorf("measured %d rounds, want %d", ran, tt.ran)
 			}
 		})
+	}
+}
+
+// TestRoundsRepeatedCheck: a check made several times in a round is clean
+// in that round only when every value is within the band.
+func TestRoundsRepeatedCheck(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		values [][]float64
+		fail   bool
+	}{
+		{"clean in round 2", [][]float64{{101, 110, 101}, {101, 101, 102}, {101, 101, 101}}, false},
+		{"one value over in every round", [][]float64{{101, 110, 101}, {104, 101, 101}, {101, 101, 120}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			i := 0
+			rounds(rec, 3, func(r *Round) {
+				for _, v := range tt.values[i] {
+					r.Band("applied", v, 100, 103)
+				}
+				i++
+			}, noWait)
+			if got := rec.failed > 0; got != tt.fail {
+				t.Errorf("failed = %v, want %v", got, tt.fail)
+			}
+		})
+	}
+}
+
+// TestAwaitQuietIsBounded: however busy the machine, the wait ends by its
+// limit (and a quiet machine does not wait at all).
+func TestAwaitQuietIsBounded(t *testing.T) {
+	start := time.Now()
+	waited, quiet := awaitQuiet(200 * time.Millisecond)
+	t.Logf("waited %v, quiet %v", waited, quiet)
+	if took := time.Since(start); took > 200*time.Millisecond+2*time.Second { // bounded, not punctual: the probes themselves may stall
+		t.Errorf("awaitQuiet(200ms) took %v", took)
+	}
+	if !quiet && waited < 200*time.Millisecond {
+		t.Errorf("gave up after %v, before its limit", waited)
 	}
 }
