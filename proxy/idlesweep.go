@@ -18,24 +18,24 @@ const sweepEvery = time.Second
 func (t *upstreamTransport) sweep() {
 	tick := time.NewTicker(sweepEvery)
 	defer tick.Stop()
-	var batch []*upstreamConn
 	for {
 		select {
 		case <-t.stop:
 			return
 		case <-tick.C:
 		}
-		batch = batch[:0]
-	drain:
-		for len(batch) < cap(t.idle) {
+		// One connection out of the pool at a time, put back at once: a
+		// request meanwhile still finds the others (the pool is FIFO, so
+		// len turns go round it once).
+		for range len(t.idle) {
+			var c *upstreamConn
 			select {
-			case c := <-t.idle:
-				batch = append(batch, c)
+			case c = <-t.idle:
 			default:
-				break drain
 			}
-		}
-		for _, c := range batch {
+			if c == nil {
+				break
+			}
 			if time.Since(c.idleSince) >= t.idleLimit || c.br.Buffered() > 0 && t.tls == nil || peerClosed(c.Conn, t.tls != nil) {
 				c.Close()
 				continue
