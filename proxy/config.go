@@ -19,7 +19,7 @@ import (
 //	seed: 42
 //	admin: 127.0.0.1:9090      # optional: JSON, Prometheus and the ledger for all boxes
 //	ledgerHeader: false         # true: each box appends its Server-Timing entries
-//	ledgerFile: ledger.jsonl    # optional: every ledger entry as JSON lines
+//	ledgerFile: ledger.jsonl    # optional: every ledger entry as JSON lines, in place at Close
 //	boxes:
 //	  - name: waf
 //	    listen: 127.0.0.1:8081  # default 127.0.0.1:0

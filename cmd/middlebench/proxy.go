@@ -62,7 +62,7 @@ On shutdown (Ctrl-C or --duration) each box prints a one-line summary.`,
 	f.StringArrayVarP(&o.Stages, "stage", "s", nil, "a stage, kind:field=value,… (repeatable, in path order)")
 	f.StringVar(&o.Admin, "admin", "", "admin endpoint with /stats, /metrics and /ledger, e.g. 127.0.0.1:9090")
 	f.Uint64Var(&o.Seed, "seed", 0, "seed of every random choice (jitter, distributions, fault probabilities)")
-	f.StringVar(&o.LedgerFile, "ledger", "", "write the answer key to this file as JSON lines")
+	f.StringVar(&o.LedgerFile, "ledger", "", "write the answer key to this file as JSON lines (it appears, complete, when the proxy stops)")
 	f.BoolVar(&o.LedgerHeader, "ledger-header", false, "append each box's Server-Timing entries (waf;dur=450.2) to responses")
 	f.Var(&d, "duration", "stop after this long (default: until Ctrl-C)")
 	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow boxes and admin beyond loopback (every interface, a LAN IP): anyone who reaches them is answered")
