@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/middlebench
 
-.PHONY: run quick test bench lint build clean
+.PHONY: run quick test bench fuzz soak lint build clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/middlebench
@@ -28,6 +28,18 @@ test:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@for s in scripts/bench-*.sh; do [ -e "$$s" ] || continue; echo "== $$s"; bash "$$s" || exit 1; done
+
+# fuzz: every fuzz target (func FuzzXxx) for FUZZTIME each (default 60s;
+# about 25 minutes in all), one line per target with its executions per
+# second; a crasher lands in the package's testdata/fuzz/ as a new seed.
+# Not part of test, whose `go test` runs the committed seeds only.
+fuzz:
+	FUZZTIME=$(or $(FUZZTIME),60s) GO=$(GO) bash scripts/fuzz.sh
+
+# soak: 10,000 keep-alive connections through one HTTP box for 60 s (the
+# clients in a child process); prints requests, errors, RSS and fds.
+soak:
+	MIDDLEBENCH_SOAK=1 $(GO) test -run '^TestSoak$$' -v -count=1 -timeout 10m ./proxy/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

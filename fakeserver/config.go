@@ -3,14 +3,17 @@ package fakeserver
 import (
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/loopback"
 	"github.com/middlebench/middlebench/units"
 )
 
 // Config is what the server does per request unless the query overrides it.
 // The zero Config answers 200 with an empty body at once on 127.0.0.1:0.
 type Config struct {
-	Listen    string         `yaml:"listen"`    // host:port; default 127.0.0.1:0
+	Listen    string         `yaml:"listen"`    // host:port; default 127.0.0.1:0; loopback only unless AllowRemote
 	Work      units.Dist     `yaml:"work"`      // time spent "working" (sleeping), per request
 	CPU       units.Duration `yaml:"cpu"`       // CPU time burnt per request (spinning), on top of Work
 	Workers   int            `yaml:"workers"`   // concurrent requests served; 0 = unlimited
@@ -23,7 +26,29 @@ type Config struct {
 	TLS       bool           `yaml:"tls"`       // serve HTTPS with an in-memory self-signed certificate
 	Seed      uint64         `yaml:"seed"`      // seeds the work distribution's draws
 	MaxSize   units.Size     `yaml:"maxSize"`   // largest ?size= accepted; default 1GiB
+
+	// ReadHeaderTimeout bounds how long a client may take to send a
+	// request's headers (slowloris); default 10 s. ReadTimeout bounds the
+	// whole request, headers and body; default 60 s, k6's own request
+	// timeout, so a request the server cuts had already failed at k6.
+	ReadHeaderTimeout units.Duration `yaml:"readHeaderTimeout"`
+	ReadTimeout       units.Duration `yaml:"readTimeout"`
+
+	// AllowRemote lets Listen be beyond loopback (every interface, a LAN IP).
+	AllowRemote bool `yaml:"allowRemote"`
+
+	// Clock times the work, the caps and Server-Timing; nil is the wall
+	// clock with a precise sleeper. Tests inject a clock.Fake.
+	Clock clock.Clock `yaml:"-"`
 }
+
+// The slow-client defaults (nginx: client_header_timeout and
+// client_body_timeout 60 s; the header one is shorter here because a
+// benchmark's client sends its headers at once).
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 60 * time.Second
+)
 
 // defaultMaxSize bounds ?size= so a typo cannot make the server stream forever.
 const defaultMaxSize = units.GiB
@@ -36,6 +61,9 @@ func (c *Config) Validate() error {
 	bad := func(field, format string, a ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, a...))
 	}
+	if err := loopback.CheckListen(c.Listen, c.AllowRemote); err != nil {
+		return bad("listen", "%v", err)
+	}
 	switch {
 	case c.Workers < 0:
 		return bad("workers", "must be 0 (unlimited) or more, got %d", c.Workers)
@@ -47,6 +75,10 @@ func (c *Config) Validate() error {
 		return bad("status", "must be from 200 to 599, got %d", c.Status)
 	case c.MaxSize != 0 && c.Size > c.MaxSize:
 		return bad("size", "%v is above maxSize %v", c.Size, c.MaxSize)
+	case c.ReadHeaderTimeout < 0:
+		return bad("readHeaderTimeout", "must be 0 (default %v) or more, got %v", DefaultReadHeaderTimeout, c.ReadHeaderTimeout)
+	case c.ReadTimeout < 0:
+		return bad("readTimeout", "must be 0 (default %v) or more, got %v", DefaultReadTimeout, c.ReadTimeout)
 	}
 	return nil
 }
@@ -63,4 +95,18 @@ func (c *Config) status() int {
 		return 200
 	}
 	return c.Status
+}
+
+func (c *Config) readHeaderTimeout() time.Duration {
+	if c.ReadHeaderTimeout > 0 {
+		return c.ReadHeaderTimeout.D()
+	}
+	return DefaultReadHeaderTimeout
+}
+
+func (c *Config) readTimeout() time.Duration {
+	if c.ReadTimeout > 0 {
+		return c.ReadTimeout.D()
+	}
+	return DefaultReadTimeout
 }

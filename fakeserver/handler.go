@@ -3,7 +3,6 @@ package fakeserver
 import (
 	"context"
 	"errors"
-	"github.com/middlebench/middlebench/cpuburn"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -12,6 +11,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/cpuburn"
+	"github.com/middlebench/middlebench/internal/reqbody"
 )
 
 // ServeHTTP serves one request: admin paths, or queue → read → work → answer.
@@ -20,12 +23,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.admin.ServeHTTP(w, r)
 		return
 	}
-	start := time.Now()
+	start := s.clk.Now()
 	s.stats.inFlight.Add(1)
 	defer s.stats.inFlight.Add(-1)
 	cs, _ := r.Context().Value(connKey{}).(*connState)
 	if cs == nil { // served through another http.Server (tests, embedding)
 		cs = &connState{rng: rand.New(rand.NewPCG(s.cfg.Seed, 0))}
+	}
+	if cs.mustClose(r) {
+		w.Header()["Connection"] = connectionClose
 	}
 
 	sp, err := parseSpec(r.URL.RawQuery, s.def, s.cfg.maxSize())
@@ -46,28 +52,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.queued.Add(-1)
 		case <-r.Context().Done():
 			s.queued.Add(-1)
-			s.record(cs, 499, t, start) // the client left while queued (nginx's 499)
-			return
+			s.clientGone(cs, t, start) // the client left while queued
 		}
 		defer func() { <-s.slots }()
-		t.queue = time.Since(start)
+		t.queue = s.since(start)
 	}
 
-	readStart := time.Now()
+	readStart := s.clk.Now()
 	if err := s.readBody(r); err != nil {
-		t.read = time.Since(readStart)
-		s.record(cs, 499, t, start)
+		t.read = s.since(readStart)
+		status, msg := reqbody.Status(r.Context(), err)
+		if status == reqbody.StatusClientGone {
+			s.clientGone(cs, t, start)
+		}
+		// The body's framing is lost: answer, then close.
+		w.Header()["Connection"] = connectionClose
+		w.Header()["Server-Timing"] = []string{serverTiming(t)}
+		http.Error(w, msg, status)
+		s.record(cs, status, t, start)
 		return
 	}
-	t.read = time.Since(readStart)
+	t.read = s.since(readStart)
 
-	workStart := time.Now()
+	workStart := s.clk.Now()
 	if err := s.work(r.Context(), cs, sp); err != nil {
-		t.app = time.Since(workStart)
-		s.record(cs, 499, t, start)
-		return
+		t.app = s.since(workStart)
+		s.clientGone(cs, t, start)
 	}
-	t.app = time.Since(workStart)
+	t.app = s.since(workStart)
 
 	h := w.Header()
 	h["Server-Timing"] = []string{serverTiming(t)}
@@ -95,13 +107,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var (
+	connectionClose     = []string{"close"}
 	contentTypeText     = []string{"text/plain; charset=utf-8"}
 	contentEncodingGzip = []string{"gzip"}
 	varyAcceptEncoding  = []string{"Accept-Encoding"}
 )
 
+// clientGone records a request whose client left (499) and ends it
+// without an answer: the connection is aborted. Returning would let
+// net/http answer an empty 200, which a client that only half-closed its
+// side would read as success.
+func (s *Server) clientGone(cs *connState, t timings, start time.Time) {
+	s.record(cs, reqbody.StatusClientGone, t, start)
+	panic(http.ErrAbortHandler)
+}
+
+// since is the time passed on the server's clock.
+func (s *Server) since(t time.Time) time.Duration { return s.clk.Now().Sub(t) }
+
 func (s *Server) record(cs *connState, status int, t timings, start time.Time) {
-	t.handler = time.Since(start)
+	t.handler = s.since(start)
 	s.stats.record(cs.shard, status, t)
 }
 
@@ -149,7 +174,7 @@ func (s *Server) work(ctx context.Context, cs *connState, sp spec) error {
 		d = sp.work.Sample(cs.rng)
 		cs.mu.Unlock()
 	}
-	if err := s.sleeper.Sleep(ctx, d); err != nil {
+	if err := clock.Wait(ctx, s.clk, d); err != nil {
 		return err
 	}
 	cpuburn.Burn(sp.cpu)

@@ -33,6 +33,7 @@ type Server struct {
 	url      string
 	stats    *stats
 	sleeper  *precise.Sleeper
+	clk      clock.Clock   // times work, caps and Server-Timing
 	readCap  *pace.Bytes   // shared by every connection, like a server's ingress limit
 	writeCap *pace.Bytes   // … and its egress
 	slots    chan struct{} // worker pool; nil = unlimited
@@ -53,6 +54,7 @@ type connState struct {
 	shard uint64
 	mu    sync.Mutex
 	rng   *rand.Rand
+	heads *headScan // nil under TLS, where the raw heads are not visible
 }
 
 type connKey struct{}
@@ -71,6 +73,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("fakeserver: listen %s: %w", addr, err)
 	}
 	scheme := "http"
+	if !cfg.TLS {
+		ln = scanListener{ln} // sees the plaintext request heads (smuggling check)
+	}
 	if cfg.TLS {
 		cert, err := selfsigned.New()
 		if err != nil {
@@ -90,9 +95,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		gzip:    newGzipPool(),
 		done:    make(chan struct{}),
 	}
-	clk := clock.Precise{S: s.sleeper}
-	s.readCap = pace.NewBytes(cfg.ReadRate, capBurst(cfg.ReadRate), clk)
-	s.writeCap = pace.NewBytes(cfg.WriteRate, capBurst(cfg.WriteRate), clk)
+	s.clk = cfg.Clock
+	if s.clk == nil {
+		s.clk = clock.Precise{S: s.sleeper}
+	}
+	s.readCap = pace.NewBytes(cfg.ReadRate, capBurst(cfg.ReadRate), s.clk)
+	s.writeCap = pace.NewBytes(cfg.WriteRate, capBurst(cfg.WriteRate), s.clk)
 	if cfg.Workers > 0 {
 		s.slots = make(chan struct{}, cfg.Workers)
 	}
@@ -100,13 +108,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.admin = s.adminHandler()
 	s.http = &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: cfg.readHeaderTimeout(),
+		ReadTimeout:       cfg.readTimeout(),
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          log.New(io.Discard, "", 0), // a client's reset is data for the client, not noise here
-		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			id := s.conns.Add(1)
-			return context.WithValue(ctx, connKey{}, &connState{shard: id, rng: rand.New(rand.NewPCG(cfg.Seed, id))})
+			cs := &connState{shard: id, rng: rand.New(rand.NewPCG(cfg.Seed, id))}
+			if sc, ok := c.(*scanConn); ok {
+				cs.heads = &sc.heads
+			}
+			return context.WithValue(ctx, connKey{}, cs)
 		},
 	}
 	go func() {

@@ -79,40 +79,46 @@ func TestServerTimingMatchesStats(t *testing.T) {
 	}
 }
 
+// TestWorkerPoolQueues: 2 workers, 100 ms each, 6 requests at once: three
+// waves, queue waits 0, 0, 100, 100, 200, 200 ms. On a fake clock, moved
+// 100 ms once all six wait (two working, four queued) and then once per
+// wave, the times are exact.
 func TestWorkerPoolQueues(t *testing.T) {
-	// 2 workers, 100 ms each, 6 at once: three waves, queue waits ≈ 0, 100, 200 ms.
-	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
-		srv := start(t, Config{Workers: 2, Work: units.Fixed(100 * time.Millisecond)})
-		var mu sync.Mutex
-		var queues, apps []float64
-		var wg sync.WaitGroup
-		t0 := time.Now()
-		for range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				resp, _ := get(t, nil, srv.URL()+"/")
-				st := timing(t, resp.Header)
-				mu.Lock()
-				queues, apps = append(queues, st["queue"]), append(apps, st["app"])
-				mu.Unlock()
-			}()
+	srv, fc := fakeClockServer(t, Config{Workers: 2, Work: units.Fixed(100 * time.Millisecond)})
+	var mu sync.Mutex
+	var queues, apps []float64
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, _ := get(t, nil, srv.URL()+"/")
+			st := timing(t, resp.Header)
+			mu.Lock()
+			queues, apps = append(queues, st["queue"]), append(apps, st["app"])
+			mu.Unlock()
+		}()
+	}
+	for wave := range 3 {
+		for srv.queued.Load() != int64(4-2*wave) || !fc.WaitPending(2, time.Millisecond) {
+			time.Sleep(100 * time.Microsecond) // polls the queue: it has no event to wait on
 		}
-		wg.Wait()
-		r.Band("wall ms for 6 requests", msOf(time.Since(t0)), 299, 380)
-		slices.Sort(queues)
-		wants := []float64{0, 0, 100, 100, 200, 200}
-		// The six clients do not arrive at the same instant (10 ms of skew
-		// allowed): a later one waits that much less.
-		for i, q := range queues {
-			r.Band("queue ms", q, wants[i]-10, wants[i]+25)
+		fc.Advance(100 * time.Millisecond)
+	}
+	wg.Wait()
+	slices.Sort(queues)
+	if want := []float64{0, 0, 100, 100, 200, 200}; !slices.Equal(queues, want) {
+		t.Errorf("queue ms %v, want %v", queues, want)
+	}
+	for _, a := range apps {
+		if a != 100 {
+			t.Errorf("app ms %v, want 100 (the queue excluded)", apps)
+			break
 		}
-		for _, a := range apps {
-			r.Band("app ms (queue excluded)", a, 100, 103)
-		}
-		v := srv.Stats()
-		r.Band("stats queue avg ms", v.QueueTime["avg"], 95, 125)
-	})
+	}
+	if avg := srv.Stats().QueueTime["avg"]; avg < 99.9 || avg > 100.1 {
+		t.Errorf("stats queue avg %v ms, want 100", avg)
+	}
 }
 
 func TestMaxQueueAnswers503(t *testing.T) {

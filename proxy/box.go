@@ -43,9 +43,13 @@ type Box struct {
 	srv      *http.Server
 	rp       http.Handler
 
+	limits BoxLimits // with the defaults filled in
+
 	connSeq, reqSeq                  atomic.Uint64
 	accepted, active, requests       atomic.Int64
 	upstreamErrors, clientAborts     atomic.Int64
+	upstreamTimeouts, upstreamCuts   atomic.Int64
+	badRequests, capWaits            atomic.Int64
 	bytesUp, bytesDown, acceptErrors atomic.Int64
 
 	mu     sync.Mutex
@@ -56,19 +60,30 @@ type Box struct {
 
 // BoxStats is one box's counters and its stages'.
 type BoxStats struct {
-	Name           string       `json:"name"`
-	Listen         string       `json:"listen"`
-	URL            string       `json:"url"`
-	Next           string       `json:"next"`
-	Mode           string       `json:"mode"`
-	Accepted       int64        `json:"connectionsAccepted"`
-	Active         int64        `json:"connectionsActive"`
-	Requests       int64        `json:"requests,omitempty"`
-	UpstreamErrors int64        `json:"upstreamErrors"` // 502s answered (HTTP) or upstream dials failed (bytes)
-	ClientAborts   int64        `json:"clientAborts"`   // clients gone before their exchange finished
-	BytesUp        int64        `json:"bytesUp,omitempty"`
-	BytesDown      int64        `json:"bytesDown,omitempty"`
-	Stages         []StageStats `json:"stages"`
+	Name           string `json:"name"`
+	Listen         string `json:"listen"`
+	URL            string `json:"url"`
+	Next           string `json:"next"`
+	Mode           string `json:"mode"`
+	Accepted       int64  `json:"connectionsAccepted"`
+	Active         int64  `json:"connectionsActive"`
+	Requests       int64  `json:"requests,omitempty"`
+	UpstreamErrors int64  `json:"upstreamErrors"` // 502s answered (HTTP) or upstream dials failed (bytes)
+	// UpstreamTimeouts: 504s, the next hop not answering within
+	// responseHeaderTimeout. UpstreamCuts: responses whose body the next
+	// hop ended early (fewer bytes than announced, a reset mid-body): the
+	// client's connection was aborted, as Envoy and net/http do.
+	UpstreamTimeouts int64 `json:"upstreamTimeouts"`
+	UpstreamCuts     int64 `json:"upstreamCuts"`
+	ClientAborts     int64 `json:"clientAborts"` // clients gone before their exchange finished
+	// BadRequests: requests whose body could not be read (broken chunked
+	// framing: 400; too slow: 408). CapWaits: times the box stopped
+	// accepting at maxConns.
+	BadRequests int64        `json:"badRequests"`
+	CapWaits    int64        `json:"capWaits"`
+	BytesUp     int64        `json:"bytesUp,omitempty"`
+	BytesDown   int64        `json:"bytesDown,omitempty"`
+	Stages      []StageStats `json:"stages"`
 }
 
 // boxEnv is what a box needs from its path.
@@ -93,7 +108,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 		return nil, fmt.Errorf("box %q: %w", name, err)
 	}
 	b := &Box{name: name, cfg: cfg, next: next, nextTLS: nextTLS, mode: ModeBytes, lay: lay,
-		ledger: newLedger(env.ledgerLimit, env.sink), conns: map[net.Conn]struct{}{}}
+		ledger: newLedger(env.ledgerLimit, env.sink), conns: map[net.Conn]struct{}{}, limits: cfg.BoxLimits.withDefaults(BoxLimits{})}
 	lw := env.log
 	if lw == nil {
 		lw = io.Discard
@@ -134,7 +149,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	if err != nil {
 		return nil, fmt.Errorf("box %q: listen: %w", name, err)
 	}
-	var ln net.Listener = &trackListener{Listener: b.ln, b: b}
+	var ln net.Listener = newTrackListener(b.ln, b, b.limits.MaxConns)
 	for _, ls := range lay.listeners {
 		ln = ls.WrapListener(ln)
 	}
@@ -186,13 +201,15 @@ func (b *Box) startHTTP(env boxEnv) {
 			b.requests.Add(1)
 			id, _ := r.Context().Value(connKey{}).(uint64)
 			ex := &exchange{conn: id, req: b.reqSeq.Add(1)}
+			watchClientBody(r, ex)
 			r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 			if env.ledgerHeader {
 				w = &timingWriter{ResponseWriter: w, ex: ex, desc: desc}
 			}
-			inner.ServeHTTP(w, r)
+			serveExchange(inner, w, r, ex)
 		}),
-		ReadHeaderTimeout: time.Minute,
+		ReadHeaderTimeout: b.limits.ReadHeaderTimeout.D(),
+		ReadTimeout:       b.limits.ReadTimeout.D(),
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          b.log,
@@ -227,6 +244,8 @@ func (b *Box) Stats() BoxStats {
 	s := BoxStats{Name: b.name, Listen: b.Addr(), URL: b.URL(), Next: b.next.String(), Mode: b.mode,
 		Accepted: b.accepted.Load(), Active: b.active.Load(), Requests: b.requests.Load(),
 		UpstreamErrors: b.upstreamErrors.Load(), ClientAborts: b.clientAborts.Load(),
+		UpstreamTimeouts: b.upstreamTimeouts.Load(), UpstreamCuts: b.upstreamCuts.Load(),
+		BadRequests: b.badRequests.Load(), CapWaits: b.capWaits.Load(),
 		BytesUp: b.bytesUp.Load(), BytesDown: b.bytesDown.Load()}
 	for i, c := range b.counters {
 		st := c.stats()
@@ -248,6 +267,12 @@ func (b *Box) Summary() string {
 	}
 	if s.UpstreamErrors > 0 {
 		fmt.Fprintf(&sb, ", %d upstream errors", s.UpstreamErrors)
+	}
+	if s.UpstreamTimeouts > 0 {
+		fmt.Fprintf(&sb, ", %d upstream timeouts", s.UpstreamTimeouts)
+	}
+	if s.UpstreamCuts > 0 {
+		fmt.Fprintf(&sb, ", %d responses cut upstream", s.UpstreamCuts)
 	}
 	for _, st := range s.Stages {
 		fmt.Fprintf(&sb, "; %s: seen %d passed %d", st.Kind, st.Seen, st.Passed)

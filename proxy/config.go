@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 
+	"github.com/middlebench/middlebench/internal/loopback"
 	"github.com/middlebench/middlebench/strictyaml"
 	"github.com/middlebench/middlebench/wire"
 	"gopkg.in/yaml.v3"
@@ -20,7 +20,7 @@ import (
 //	seed: 42
 //	admin: 127.0.0.1:9090      # optional: JSON, Prometheus and the ledger for all boxes
 //	ledgerHeader: false         # true: each box appends its Server-Timing entries
-//	ledgerFile: ledger.jsonl    # optional: every ledger entry as JSON lines
+//	ledgerFile: ledger.jsonl    # optional: every ledger entry as JSON lines, in place at Close
 //	boxes:
 //	  - name: waf
 //	    listen: 127.0.0.1:8081  # default 127.0.0.1:0
@@ -37,6 +37,9 @@ type PathConfig struct {
 	// Wire, if set, is a packet-level link in front of the first box
 	// (package wire: network namespaces, root and /dev/net/tun).
 	Wire *wire.Config `yaml:"wire"`
+	// AllowRemote lets boxes and admin endpoints listen beyond loopback
+	// (every interface, a LAN IP); without it such an address is refused.
+	AllowRemote bool `yaml:"allowRemote"`
 
 	// Log receives one-line notices (box summaries at shutdown, serve
 	// errors); nil discards them.
@@ -54,6 +57,8 @@ type BoxConfig struct {
 	// box that parses HTTP (default 1024: one per client connection for
 	// the loads middlebench runs).
 	MaxIdleConnsPerHost int `yaml:"maxIdleConnsPerHost"`
+	// BoxLimits bound slow clients and a slow next hop (limits.go).
+	BoxLimits `yaml:",inline"`
 }
 
 // StageConfig is one stage: its kind and its typed configuration.
@@ -222,14 +227,17 @@ func lineOf(n *yaml.Node, key string) int {
 // validate checks the box's fields and compiles its stages (dropping them)
 // to check them and their order.
 func (b *BoxConfig) validate() error {
-	if err := checkLoopback(b.Listen); err != nil {
+	if err := loopback.CheckListen(b.Listen, true); err != nil { // the form; the place is checked at start
 		return errField("listen", "%v", err)
 	}
-	if err := checkLoopback(b.Admin); err != nil {
+	if err := loopback.CheckListen(b.Admin, true); err != nil {
 		return errField("admin", "%v", err)
 	}
 	if b.MaxIdleConnsPerHost < 0 {
 		return errField("maxIdleConnsPerHost", "must not be negative")
+	}
+	if err := b.BoxLimits.validate(); err != nil {
+		return err
 	}
 	_, err := compileStages(b.Stages)
 	return err
@@ -239,7 +247,7 @@ func (p *PathConfig) validate() error {
 	if len(p.Boxes) == 0 {
 		return fmt.Errorf("boxes: a path needs at least one box")
 	}
-	if err := checkLoopback(p.Admin); err != nil {
+	if err := loopback.CheckListen(p.Admin, true); err != nil {
 		return fmt.Errorf("admin: %w", err)
 	}
 	if p.LedgerLimit < 0 {
@@ -263,22 +271,20 @@ func (b *BoxConfig) displayName(i int) string {
 	return fmt.Sprintf("box%d", i+1)
 }
 
-// checkLoopback refuses listen addresses off the loopback interface: boxes
-// are test devices, not services.
-func checkLoopback(addr string) error {
-	if addr == "" {
-		return nil
+// checkListens refuses, unless AllowRemote, any box or admin address
+// beyond loopback: boxes are test devices that answer anyone.
+func (p *PathConfig) checkListens() error {
+	if err := loopback.CheckListen(p.Admin, p.AllowRemote); err != nil {
+		return fmt.Errorf("admin: %w", err)
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("%q: want host:port such as 127.0.0.1:8081", addr)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%q: boxes listen on loopback only (127.0.0.1, ::1, localhost)", addr)
+	for i := range p.Boxes {
+		b := &p.Boxes[i]
+		if err := loopback.CheckListen(b.Listen, p.AllowRemote); err != nil {
+			return fmt.Errorf("box %q: listen: %w", b.displayName(i), err)
+		}
+		if err := loopback.CheckListen(b.Admin, p.AllowRemote); err != nil {
+			return fmt.Errorf("box %q: admin: %w", b.displayName(i), err)
+		}
 	}
 	return nil
 }

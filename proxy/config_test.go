@@ -88,7 +88,7 @@ func TestPathConfigErrors(t *testing.T) {
 		{"bad regex", "boxes:\n  - stages:\n      - kind: uablock\n        patterns: ['(']\n", []string{"line 4", "patterns: item 1"}},
 		{"conn after http", "boxes:\n  - name: x\n    stages:\n      - kind: waf\n      - kind: link\n", []string{`box "x"`, "must come before the HTTP stages"}},
 		{"two tls", "boxes:\n  - stages:\n      - kind: tls\n      - kind: tls\n", []string{"at most one tls"}},
-		{"not loopback", "boxes:\n  - listen: 0.0.0.0:80\n", []string{"line 2", "loopback only"}},
+		{"not host:port", "boxes:\n  - listen: 8080\n", []string{"line 2", "listen", "host:port"}},
 		{"no boxes", "seed: 1\n", []string{"at least one box"}},
 		{"same names", "boxes:\n  - name: a\n  - name: a\n", []string{"both named"}},
 		{"negative perKiB", "boxes:\n  - stages:\n      - kind: waf\n        perKiB: -1ms\n", []string{"line 4", "perKiB", "negative"}},

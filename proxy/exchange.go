@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -14,6 +15,8 @@ import (
 type exchange struct {
 	conn, req uint64
 	timings   []timing
+	body      *clientBody // the request's body as read from the client; nil without one
+	abort     bool        // the client left: abort its connection rather than answer
 }
 
 type timing struct {
@@ -118,19 +121,45 @@ func connID(c net.Conn) uint64 {
 	return 0
 }
 
-// trackListener gives every accepted connection an id and counts it.
+// trackListener gives every accepted connection an id and counts it, and
+// holds the box's connection cap: at MaxConns open connections it stops
+// accepting until one closes (golang.org/x/net/netutil's LimitListener),
+// so that new ones wait in the listen backlog; each wait is counted.
 type trackListener struct {
 	net.Listener
-	b *Box
+	b     *Box
+	slots chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newTrackListener(l net.Listener, b *Box, maxConns int) *trackListener {
+	return &trackListener{Listener: l, b: b, slots: make(chan struct{}, maxConns), done: make(chan struct{})}
 }
 
 func (l *trackListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	default:
+		l.b.capWaits.Add(1)
+		select {
+		case l.slots <- struct{}{}:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+	}
 	c, err := l.Listener.Accept()
 	if err != nil {
+		<-l.slots
 		return nil, err
 	}
 	l.b.accepted.Add(1)
 	l.b.active.Add(1)
-	tc := &trackedConn{Conn: c, id: l.b.connSeq.Add(1), onDone: func() { l.b.active.Add(-1) }}
+	tc := &trackedConn{Conn: c, id: l.b.connSeq.Add(1), onDone: func() { l.b.active.Add(-1); <-l.slots }}
 	return tc, nil
+}
+
+func (l *trackListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
 }

@@ -10,11 +10,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"sync"
 
 	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/atomicfile"
 	"github.com/middlebench/middlebench/precise"
 	"github.com/middlebench/middlebench/wire"
 )
@@ -25,7 +25,7 @@ type Path struct {
 	boxes      []*Box
 	upstream   *url.URL
 	sink       *jsonlSink
-	file       *os.File
+	file       *atomicfile.File
 	admins     []*http.Server
 	adminURL   []string
 	log        io.Writer
@@ -59,6 +59,9 @@ func start(ctx context.Context, cfg PathConfig, upstreamURL string, clk clock.Cl
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
+	if err := cfg.checkListens(); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
 	for i := range cfg.Boxes {
 		if err := cfg.Boxes[i].validate(); err != nil {
 			return nil, fmt.Errorf("proxy: box %q: %w", cfg.Boxes[i].displayName(i), err)
@@ -69,7 +72,9 @@ func start(ctx context.Context, cfg PathConfig, upstreamURL string, clk clock.Cl
 		p.log = io.Discard
 	}
 	if cfg.LedgerFile != "" {
-		f, err := os.Create(cfg.LedgerFile)
+		// Written under a temporary name and renamed at Close: a killed
+		// proxy leaves the previous ledger, never half of a new one.
+		f, err := atomicfile.Create(cfg.LedgerFile)
 		if err != nil {
 			return nil, fmt.Errorf("proxy: ledgerFile: %w", err)
 		}
@@ -97,22 +102,19 @@ func start(ctx context.Context, cfg PathConfig, upstreamURL string, clk clock.Cl
 		}
 		b, err := startBox(cfg.Boxes[i], env, next, nextTLS, nextPool)
 		if err != nil {
-			p.Close()
-			return nil, fmt.Errorf("proxy: %w", err)
+			return p.failStart(fmt.Errorf("proxy: %w", err))
 		}
 		p.boxes[i] = b
 		next, nextPool = b.url, b.pool
 		nextTLS = &tls.Config{RootCAs: b.pool, MinVersion: tls.VersionTLS12}
 	}
 	if err := p.startAdmin(cfg.Admin, p.AdminHandler()); err != nil {
-		p.Close()
-		return nil, err
+		return p.failStart(err)
 	}
 	for _, b := range p.boxes {
 		if b.cfg.Admin != "" {
 			if err := p.startAdmin(b.cfg.Admin, p.adminHandler(b.name)); err != nil {
-				p.Close()
-				return nil, err
+				return p.failStart(err)
 			}
 		}
 	}
@@ -133,6 +135,16 @@ func upstreamTLS(u *url.URL) *tls.Config {
 	ip := net.ParseIP(u.Hostname())
 	loop := u.Hostname() == "localhost" || ip != nil && ip.IsLoopback()
 	return &tls.Config{InsecureSkipVerify: loop, ServerName: u.Hostname(), MinVersion: tls.VersionTLS12} //nolint:gosec // loopback test servers only
+}
+
+// failStart closes what start opened; the ledger file it began is dropped.
+func (p *Path) failStart(err error) (*Path, error) {
+	if p.file != nil {
+		p.file.Abort()
+		p.file = nil
+	}
+	p.Close()
+	return nil, err
 }
 
 func (p *Path) startAdmin(addr string, h http.Handler) error {
@@ -228,7 +240,7 @@ func (p *Path) Close() error {
 		}
 		errs = append(errs, p.sink.flush())
 		if p.file != nil {
-			errs = append(errs, p.file.Close())
+			errs = append(errs, p.file.Commit())
 		}
 		p.err = errors.Join(errs...)
 	})

@@ -1,10 +1,6 @@
 package proxy
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -19,7 +15,7 @@ type reverseProxy struct {
 	tr *upstreamTransport
 }
 
-func (r *reverseProxy) closeIdle() { r.tr.CloseIdleConnections() }
+func (r *reverseProxy) closeIdle() { r.tr.close() }
 
 func (b *Box) reverseProxy() http.Handler {
 	idle := b.cfg.MaxIdleConnsPerHost
@@ -42,44 +38,22 @@ func (b *Box) reverseProxy() http.Handler {
 	}
 	next := b.next
 	tr := newUpstreamTransport(next, b.nextTLS, idle, fallback)
+	tr.headerTimeout = b.limits.ResponseHeaderTimeout.D()
+	fallback.ResponseHeaderTimeout = tr.headerTimeout
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(next)
 			pr.Out.Host = pr.In.Host // a load balancer keeps the client's Host
 			pr.SetXForwarded()
 		},
-		Transport:    tr,
-		BufferPool:   bytePool{},
-		ErrorHandler: b.proxyError,
-		ErrorLog:     b.log,
+		Transport:      tr,
+		BufferPool:     bytePool{},
+		ErrorHandler:   b.proxyError,
+		ModifyResponse: b.watchResponse,
+		ErrorLog:       b.log,
 	}
 	return &reverseProxy{ReverseProxy: rp, tr: tr}
 }
-
-// proxyError answers 502 with a body that says which box could not reach
-// what, or counts a client that went away.
-func (b *Box) proxyError(w http.ResponseWriter, r *http.Request, err error) {
-	if clientGone(r, err) {
-		b.clientAborts.Add(1)
-		w.WriteHeader(499) // nobody reads it; keeps net/http from writing 200
-		return
-	}
-	b.upstreamErrors.Add(1)
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Middlebench-Box", b.name)
-	w.WriteHeader(http.StatusBadGateway)
-	fmt.Fprintf(w, "middlebench box %q: bad gateway: next hop %s: %v\n", b.name, b.next, err)
-}
-
-func clientGone(r *http.Request, err error) bool {
-	if r.Context().Err() != nil || errors.Is(err, context.Canceled) {
-		return true
-	}
-	// The request body ended early: the client, not the upstream, failed.
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errBodyRead)
-}
-
-var errBodyRead = errors.New("reading the request body")
 
 // bytePool adapts bufPool to httputil.BufferPool.
 type bytePool struct{}

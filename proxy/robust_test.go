@@ -6,16 +6,14 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/leaktest"
 	"github.com/middlebench/middlebench/internal/realtimetest"
-
-	"go.uber.org/goleak"
 )
 
 func TestUpstreamDown(t *testing.T) {
@@ -145,8 +143,7 @@ func TestNoLeaks(t *testing.T) {
 	warm := &http.Client{}
 	get(t, warm, up.URL) // let the test's own pools settle before counting
 	warm.CloseIdleConnections()
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	before := openFDs(t)
+	defer leaktest.Check(t)()
 	src := `boxes:
   - name: edge
     stages:
@@ -199,22 +196,6 @@ func TestNoLeaks(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for openFDs(t) > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if after := openFDs(t); after > before {
-		t.Fatalf("%d file descriptors before, %d after", before, after)
-	}
-}
-
-func openFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd on this system")
-	}
-	return len(ents)
 }
 
 func TestAcceptBacklogMovesConnecting(t *testing.T) {

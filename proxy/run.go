@@ -26,6 +26,8 @@ type RunOptions struct {
 	LedgerFile   string   // overrides the file's
 	LedgerHeader bool     // turns ledgerHeader on
 	Duration     time.Duration
+	AllowRemote  bool      // let boxes and admin listen beyond loopback
+	Limits       BoxLimits // for every box, where its config leaves a limit out
 	Out          io.Writer // where the addresses and the shutdown summary go
 
 	Started func(*Path) // if set, called once the path listens (the live dashboard reads its counters)
@@ -100,6 +102,10 @@ func Run(ctx context.Context, o RunOptions) error {
 		cfg.LedgerFile = o.LedgerFile
 	}
 	cfg.LedgerHeader = cfg.LedgerHeader || o.LedgerHeader
+	cfg.AllowRemote = cfg.AllowRemote || o.AllowRemote
+	for i := range cfg.Boxes {
+		cfg.Boxes[i].BoxLimits = cfg.Boxes[i].BoxLimits.withDefaults(o.Limits)
+	}
 	cfg.Log = out
 	if o.Duration > 0 {
 		var cancel context.CancelFunc

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -30,6 +32,12 @@ type upstreamTransport struct {
 	// idleLimit: a connection idle longer is closed, not reused
 	// (idleTimeout; a field so that tests can shorten it).
 	idleLimit time.Duration
+	// headerTimeout: how long the next hop may take to begin its answer
+	// once the request is written (0: no limit).
+	headerTimeout time.Duration
+	sweeping      sync.Once
+	stop          chan struct{}
+	stopOnce      sync.Once
 }
 
 // idleTimeout: a connection idle longer is closed rather than reused, well
@@ -51,6 +59,7 @@ func newUpstreamTransport(next *url.URL, tlsCfg *tls.Config, maxIdle int, fallba
 		idle:      make(chan *upstreamConn, maxIdle),
 		fallback:  fallback,
 		idleLimit: idleTimeout,
+		stop:      make(chan struct{}),
 	}
 	if next.Scheme == "https" {
 		t.tls = tlsCfg.Clone()
@@ -83,8 +92,9 @@ func (t *upstreamTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			return resp, nil
 		}
 		c.Close()
-		if !reused || !replayable || req.Context().Err() != nil {
-			return nil, err
+		var ne net.Error
+		if !reused || !replayable || req.Context().Err() != nil || errors.As(err, &ne) && ne.Timeout() {
+			return nil, err // a next hop that timed out is not asked again
 		}
 	}
 }
@@ -125,12 +135,20 @@ func (t *upstreamTransport) dial(ctx context.Context) (*upstreamConn, error) {
 // put keeps a connection whose response was read to its end, or closes it
 // when the idle pool is full.
 func (t *upstreamTransport) put(c *upstreamConn) {
+	t.sweeping.Do(func() { go t.sweep() })
 	c.idleSince = time.Now()
 	select {
 	case t.idle <- c:
 	default:
 		c.Close()
 	}
+}
+
+// close stops the sweeper and closes the idle connections.
+func (t *upstreamTransport) close() {
+	t.stopOnce.Do(func() { close(t.stop) })
+	t.sweeping.Do(func() {}) // no sweeper starts after close
+	t.CloseIdleConnections()
 }
 
 // CloseIdleConnections closes the pool's connections (and the fallback's).
@@ -165,6 +183,9 @@ func (t *upstreamTransport) exchange(c *upstreamConn, req *http.Request) (*http.
 	if err := c.bw.Flush(); err != nil {
 		return fail(err)
 	}
+	if t.headerTimeout > 0 {
+		_ = c.SetReadDeadline(time.Now().Add(t.headerTimeout))
+	}
 	for {
 		resp, err := http.ReadResponse(c.br, req)
 		if err != nil {
@@ -172,6 +193,12 @@ func (t *upstreamTransport) exchange(c *upstreamConn, req *http.Request) (*http.
 		}
 		if resp.StatusCode >= 100 && resp.StatusCode <= 199 {
 			continue // 100 Continue, 103 Early Hints: the final answer follows
+		}
+		if t.headerTimeout > 0 {
+			_ = c.SetReadDeadline(time.Time{}) // the body takes as long as it takes
+			if req.Context().Err() != nil {
+				_ = c.SetDeadline(time.Unix(1, 0)) // the context ended meanwhile: keep its interruption
+			}
 		}
 		resp.Body = &upstreamBody{ReadCloser: resp.Body, c: c, t: t, stop: stop, reuse: !resp.Close && !req.Close}
 		return resp, nil

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/reqbody"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -141,7 +142,7 @@ func (s *wafStage) Wrap(next http.Handler) http.Handler {
 			entry.Bytes = n
 			s.bodyBytes.Add(n)
 			if err != nil {
-				s.env.recordClientGone(r, entry, err)
+				s.env.bodyFailed(w, r, entry, err)
 				return
 			}
 			if n > s.maxBody {
@@ -256,6 +257,23 @@ func (s *wafStage) matches(r *http.Request, body *bytes.Buffer) bool {
 		return true
 	}
 	return false
+}
+
+// bodyFailed answers a request whose body could not be read: a client
+// that left is only recorded; a broken body (a chunk size of "zz") or one
+// too slow is answered 400 or 408, and the connection closed, since its
+// framing is lost.
+func (e *stageEnv) bodyFailed(w http.ResponseWriter, r *http.Request, entry LedgerEntry, err error) {
+	status, msg := reqbody.Status(r.Context(), err)
+	if status == reqbody.StatusClientGone {
+		e.recordClientGone(r, entry, err)
+		return
+	}
+	e.c.reject(status)
+	entry.Action, entry.Status, entry.Note = ActRejected, status, msg
+	e.record(entry)
+	w.Header().Set("Connection", "close")
+	http.Error(w, "middlebench waf: "+msg, status)
 }
 
 // recordClientGone notes a request whose client left mid-way.

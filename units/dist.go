@@ -135,9 +135,22 @@ func (d Dist) Mean() time.Duration {
 	case distUniform:
 		return (d.a + d.b) / 2
 	case distLognormal:
-		return time.Duration(math.Exp(d.mu + d.sigma*d.sigma/2))
+		// A wide spread (p99 far above p50) overflows a Duration: clamp
+		// as Sample does rather than wrap to a negative mean.
+		return clampDuration(math.Exp(d.mu + d.sigma*d.sigma/2))
 	}
 	return d.a
+}
+
+// clampDuration converts ns to a Duration within 0..MaxInt64.
+func clampDuration(ns float64) time.Duration {
+	switch {
+	case ns < 0 || ns != ns:
+		return 0
+	case ns >= math.MaxInt64:
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }
 
 // Sample draws one value (never negative). r may be nil for a fixed Dist.
@@ -155,13 +168,7 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 	case distExponential:
 		v = r.ExpFloat64() * float64(d.a)
 	}
-	if v < 0 {
-		return 0
-	}
-	if v > math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(v)
+	return clampDuration(v)
 }
 
 func (d Dist) String() string {

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/middlebench/middlebench/internal/fuzztest"
 )
 
 // Each reader gets a fuzz target: whatever the bytes, it returns an
@@ -46,6 +49,7 @@ func FuzzNDJSON(f *testing.F) {
 	f.Add([]byte(`{"metric":"vus","type":"Point","data":{"time":"2026-11-29T17:38:26Z","value":3,"tags":{},"metadata":{"a":[1,{"b":null}]}}}`))
 	f.Add(sweepSeed())
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzztest.Bound(5*time.Second, data)()
 		for _, open := range []bool{false, true} { // steps by VUs, and by arrivals
 			rd := fuzzReader()
 			rd.Open = open

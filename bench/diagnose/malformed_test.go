@@ -19,6 +19,13 @@ func gz(b []byte) []byte {
 	return out.Bytes()
 }
 
+// badCRC returns a copy of a gzip stream whose trailer's CRC-32 is wrong.
+func badCRC(gz []byte) []byte {
+	b := bytes.Clone(gz)
+	b[len(b)-8] ^= 0xff
+	return b
+}
+
 func sample(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/k6/" + name)
@@ -59,15 +66,15 @@ func TestMalformedInputs(t *testing.T) {
 			[]string{"metric http_reqs: count: want a number, found \"many\""}},
 		{"NDJSON bad line", []byte(points + `{"metric":"http_req_waiting","type":"Point","data":{"time":"2026-11-29T17:38:26.2Z","value":"x"}}` + "\n"),
 			[]string{"line 3, byte ", "want a number, found '\"'"}},
-		{"NDJSON truncated line", []byte(points + `{"metric":"http_req_waiting","type":"Point","data":{"time":"2026-11-29T`),
-			[]string{"line 3", "unterminated string"}},
+		{"NDJSON line cut in the middle", []byte(points + `{"metric":"http_req_waiting","type":"Point","data":{"time":"2026-11-29T` + "\n" + points),
+			[]string{"line 3, byte ", "control character '\\n' in a string"}},
 		{"NDJSON wrong metric type", []byte(`{"type":"Metric","data":{"name":"http_req_duration","type":"counter","contains":"default"},"metric":"http_req_duration"}` + "\n"),
 			[]string{"line 1", "metric http_req_duration is declared a counter; k6's http_req_duration is a trend"}},
 		{"NDJSON unknown type", []byte(`{"type":"Sample","metric":"x","data":{}}` + "\n"), []string{`type "Sample": expected "Metric" or "Point"`}},
 		{"NDJSON bad time", []byte(`{"metric":"http_reqs","type":"Point","data":{"time":"yesterday","value":1}}` + "\n"), []string{"line 1", `time "yesterday" is not an RFC 3339 time`}},
 		{"NDJSON garbage after object", []byte(`{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-29T17:38:26Z","value":1}} x` + "\n"), []string{"unexpected 'x' after the JSON object"}},
 		{"NDJSON only declarations", []byte(`{"type":"Metric","data":{"name":"vus","type":"gauge"},"metric":"vus"}` + "\n"), []string{"no Point lines in 1 lines"}},
-		{"truncated gzip", realGz[:len(realGz)/2], []string{"truncated gzip stream"}},
+		{"gzip with a wrong checksum", badCRC(realGz), []string{"gzip: invalid checksum"}},
 		{"CSV bad value", []byte("metric_name,timestamp,metric_value\nhttp_reqs,1700000000,abc\n"), []string{"line 2", `metric_value "abc" is not a number`}},
 		{"CSV wrong field count", []byte("metric_name,timestamp,metric_value\nhttp_reqs,1700000000\n"), []string{"line 2", "wrong number of fields"}},
 		{"CSV without value column", []byte("metric_name,timestamp,value\n"), []string{`header has no "metric_value" column`}},

@@ -21,6 +21,7 @@ func (r Reader) readNDJSON(ctx context.Context, br *bufio.Reader, name string) (
 	p := ndjsonLine{st: st}
 	var lineNo, offset int64
 	var long []byte
+	var torn string // a note when the stream ends inside a line
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -31,7 +32,10 @@ func (r Reader) readNDJSON(ctx context.Context, br *bufio.Reader, name string) (
 			}
 			line = long
 		}
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		// A gzip stream that ends early (a killed k6 writing .gz) ends
+		// the way a plain file does: its last line may be cut.
+		cutGzip := errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !errors.Is(err, io.EOF) && !cutGzip && !errors.Is(err, bufio.ErrBufferFull) {
 			return nil, &InputError{Source: name, Line: lineNo + 1, Byte: offset + 1,
 				Msg: fmt.Sprintf("reading after %d lines: %v (a truncated gzip stream?)", lineNo, err), Err: err}
 		}
@@ -40,12 +44,24 @@ func (r Reader) readNDJSON(ctx context.Context, br *bufio.Reader, name string) (
 			if len(line) > maxLine {
 				return nil, &InputError{Source: name, Line: lineNo, Byte: offset + 1, Msg: "line longer than 1 MiB: not k6 NDJSON"}
 			}
+			points := p.points
 			if at, msg := p.parse(line); msg != "" {
-				return nil, &InputError{Source: name, Line: lineNo, Byte: offset + int64(at) + 1, Msg: msg}
+				if err == nil { // a whole line (it ends in \n) that is wrong
+					return nil, &InputError{Source: name, Line: lineNo, Byte: offset + int64(at) + 1, Msg: msg}
+				}
+				// The stream ends inside this line: what a killed k6 leaves.
+				// Every complete line before it counts; the cut one goes.
+				p.points = points
+				torn = fmt.Sprintf("the last line (%d) was cut: its %d bytes from byte %d on were dropped (what a killed run leaves); the %d lines before it were read",
+					lineNo, len(line), offset+1, lineNo-1)
+				lineNo--
 			}
 			offset += int64(len(line))
 		}
-		if err != nil { // io.EOF: the other errors returned above
+		if err != nil { // io.EOF or a cut gzip stream: the other errors returned above
+			if cutGzip && torn == "" {
+				torn = fmt.Sprintf("the gzip stream ends early after %d lines (a killed run?); they were read", lineNo)
+			}
 			break
 		}
 		if lineNo%4096 == 0 && ctx.Err() != nil {
@@ -57,6 +73,9 @@ func (r Reader) readNDJSON(ctx context.Context, br *bufio.Reader, name string) (
 	}
 	o := st.observation(FormatNDJSON)
 	o.Notes = append(o.Notes, fmt.Sprintf("%d lines: %d metric declarations, %d points", lineNo, p.metrics, p.points))
+	if torn != "" {
+		o.Notes = append(o.Notes, torn)
+	}
 	return o, nil
 }
 

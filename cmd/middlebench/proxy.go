@@ -26,6 +26,15 @@ A whole path from YAML: --config path.yaml (see proxy.PathConfig).
 
 Stage kinds and their fields:
 ` + proxy.StageHelp() + `
+Boxes listen on loopback only: 0.0.0.0, :PORT or a LAN IP is refused unless
+--allow-remote is given. Each box bounds slow clients and a slow server:
+--read-header-timeout (default 10s) and --read-timeout (60s) cut off a client
+too slow to send its request, --response-header-timeout (60s) answers 504
+for a server that does not begin its answer, and --max-conns (16384) stops
+accepting beyond that many open connections. A server that closes, resets
+or sends garbage gets the client a 502; one that ends a body early aborts
+the client's connection. Each is counted and written to the ledger.
+
 On shutdown (Ctrl-C or --duration) each box prints a one-line summary.`,
 		Example: `  # a WAF that inspects for 450 ms, then a 100/s limit, in front of a server
   middlebench proxy --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080 \
@@ -50,13 +59,18 @@ On shutdown (Ctrl-C or --duration) each box prints a one-line summary.`,
 	dash.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.Config, "config", "c", "", "YAML file describing the path (boxes and stages)")
-	f.StringVar(&o.Listen, "listen", "127.0.0.1:8081", "address of the one box built from --stage flags (loopback only)")
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:8081", "address of the one box built from --stage flags (loopback only unless --allow-remote)")
 	f.StringVarP(&o.Upstream, "upstream", "u", "", "the server behind the last box, e.g. http://127.0.0.1:8080 (required)")
 	f.StringArrayVarP(&o.Stages, "stage", "s", nil, "a stage, kind:field=value,… (repeatable, in path order)")
 	f.StringVar(&o.Admin, "admin", "", "admin endpoint with /stats, /metrics and /ledger, e.g. 127.0.0.1:9090")
 	f.Uint64Var(&o.Seed, "seed", 0, "seed of every random choice (jitter, distributions, fault probabilities)")
-	f.StringVar(&o.LedgerFile, "ledger", "", "write the answer key to this file as JSON lines")
+	f.StringVar(&o.LedgerFile, "ledger", "", "write the answer key to this file as JSON lines (it appears, complete, when the proxy stops)")
 	f.BoolVar(&o.LedgerHeader, "ledger-header", false, "append each box's Server-Timing entries (waf;dur=450.2) to responses")
 	f.Var(&d, "duration", "stop after this long (default: until Ctrl-C)")
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow boxes and admin beyond loopback (every interface, a LAN IP): anyone who reaches them is answered")
+	f.Var(&o.Limits.ReadHeaderTimeout, "read-header-timeout", "cut off a client whose request headers take longer (default 10s)")
+	f.Var(&o.Limits.ReadTimeout, "read-timeout", "cut off a client whose whole request takes longer (default 60s)")
+	f.Var(&o.Limits.ResponseHeaderTimeout, "response-header-timeout", "answer 504 when the server has not begun its answer after this long (default 60s)")
+	f.IntVar(&o.Limits.MaxConns, "max-conns", 0, "client connections open at once per box; beyond, new ones wait in the backlog (default 16384)")
 	return cmd
 }

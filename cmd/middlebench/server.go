@@ -26,8 +26,12 @@ Its own view — the APM stand-in — is at /_mb/stats (JSON), /metrics
 Query parameters override the defaults per request:
   ?work=500ms  ?work=normal:50ms,5ms  ?cpu=2ms  ?size=8KiB  ?status=429
 
-It listens on 127.0.0.1 unless --listen says otherwise; Ctrl-C finishes the
-requests in flight and prints what it served.`,
+It listens on loopback only (127.0.0.1, ::1, localhost): an address such as
+0.0.0.0:8080, :8080 or a LAN IP is refused unless --allow-remote is given.
+A client is cut off when its headers take longer than --read-header-timeout
+(default 10s, slowloris) or its whole request longer than --read-timeout
+(default 60s, k6's own request timeout; a slow body gets 408).
+Ctrl-C finishes the requests in flight and prints what it served.`,
 		Example: `  # a 50 ms server, then look at what it reports
   middlebench server --work 50ms &
   curl -si 127.0.0.1:8080/ | grep Server-Timing
@@ -50,7 +54,10 @@ requests in flight and prints what it served.`,
 	}
 	dash.add(cmd)
 	f := cmd.Flags()
-	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "address to listen on")
+	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "address to listen on (loopback only unless --allow-remote)")
+	f.BoolVar(&cfg.AllowRemote, "allow-remote", false, "allow --listen beyond loopback (every interface, a LAN IP): anyone who reaches it is answered")
+	f.Var(&cfg.ReadHeaderTimeout, "read-header-timeout", "cut off a client whose request headers take longer (default 10s)")
+	f.Var(&cfg.ReadTimeout, "read-timeout", "cut off a client whose whole request takes longer; a slow body gets 408 (default 60s)")
 	f.Var(&cfg.Work, "work", "work per request: 50ms, normal:50ms,5ms, lognormal:p50=40ms,p99=200ms, uniform:20ms..80ms, exponential:50ms")
 	f.Var(&cfg.CPU, "cpu", "CPU time burnt per request (spinning), e.g. 4ms")
 	f.IntVar(&cfg.Workers, "workers", 0, "requests served at once; the rest queue (0 = unlimited)")

@@ -26,6 +26,10 @@ func TestServerFlagErrors(t *testing.T) {
 		{[]string{"server", "--status", "42"}, `status`},
 		{[]string{"server", "--bogus"}, `unknown flag: --bogus`},
 		{[]string{"server", "extra"}, `unknown command "extra"`},
+		{[]string{"server", "--listen", "0.0.0.0:0"}, `listen: "0.0.0.0:0" listens on every interface`},
+		{[]string{"server", "--listen", ":0"}, `listen: ":0" listens on every interface`},
+		{[]string{"server", "--listen", "192.168.1.20:0"}, `not a loopback address`},
+		{[]string{"server", "--read-timeout", "soon"}, `--read-timeout`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

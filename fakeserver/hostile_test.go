@@ -1,0 +1,33 @@
+package fakeserver
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/middlebench/middlebench/internal/hostiletest"
+	"github.com/middlebench/middlebench/internal/realtimetest"
+)
+
+// TestSlowlorisDoesNotSlowOthers: 1,000 connections sending their headers
+// one byte a second raise a well-behaved client's p99 by at most 10 ms,
+// against a baseline p99 taken in the same round; each is measured over
+// 2.5 s, so that the slowloris bytes arrive twice meanwhile.
+func TestSlowlorisDoesNotSlowOthers(t *testing.T) {
+	srv := start(t, Config{})
+	c := &http.Client{Transport: &http.Transport{}}
+	defer c.CloseIdleConnections()
+	url := srv.URL() + "/"
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		base, nBase := hostiletest.P99(t, c, url, 2500*time.Millisecond)
+		accepted := srv.conns.Load()
+		stop := hostiletest.Slowloris(t, srv.Addr().String(), 1000, time.Second)
+		for srv.conns.Load() < accepted+1000 {
+			time.Sleep(time.Millisecond)
+		}
+		loaded, nLoaded := hostiletest.P99(t, c, url, 2500*time.Millisecond)
+		stop()
+		t.Logf("p99 %v alone (%d requests), %v beside 1,000 slowloris connections (%d requests)", base, nBase, loaded, nLoaded)
+		r.Band("p99 rise beside 1,000 slowloris connections (ms)", msOf(loaded-base), -1e9, 10)
+	})
+}

@@ -1,0 +1,37 @@
+package proxy
+
+import (
+	"errors"
+	"net"
+	"syscall"
+)
+
+// peerClosed peeks at an idle connection without blocking: the peer closed
+// it (end of stream), reset it, or — on plain HTTP, where an idle
+// connection must be silent — sent bytes nobody asked for. Under TLS the
+// peer may send records while idle (session tickets), so only the end or
+// an error counts.
+func peerClosed(c net.Conn, tlsConn bool) bool {
+	sc, ok := socketOf(c).(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return true
+	}
+	closed := false
+	var buf [1]byte
+	err = rc.Read(func(fd uintptr) bool {
+		n, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		switch {
+		case errors.Is(rerr, syscall.EAGAIN):
+		case rerr != nil, n == 0:
+			closed = true
+		default:
+			closed = !tlsConn
+		}
+		return true // never wait for the socket
+	})
+	return closed || err != nil
+}
