@@ -8,26 +8,22 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/loopback"
 )
 
 // ErrNotLoopback refuses a dashboard address beyond 127.0.0.1 / ::1 unless
 // the caller allows it: the page shows a run's details to whoever reaches it.
-var ErrNotLoopback = errors.New("dashboard: address is not loopback (allow it explicitly to serve a class on the LAN)")
+var ErrNotLoopback = errors.New("dashboard: address is not loopback (--dashboard-allow-remote serves a class on the LAN)")
 
-// CheckAddr refuses a non-loopback host unless allowRemote.
+// CheckAddr refuses a non-loopback host unless allowRemote, with the one
+// check every listener of middlebench makes (internal/loopback).
 func CheckAddr(addr string, allowRemote bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return fmt.Errorf("dashboard: %q: want HOST:PORT such as 127.0.0.1:26000: %w", addr, err)
 	}
-	if allowRemote {
-		return nil
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%w: %q", ErrNotLoopback, addr)
+	if err := loopback.CheckListen(addr, allowRemote); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotLoopback, err)
 	}
 	return nil
 }
