@@ -7,11 +7,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"reflect"
-	"strconv"
+		"strconv"
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/strictyaml"
 	"github.com/middlebench/middlebench/units"
 	"gopkg.in/yaml.v3"
 )
@@ -169,7 +169,8 @@ func LoadConfig(path string) (Config, error) {
 }
 
 // ParseConfig reads YAML over the defaults: fields left out keep their
-// default; unknown fields are refused with their line and the known ones.
+// default; unknown fields are refused with their line and the known ones
+// (strictyaml).
 func ParseConfig(b []byte) (Config, error) {
 	c := DefaultConfig()
 	var root yaml.Node
@@ -183,52 +184,8 @@ func ParseConfig(b []byte) (Config, error) {
 	if len(root.Content) == 0 {
 		return c, nil
 	}
-	if err := checkKeys(root.Content[0], reflect.TypeOf(c), "rules config"); err != nil {
-		return c, err
-	}
-	if err := root.Content[0].Decode(&c); err != nil {
+	if err := strictyaml.Decode(&root, &c); err != nil {
 		return c, fmt.Errorf("rules config: %w", err)
 	}
 	return c, nil
-}
-
-// checkKeys refuses mapping keys that name no field of t.
-func checkKeys(n *yaml.Node, t reflect.Type, where string) error {
-	if t.Kind() != reflect.Struct || t == reflect.TypeOf(units.Duration(0)) {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("%s: line %d: want a mapping of %s", where, n.Line, strings.Join(yamlFields(t), ", "))
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		f, ok := fieldByTag(t, k.Value)
-		if !ok {
-			return fmt.Errorf("%s: line %d: unknown field %q (known: %s)", where, k.Line, k.Value, strings.Join(yamlFields(t), ", "))
-		}
-		if err := checkKeys(v, f.Type, k.Value); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-func yamlFields(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" {
-			out = append(out, tag)
-		}
-	}
-	return out
 }

@@ -30,11 +30,11 @@ type facts struct {
 	// unloaded is the lowest average latency of the sweep's steps: what a
 	// request costs without a queue (0 without steps).
 	unloaded float64
-	// pastCeiling: the window is a step past the sweep's throughput ceiling
-	// (or the whole run of such a sweep).
-	pastCeiling bool
-
-	fired map[string]*Finding
+	// sweeps holds the sweep findings that name this window (the whole
+	// run: every sweep finding).
+	sweeps map[string]*Finding
+	fired  map[string]*Finding
+	b      budget // what the findings so far explain
 }
 
 func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
@@ -47,6 +47,7 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 		served:      w.Served(),
 		srvRequests: -1,
 		fired:       map[string]*Finding{},
+		sweeps:      map[string]*Finding{},
 	}
 	if f.vus == 0 && name == "" {
 		f.vus = float64(obs.Run.VUs)
@@ -80,6 +81,7 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 		f.outside = wt.Avg - f.srv.Avg - f.queue.Avg
 		f.outsideP95 = wt.Tail() - f.srv.Tail() - f.queue.Tail()
 	}
+	f.b = newBudget(f)
 	return f
 }
 
@@ -111,6 +113,10 @@ func share(a, b float64) float64 {
 }
 
 func (f *facts) has(code string) bool { return f.fired[code] != nil }
+
+// pastCeiling: the window is a step past the sweep's throughput ceiling
+// (or the whole run of such a sweep).
+func (f *facts) pastCeiling() bool { return f.sweeps[CodeThroughputCeiling] != nil }
 
 // bytesPer returns bytes per request of a counter.
 func (f *facts) bytesPer(n int64) float64 { return share(float64(n), float64(f.w.Requests)) }

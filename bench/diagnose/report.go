@@ -187,7 +187,9 @@ func newReport(obs *Observation, f *facts) Report {
 	r.Phases.Server = Stat{}
 	if f.hasServer {
 		r.Phases.Server, r.Phases.ServerQueue = f.srv, f.queue
-		r.Phases.Outside = Stat{Avg: f.outside, P95: f.outsideP95}
+		if f.outside >= 0 { // never a negative time: see honesty
+			r.Phases.Outside = Stat{Avg: f.outside, P95: max(f.outsideP95, 0)}
+		}
 		if f.served != f.all {
 			r.Notes = append(r.Notes, fmt.Sprintf("outside server is computed on the %d expected responses only: the %d failures may never have reached the server",
 				obs.Requests-obs.Failed, obs.Failed))

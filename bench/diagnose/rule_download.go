@@ -10,9 +10,6 @@ import "fmt"
 // 695 ms while waiting and server time stay at 101 ms). Compare data
 // received per second with both ends' link capacity.
 func downloadLimited(f *facts) *Finding {
-	if f.has(CodeToolBlocked) || f.has(CodeGeneratorSaturated) {
-		return nil
-	}
 	recv, dur := f.all.Receiving.Avg, f.all.Duration.Avg
 	if recv < f.floor || recv < float64(f.cfg.Download.Share)*dur {
 		return nil
@@ -24,6 +21,7 @@ func downloadFinding(f *facts, conf Confidence) *Finding {
 	w := f.w
 	recv := f.all.Receiving.Avg
 	fd := &Finding{Code: CodeDownloadLimited, Severity: SeverityWarning, Confidence: conf, ExplainsMs: recv}
+	fd.claim(lineReceiving, recv)
 	fd.add("receiving_avg_ms", recv).add("receiving_p95_ms", f.all.Receiving.Tail()).add("waiting_avg_ms", f.all.Waiting.Avg)
 	if f.hasServer {
 		fd.add("server_time_avg_ms", f.srv.Avg)

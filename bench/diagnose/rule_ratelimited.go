@@ -10,7 +10,7 @@ import "fmt"
 // (k6's summaries) the rule needs the server's count to say so.
 func rateLimited(f *facts) *Finding {
 	w, c := f.w, f.cfg.RateLimited
-	if f.has(CodeToolBlocked) || w.Requests == 0 {
+	if w.Requests == 0 {
 		return nil
 	}
 	n429 := w.Status(429)

@@ -17,6 +17,7 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 	var w Window
 	specs := builtinSpecs(serverMetric)
 	var ok Phases
+	vusMax := 0.0
 	for _, name := range sortedKeys(ms) {
 		m := ms[name]
 		base, sub, _ := strings.Cut(name, "{")
@@ -71,8 +72,15 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 		case kReceived:
 			w.DataReceived = int64(v["count"])
 		case kVUs:
-			w.VUs = max(v["max"], v["value"])
+			// The gauge's last value is the VUs left at the end (1 as a
+			// ramp winds down): only its max says what ran.
+			w.VUs, w.vusMin = v["max"], v["min"]
+		case kVUsMax:
+			vusMax = max(v["max"], v["value"])
 		}
+	}
+	if w.VUs == 0 {
+		w.VUs = vusMax // a summary whose vus gauge has no max: the VUs allocated
 	}
 	if ok.Duration.Present() {
 		w.OK = &ok

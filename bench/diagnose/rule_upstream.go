@@ -1,0 +1,104 @@
+package diagnose
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// upstreamFailing: requests fail without an HTTP status — connections
+// reset, closed before an answer (EOF), answered with garbage (protocol
+// errors), cut mid-body, or timed out. The upstream (or a device in
+// front of it) breaks connections; a blocked tool is answered, fast, with
+// a 4xx, so transport failures are not tool-blocked (k6 error codes below
+// 1400 and from 1600 on are transport errors: 1000 generic, 1050 timeout,
+// 12xx TCP, 13xx TLS, 16xx HTTP/2; 14xx and 15xx are HTTP statuses).
+func upstreamFailing(f *facts) *Finding {
+	w := f.w
+	transport := w.Status(0)
+	classes := transportErrors(w.Errors)
+	var n int64
+	for _, v := range classes {
+		n += v
+	}
+	n = max(n, transport)
+	if w.Requests == 0 || n == 0 || share(float64(n), float64(w.Requests)) < float64(f.cfg.RateLimited.Share) {
+		return nil
+	}
+	sh := share(float64(n), float64(w.Requests))
+	sev := SeverityWarning
+	if sh >= 0.5 {
+		sev = SeverityCritical
+	}
+	conf := ConfidenceMedium
+	if len(classes) > 0 {
+		conf = ConfidenceHigh
+	}
+	fd := &Finding{Code: CodeUpstreamFailing, Severity: sev, Confidence: conf, ExplainsMs: f.all.Duration.Avg * sh}
+	fd.add("requests", float64(w.Requests)).add("transport_failures", float64(n)).add("transport_failure_share", sh)
+	var parts []string
+	for _, k := range sortedKeys(classes) {
+		fd.add("errors_"+k, float64(classes[k]))
+		parts = append(parts, fmt.Sprintf("%s %d", k, classes[k]))
+	}
+	if f.srvRequests >= 0 {
+		fd.add("server_requests", float64(f.srvRequests))
+	}
+	fd.add("duration_avg_ms", f.all.Duration.Avg)
+	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed without an HTTP status", n, w.Requests, pct(sh))
+	if len(parts) > 0 {
+		fd.Summary += " (" + strings.Join(parts, ", ") + ")"
+	}
+	fd.Summary += ": the connection broke before an answer — reset, closed, garbled, cut or timed out. Something in the path or the upstream fails; nothing rejected the tool."
+	fd.Suspect = []string{
+		"the upstream crashing, restarting or out of connections (resets, EOFs)",
+		"a proxy or load balancer with no healthy upstream, or an idle/read timeout shorter than the response",
+		"a device cutting connections (limit on bytes, a TCP reset rule) or speaking another protocol",
+	}
+	fd.Next = []string{
+		"read one failed request's error (k6's error and error_code tags in --out json) and the proxy's error log",
+		"check the upstream's health and restarts, and the proxies' timeouts and connection limits",
+		"put a threshold on http_req_failed so that such a run fails",
+	}
+	return fd
+}
+
+// transportErrors keeps the error classes that are not an HTTP status: a
+// k6 error_code outside 1400–1599, or a class name (middlebench's
+// document: reset, eof, protocol, timeout, refused, tls…).
+func transportErrors(errs map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range errs {
+		if n, err := strconv.Atoi(k); err == nil {
+			if n >= 1400 && n < 1600 {
+				continue
+			}
+			k = k6ErrorName(n)
+		} else if strings.HasPrefix(k, "http") || strings.HasPrefix(k, "status") {
+			continue
+		}
+		out[k] += v
+	}
+	return out
+}
+
+// k6ErrorName names a k6 error code by its range (k6's error codes page).
+func k6ErrorName(n int) string {
+	switch {
+	case n == 1050:
+		return "timeout"
+	case n == 1220:
+		return "reset"
+	case n == 1212:
+		return "refused"
+	case n >= 1100 && n < 1200:
+		return "dns"
+	case n >= 1200 && n < 1300:
+		return "tcp"
+	case n >= 1300 && n < 1400:
+		return "tls"
+	case n >= 1600 && n < 1700:
+		return "http2"
+	}
+	return "k6_" + strconv.Itoa(n)
+}
