@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# The analyzer's zoo (issue 9): real k6 runs through middleboxes that are not
+# middlebench's (toxiproxy, nginx, a plain Go origin), through ours, and
+# through compound paths, each saved in k6's three formats under
+# bench/diagnose/testdata/zoo/<case>/ with a case.yaml of its exact setup and
+# the codes expected of the analyzer (decided from the setup, never from the
+# analyzer's output).
+#
+#   scripts/zoo/gen.sh                 every case (about 10 minutes)
+#   scripts/zoo/gen.sh CASE...         those cases (names as in --list)
+#   scripts/zoo/gen.sh --list          the case names
+#   scripts/zoo/gen.sh --readme        rewrite the zoo's README table from the case.yaml files
+#
+# Expects on PATH: k6 (v1.8.1 made the committed files), toxiproxy-server,
+# nginx, openssl, curl, gzip, taskset; builds middlebench and the zoo's origin
+# with go. Everything listens on 127.0.0.1 ports 21000-21999 and is stopped
+# (by its PID) when a case ends. Cases are in cases.sh.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+REPO=$PWD
+ZOO=$REPO/bench/diagnose/testdata/zoo
+SCRIPTS=$REPO/scripts/zoo
+WORK=${ZOO_WORK:-/tmp/zoo}
+MB=$WORK/mb
+ORIGIN=$WORK/zoo-origin
+
+P_SERVER=21080    # middlebench server (the fake origin)
+P_ORIGIN=21090    # the zoo's plain Go origin
+P_TOXI_API=21474  # toxiproxy's API
+P_TOXI=21100      # toxiproxy's proxy (the client side)
+P_NGINX=21200     # nginx, HTTP
+P_NGINX_TLS=21443 # nginx, HTTPS
+P_BOX=21300       # middlebench proxy
+P_BOX_ADMIN=21390 # its admin endpoint
+
+SYSTEM_TAGS=status,method,name,scenario,expected_response,error,error_code,proto,tls_version,check
+
+die() { echo "gen.sh: $*" >&2; exit 1; }
+
+# --- one case's state -------------------------------------------------------
+pids=()      # what the case started, stopped in reverse order
+setup=()     # the commands that made its path, for case.yaml
+CONFIG=""    # nginx.conf text, when the case has one
+K6CMD=""     # the k6 command as run
+K6CPU=""     # k6's CPU seconds (user+sys) and wall seconds
+LOAD=""      # uptime before the run
+STATS=""     # the fake server's port when it is the origin
+
+reset_case() {
+	pids=(); setup=(); CONFIG=""; K6CMD=""; K6CPU=""; LOAD=""; STATS=""
+	WHAT=""; MUST=""; MAY=""; MUSTNOT=""; FORMATS=""; ANALYZE=""; NOTE=""
+}
+
+stop_all() {
+	local i
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do wait "${pids[i]}" 2>/dev/null || true; done
+	pids=()
+}
+trap stop_all EXIT
+
+# wait_port PORT: until something listens on 127.0.0.1:PORT (5 s at most).
+wait_port() {
+	local _
+	for _ in $(seq 1 100); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.05
+	done
+	die "nothing listens on 127.0.0.1:$1"
+}
+
+# bg NAME SHOWN CMD...: start CMD in the background, log to $RUN/NAME.log;
+# SHOWN is how case.yaml writes it.
+bg() {
+	local name=$1 shown=$2
+	shift 2
+	"$@" >"$RUN/$name.log" 2>&1 &
+	pids+=($!)
+	setup+=("$shown")
+}
+
+# mbserver ARGS...: the fake server on P_SERVER (its /_mb/stats is saved).
+mbserver() {
+	local env=()
+	while [[ $# -gt 0 && $1 == *=* && $1 != --* ]]; do env+=("$1"); shift; done
+	bg server "${env[*]:+${env[*]} }middlebench server --listen 127.0.0.1:$P_SERVER $*" \
+		env "${env[@]}" "$MB" server --listen "127.0.0.1:$P_SERVER" "$@"
+	wait_port "$P_SERVER"
+	STATS=$P_SERVER
+}
+
+# origin ARGS...: the zoo's Go origin (scripts/zoo/origin) on P_ORIGIN.
+origin() {
+	bg origin "go run ./scripts/zoo/origin -listen 127.0.0.1:$P_ORIGIN $*" \
+		"$ORIGIN" -listen "127.0.0.1:$P_ORIGIN" "$@"
+	wait_port "$P_ORIGIN"
+}
+
+# mbproxy UPSTREAM_PORT ARGS...: a middlebench box on P_BOX.
+mbproxy() {
+	local up=$1
+	shift
+	bg box "middlebench proxy --listen 127.0.0.1:$P_BOX --upstream http://127.0.0.1:$up --admin 127.0.0.1:$P_BOX_ADMIN $*" \
+		"$MB" proxy --listen "127.0.0.1:$P_BOX" --upstream "http://127.0.0.1:$up" --admin "127.0.0.1:$P_BOX_ADMIN" "$@"
+	wait_port "$P_BOX"
+}
+
+# toxiproxy UPSTREAM_PORT: toxiproxy's server and one proxy, P_TOXI -> upstream.
+toxiproxy() {
+	bg toxiproxy "toxiproxy-server -host 127.0.0.1 -port $P_TOXI_API" \
+		toxiproxy-server -host 127.0.0.1 -port "$P_TOXI_API"
+	wait_port "$P_TOXI_API"
+	toxi_api /proxies "{\"name\":\"zoo\",\"listen\":\"127.0.0.1:$P_TOXI\",\"upstream\":\"127.0.0.1:$1\"}"
+	wait_port "$P_TOXI"
+}
+
+# toxic JSON: add a toxic to the zoo proxy.
+toxic() { toxi_api /proxies/zoo/toxics "$1"; }
+
+toxi_api() {
+	curl -fsS -X POST "http://127.0.0.1:$P_TOXI_API$1" -d "$2" >>"$RUN/toxiproxy-api.log"
+	setup+=("curl -X POST http://127.0.0.1:$P_TOXI_API$1 -d '$2'")
+}
+
+# nginx SERVERS: nginx with the given server blocks inside http { }.
+nginx_up() {
+	mkdir -p "$RUN/nginx/logs"
+	CONFIG="worker_processes 1;
+pid $RUN/nginx/nginx.pid;
+error_log $RUN/nginx/logs/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  $1
+}"
+	printf '%s\n' "$CONFIG" >"$RUN/nginx/nginx.conf"
+	bg nginx "nginx -c nginx.conf -p <dir> -g 'daemon off;' (nginx $(nginx -v 2>&1 | sed 's/.*nginx\///'), config below)" \
+		nginx -c "$RUN/nginx/nginx.conf" -p "$RUN/nginx" -g 'daemon off;'
+	local p
+	for p in $(grep -o 'listen 127.0.0.1:[0-9]*' <<<"$1" | cut -d: -f2); do wait_port "$p"; done
+}
+
+# tls_cert: a self-signed certificate for 127.0.0.1 (made once).
+tls_cert() {
+	[[ -s $WORK/tls/cert.pem ]] && return
+	mkdir -p "$WORK/tls"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 3 -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/tls/key.pem" -out "$WORK/tls/cert.pem" 2>/dev/null
+}
+
+# k6run SCRIPT [K6FLAG...] -- [NAME=VALUE...]: one k6 run in $RUN/k6; its
+# three files land in the case's directory. TASKSET=CPUS pins k6.
+k6run() {
+	local script=$1
+	shift
+	local flags=() envs=()
+	while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
+	[[ ${1:-} == -- ]] && shift
+	local kv
+	for kv in "$@"; do envs+=(-e "$kv"); done
+	local cmd=(k6 run --quiet --summary-export=summary-export.json --out json=points.ndjson.gz
+		"--system-tags=$SYSTEM_TAGS" "${flags[@]}" "${envs[@]}" "scripts/zoo/$script")
+	local pin=()
+	[[ -n ${TASKSET:-} ]] && pin=(taskset -c "$TASKSET")
+	K6CMD="${pin[*]:+${pin[*]} }${cmd[*]}"
+	mkdir -p "$RUN/k6/scripts/zoo"
+	cp "$SCRIPTS"/*.js "$RUN/k6/scripts/zoo/"
+	LOAD=$(uptime | sed 's/.*load average/load average/')
+	(
+		cd "$RUN/k6"
+		TIMEFORMAT='%R %U %S'
+		{ time "${pin[@]}" "${cmd[@]}" >k6.out 2>k6.err; } 2>time.txt
+	) || die "$CASE: k6 failed (see $RUN/k6/k6.err)"
+	K6CPU=$(awk '{printf "%.2f s CPU (user+sys) in %.2f s wall", $2 + $3, $1}' "$RUN/k6/time.txt")
+	if [[ -n $STATS ]]; then
+		curl -fsS "http://127.0.0.1:$STATS/_mb/stats" >"$RUN/server-stats.json"
+	fi
+}
+
+# save: the case's files into the zoo.
+save() {
+	local dir=$ZOO/$CASE
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	gzip -9n <"$RUN/k6/summary-export.json" >"$dir/summary-export.json.gz"
+	gzip -9n <"$RUN/k6/handle-summary.json" >"$dir/handle-summary.json.gz"
+	cp "$RUN/k6/points.ndjson.gz" "$dir/points.ndjson.gz"
+	[[ -n $STATS ]] && cp "$RUN/server-stats.json" "$dir/server-stats.json"
+	write_case >"$dir/case.yaml"
+}
+
+yaml_str() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }
+yaml_list() { local a=($1) o="" x; for x in "${a[@]}"; do o+="${o:+, }$x"; done; printf '[%s]' "$o"; }
+
+write_case() {
+	local s
+	echo "# $CASE: made by scripts/zoo/gen.sh $CASE; expected codes decided from the setup."
+	echo "what: $(yaml_str "$WHAT")"
+	echo "must: $(yaml_list "$MUST")"
+	echo "may: $(yaml_list "$MAY")"
+	echo "mustNot: $(yaml_list "$MUSTNOT")"
+	if [[ -n $FORMATS ]]; then
+		echo "formats:"
+		sed 's/^/  /' <<<"$FORMATS"
+	fi
+	echo "analyze:"
+	[[ -n $STATS ]] && echo "  serverStats: server-stats.json"
+	[[ -n $ANALYZE ]] && sed 's/^/  /' <<<"$ANALYZE"
+	[[ -n $NOTE ]] && echo "note: $(yaml_str "$NOTE")"
+	echo "setup:"
+	for s in "${setup[@]}"; do echo "  - $(yaml_str "$s")"; done
+	if [[ -n $CONFIG ]]; then
+		echo "config: |"
+		sed "s|$RUN/nginx|<dir>|g; s|$WORK/tls|<tls>|g; s/^/  /" <<<"$CONFIG"
+	fi
+	echo "k6:"
+	echo "  version: $(k6 version | awk '{print $2}')"
+	echo "  script: scripts/zoo/${K6CMD##*scripts/zoo/}"
+	echo "  command: $(yaml_str "$K6CMD")"
+	echo "  cpu: $(yaml_str "$K6CPU")"
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "machine: $(yaml_str "$(nproc) cores, $LOAD (before the run)")"
+}
+
+# run_case NAME: one case, from setup to files.
+run_case() {
+	CASE=$1
+	local fn=case_${CASE//-/_}
+	declare -F "$fn" >/dev/null || die "no case $CASE (see --list)"
+	RUN=$WORK/run/$CASE
+	rm -rf "$RUN"
+	mkdir -p "$RUN"
+	reset_case
+	echo "== $CASE"
+	"$fn"
+	stop_all
+	save
+}
+
+readme_table() {
+	local f c
+	for f in "$ZOO"/*/case.yaml; do
+		c=$(basename "$(dirname "$f")")
+		awk -v c="$c" '
+			/^what:/ { sub(/^what: /, ""); gsub(/^"|"$/, ""); what = $0 }
+			/^must:/ { must = $2; for (i = 3; i <= NF; i++) must = must " " $i }
+			/^may:/ { may = $2; for (i = 3; i <= NF; i++) may = may " " $i }
+			/^mustNot:/ { not = $2; for (i = 3; i <= NF; i++) not = not " " $i }
+			/^formats:/ { fmt = " (per-format overrides)" }
+			END { printf "| `%s` | %s | %s | %s | %s%s |\n", c, what, must, may, not, fmt }' "$f"
+	done
+}
+
+# shellcheck source=scripts/zoo/cases.sh
+source "$SCRIPTS/cases.sh"
+
+main() {
+	case ${1:-} in
+	--list) declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//; s/_/-/g'; return ;;
+	--readme)
+		awk '/^<!-- cases -->/ { print; exit } { print }' "$ZOO/README.md" >"$WORK/readme.tmp"
+		{ echo "| case | setup | must | may | mustNot |"; echo "|---|---|---|---|---|"; readme_table; } >>"$WORK/readme.tmp"
+		mv "$WORK/readme.tmp" "$ZOO/README.md"
+		return ;;
+	esac
+	local t
+	for t in k6 toxiproxy-server nginx openssl curl gzip taskset go; do
+		command -v "$t" >/dev/null || die "$t is not on PATH"
+	done
+	mkdir -p "$WORK"
+	go build -o "$MB" ./cmd/middlebench
+	go build -o "$ORIGIN" ./scripts/zoo/origin
+	tls_cert
+	local cases=("$@")
+	[[ ${#cases[@]} -gt 0 ]] || mapfile -t cases < <(main --list)
+	for t in "${cases[@]}"; do run_case "$t"; done
+}
+
+main "$@"
