@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/middlebench/middlebench/strictyaml"
@@ -12,27 +13,44 @@ import (
 )
 
 // Case is one run with the codes its setup implies, for regression-testing
-// the classifications: a folder holding the run in one or more k6 formats
-// and a case.yaml. The codes come from what was configured (the path's
-// toxics, the limiter's rate, the server's work), never from the
-// analyzer's output.
+// the classifications: a folder holding the run in up to three k6 formats
+// and a case.yaml (testdata/zoo/README.md). The codes come from what was
+// configured (the path's toxics, the limiter's rate, the server's work),
+// never from the analyzer's output.
 //
-//	setup: toxiproxy latency 200ms ± 50ms downstream, nginx in front; k6 constant-vus 10 for 10s
-//	executor: constant-vus        # what the user would pass to analyze
-//	server_stats: server-stats.json.gz
-//	must: [path-latency]
-//	may: [hidden-connection-cost]
-//	mustNot: [server-slow, healthy]
+//	what: toxiproxy latency 250 ms downstream before the fake server (250 ms), constant-vus 3 6 s
+//	must: [server-slow, path-latency]
+//	may: []
+//	mustNot: [healthy]
 //	formats:                      # per format, where a file cannot carry the evidence
-//	  k6-summary-export: {may: [rate-limited]}
+//	  summary-export: {may: [rate-limited], why: "no status codes"}
+//	analyze: {serverStats: server-stats.json, executor: constant-vus}
 type Case struct {
-	Setup       string              `yaml:"setup"`
-	Executor    string              `yaml:"executor"`
-	ServerStats string              `yaml:"server_stats"`
-	CPU         float64             `yaml:"generator_cpu"`
-	Files       []string            `yaml:"files"` // the k6 files (default: every file but case.yaml, README* and the server stats)
-	Codes       CodeSet             `yaml:",inline"`
-	Formats     map[Format]*CodeSet `yaml:"formats"`
+	What    string              `yaml:"what"`
+	Note    string              `yaml:"note"`
+	Codes   CodeSet             `yaml:",inline"`
+	Formats map[string]*CodeSet `yaml:"formats"` // summary-export, handle-summary, points
+	Analyze CaseOptions         `yaml:"analyze"`
+	// How the run was made, for the reader (not judged).
+	Setup   []string          `yaml:"setup"`
+	Config  string            `yaml:"config"`
+	K6      map[string]string `yaml:"k6"`
+	Date    string            `yaml:"date"`
+	Machine string            `yaml:"machine"`
+}
+
+// CaseOptions is what a user would pass to analyze beside the file.
+type CaseOptions struct {
+	ServerStats string  `yaml:"serverStats"`
+	Executor    string  `yaml:"executor"`
+	CPU         float64 `yaml:"generatorCPU"`
+}
+
+// caseFormats names a format's per-format key in case.yaml.
+var caseFormats = map[Format]string{
+	FormatSummaryExport: "summary-export",
+	FormatHandleSummary: "handle-summary",
+	FormatNDJSON:        "points",
 }
 
 // CodeSet is what a run must name, may name, and must not name.
@@ -40,6 +58,7 @@ type CodeSet struct {
 	Must    []string `yaml:"must"`
 	May     []string `yaml:"may"`
 	MustNot []string `yaml:"mustNot"`
+	Why     string   `yaml:"why"` // what this format cannot carry
 }
 
 // LoadCase reads a case.yaml strictly: an unknown field or code is an
@@ -58,7 +77,10 @@ func LoadCase(path string) (*Case, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	sets := []*CodeSet{&c.Codes}
-	for _, s := range c.Formats {
+	for k, s := range c.Formats {
+		if !slices.Contains([]string{"summary-export", "handle-summary", "points"}, k) {
+			return nil, fmt.Errorf("%s: formats: unknown format %q (known: summary-export, handle-summary, points)", path, k)
+		}
 		sets = append(sets, s)
 	}
 	for _, s := range sets {
@@ -72,17 +94,16 @@ func LoadCase(path string) (*Case, error) {
 }
 
 // For returns the codes expected from a file of format f: the case's,
-// with the format's own lists replacing them where given.
+// with the format's own lists replacing them where given (as the zoo's
+// README says).
 func (c *Case) For(f Format) CodeSet {
 	s := c.Codes
-	if o := c.Formats[f]; o != nil {
+	if o := c.Formats[caseFormats[f]]; o != nil {
 		if o.Must != nil {
 			s.Must = o.Must
 		}
 		if o.May != nil {
-			s.May = append(append([]string{}, s.May...), o.May...)
-			s.Must = without(s.Must, o.May)
-			s.MustNot = without(s.MustNot, o.May)
+			s.May = o.May
 		}
 		if o.MustNot != nil {
 			s.MustNot = o.MustNot
@@ -91,40 +112,27 @@ func (c *Case) For(f Format) CodeSet {
 	return s
 }
 
-func without(list, drop []string) []string {
-	var out []string
-	for _, x := range list {
-		keep := true
-		for _, d := range drop {
-			keep = keep && x != d
-		}
-		if keep {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // Observations reads the case's files in dir, each with the case's extra
 // knowledge applied (the server's stats, the executor, the CPU).
 func (c *Case) Observations(ctx context.Context, dir string) ([]*Observation, error) {
-	x := Extra{Executor: c.Executor, CPU: c.CPU}
-	if c.ServerStats != "" {
-		s, err := ReadServerStats(filepath.Join(dir, c.ServerStats))
+	a := c.Analyze
+	x := Extra{Executor: a.Executor, CPU: a.CPU}
+	if a.ServerStats != "" {
+		s, err := ReadServerStats(filepath.Join(dir, a.ServerStats))
 		if err != nil {
 			return nil, err
 		}
 		x.Server = s
 	}
-	files := c.Files
-	if len(files) == 0 {
+	var files []string
+	{
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range ents {
 			n := e.Name()
-			if e.IsDir() || n == "case.yaml" || n == c.ServerStats || strings.HasPrefix(n, "README") ||
+			if e.IsDir() || n == "case.yaml" || n == a.ServerStats || strings.HasPrefix(n, "README") ||
 				strings.HasPrefix(n, "server-stats") || strings.HasPrefix(n, "path-stats") ||
 				strings.HasSuffix(n, ".js") || strings.HasSuffix(n, ".conf") || strings.HasSuffix(n, ".txt") && !strings.Contains(n, "summary") {
 				continue
@@ -153,4 +161,3 @@ func knownCode(code string) bool {
 	}
 	return false
 }
-

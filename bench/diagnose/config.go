@@ -7,7 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
-		"strconv"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,7 +49,7 @@ type ShareConfig struct {
 // ServerSlowConfig: rule 5.
 type ServerSlowConfig struct {
 	Slow   units.Duration `yaml:"slow"`   // server time p95 at or above this is high
-	Share  Ratio          `yaml:"share"`  // server time ≥ this share of waiting: "waiting ≈ server time"
+	Share  Ratio          `yaml:"share"`  // server time ≥ this share of waiting: a material share (the rest may be the path's)
 	Growth Ratio          `yaml:"growth"` // or server p95 grows this much across steps
 }
 
@@ -122,7 +122,7 @@ func DefaultConfig() Config {
 	return Config{
 		Floor:       ms(20),
 		MinRequests: 20,
-		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.7, Growth: 3},
+		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.3, Growth: 3},
 		PathLatency: PathLatencyConfig{Share: 0.3},
 		TLS:         TLSConfig{Slow: ms(50), ConnectRatio: 3},
 		Connect:     ConnectConfig{Slow: ms(50)},

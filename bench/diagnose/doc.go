@@ -48,7 +48,7 @@
 //
 //	floor: 20ms                 # no time below this is "high"
 //	min_requests: 20            # smaller steps are not judged alone
-//	server_slow: {slow: 200ms, share: 0.7, growth: 3}
+//	server_slow: {slow: 200ms, share: 0.3, growth: 3}
 //	path_latency: {share: 0.3}  # waiting − server time ≥ 30 % of waiting
 //	tls_handshake_slow: {slow: 50ms, connect_ratio: 3}
 //	connect_slow: {slow: 50ms}

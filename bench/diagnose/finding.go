@@ -28,6 +28,11 @@ const (
 	// EOFs, protocol errors, timeouts): the upstream or a device breaks
 	// connections; not a block, which answers fast with a 4xx.
 	CodeUpstreamFailing = "upstream-failing"
+	// CodeAcceptQueue: a listen backlog or an accept-rate limit with a new
+	// connection per request: the wait to be accepted lands in waiting
+	// (the kernel completed the handshake) and SYNs dropped past the
+	// backlog are retransmitted in connecting.
+	CodeAcceptQueue = "accept-queue"
 )
 
 // codes lists every code, in DESIGN.md's order.
@@ -35,7 +40,7 @@ var codes = [...]string{
 	CodeHealthy, CodeServerSlow, CodePathLatency, CodeTLSHandshakeSlow, CodeConnectSlow,
 	CodeConnectionWait, CodeHiddenConnectionCost, CodeUploadLimited, CodeDownloadLimited,
 	CodeRateLimited, CodeToolBlocked, CodeGeneratorSaturated, CodeClosedModelBacklog,
-	CodeThroughputCeiling, CodeUpstreamFailing,
+	CodeThroughputCeiling, CodeUpstreamFailing, CodeAcceptQueue,
 }
 
 // Codes returns every code, in DESIGN.md's order (a fresh slice).

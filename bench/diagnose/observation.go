@@ -105,6 +105,8 @@ type Window struct {
 	// vusMin is the vus gauge's min in a summary (0: not known): below
 	// VUs, the VUs changed during the window.
 	vusMin float64
+	// hasReceived: the file counts data_received (a 0 is then a count).
+	hasReceived bool
 }
 
 // mixedVUs reports whether the VUs changed during the window (a ramp).

@@ -25,7 +25,13 @@ func serverSlow(f *facts) *Finding {
 		tail += f.queue.Tail()
 	}
 	grows := spreads(f)
-	if tail < ms(c.Slow) && !grows || share(total, wait.Avg) < float64(c.Share) {
+	// The spread alone is weaker evidence: the server must then hold what
+	// the path would need to be named (all but path_latency's share).
+	need := float64(c.Share)
+	if tail < ms(c.Slow) {
+		need = max(need, 1-float64(f.cfg.PathLatency.Share))
+	}
+	if tail < ms(c.Slow) && !grows || share(total, wait.Avg) < need {
 		return nil
 	}
 	if tail < ms(c.Slow) {

@@ -22,6 +22,11 @@ func upstreamFailing(f *facts) *Finding {
 		n += v
 	}
 	n = max(n, transport)
+	unanswered := unansweredAtLeast(w)
+	byBytes := n == 0 && !statusesKnown(w) && unanswered > 0
+	if byBytes {
+		n = min(unanswered, w.Failed)
+	}
 	if w.Requests == 0 || n == 0 || share(float64(n), float64(w.Requests)) < float64(f.cfg.RateLimited.Share) {
 		return nil
 	}
@@ -34,6 +39,9 @@ func upstreamFailing(f *facts) *Finding {
 	if len(classes) > 0 {
 		conf = ConfidenceHigh
 	}
+	if byBytes {
+		conf = ConfidenceLow
+	}
 	fd := &Finding{Code: CodeUpstreamFailing, Severity: sev, Confidence: conf, ExplainsMs: f.all.Duration.Avg * sh}
 	fd.add("requests", float64(w.Requests)).add("transport_failures", float64(n)).add("transport_failure_share", sh)
 	var parts []string
@@ -45,7 +53,14 @@ func upstreamFailing(f *facts) *Finding {
 		fd.add("server_requests", float64(f.srvRequests))
 	}
 	fd.add("duration_avg_ms", f.all.Duration.Avg)
+	if byBytes {
+		fd.add("data_received", float64(w.DataReceived)).add("min_http_answer_bytes", minAnswer)
+	}
 	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed without an HTTP status", n, w.Requests, pct(sh))
+	if byBytes {
+		fd.Summary = fmt.Sprintf("%d of %d requests failed and %s came back in all, less than a status line (%d B) each: at least %d got no HTTP answer "+
+			"(the file has no status codes or error classes; k6's NDJSON has them)", w.Failed, w.Requests, fmtBytes(float64(w.DataReceived)), minAnswer, n)
+	}
 	if len(parts) > 0 {
 		fd.Summary += " (" + strings.Join(parts, ", ") + ")"
 	}
@@ -101,4 +116,22 @@ func k6ErrorName(n int) string {
 		return "http2"
 	}
 	return "k6_" + strconv.Itoa(n)
+}
+
+// minAnswer is the shortest HTTP/1.1 answer: "HTTP/1.1 200 OK\r\n\r\n"
+// less the reason, the least any request with a status received.
+const minAnswer = 17
+
+// unansweredAtLeast bounds from below the requests that got no HTTP answer
+// from a file without statuses: had every request one, data_received
+// would hold at least minAnswer bytes each.
+func unansweredAtLeast(w *Window) int64 {
+	if !w.hasReceived || w.Requests == 0 {
+		return 0
+	}
+	short := minAnswer*w.Requests - w.DataReceived
+	if short <= 0 {
+		return 0
+	}
+	return (short + minAnswer - 1) / minAnswer
 }

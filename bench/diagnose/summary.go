@@ -70,7 +70,7 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 		case kSent:
 			w.DataSent = int64(v["count"])
 		case kReceived:
-			w.DataReceived = int64(v["count"])
+			w.DataReceived, w.hasReceived = int64(v["count"]), true
 		case kVUs:
 			// The gauge's last value is the VUs left at the end (1 as a
 			// ramp winds down): only its max says what ran.
