@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/middlebench/middlebench/bench/metrics"
 )
 
 // facts are the numbers of one window (the whole run or one step) that the
@@ -85,6 +87,16 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 	return f
 }
 
+// outsideStat is the time outside the server as the report prints it:
+// absent when negative (the waiting then mixes requests the server never
+// timed; never a negative time, see honesty).
+func (f *facts) outsideStat() Stat {
+	if !f.hasServer || f.outside < 0 {
+		return Stat{}
+	}
+	return Stat{Avg: f.outside, P95: max(f.outsideP95, 0)}
+}
+
 // stepFacts returns the facts of the steps that have enough requests to
 // be judged (and the server's time, if withServer), in order.
 func stepFacts(obs *Observation, cfg *Config, withServer bool) []*facts {
@@ -132,34 +144,16 @@ func (f *facts) generatorLine() string {
 		cpu, float64(f.cfg.Generator.CPU), f.w.Dropped)
 }
 
-// fmtMs prints a time in ms the way k6 prints it: µs below 1 ms, s above
-// 10 s.
+// fmtMs prints a time in ms as k6's summary does (one printer for the
+// repository: metrics.HumanizeDuration; units switch at 1 µs, 1 ms, 1 s).
 func fmtMs(v float64) string {
-	switch {
-	case v == 0:
-		return "0s"
-	case v < 0:
-		return "-" + fmtMs(-v)
-	case v < 1:
-		return strconv.FormatFloat(v*1000, 'f', 2, 64) + "µs"
-	case v < 10_000:
-		return strconv.FormatFloat(v, 'f', 2, 64) + "ms"
+	if v < 0 {
+		return "-" + metrics.HumanizeDuration(-v, "")
 	}
-	return strconv.FormatFloat(v/1000, 'f', 2, 64) + "s"
+	return metrics.HumanizeDuration(v, "")
 }
 
-// fmtBytes prints a byte count in k6's decimal units.
-func fmtBytes(v float64) string {
-	units := []string{"B", "kB", "MB", "GB", "TB"}
-	i := 0
-	for v >= 1000 && i < len(units)-1 {
-		v /= 1000
-		i++
-	}
-	if i == 0 {
-		return strconv.FormatFloat(v, 'f', 0, 64) + " B"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
-}
+// fmtBytes prints a byte count in k6's decimal units (metrics.HumanizeBytes).
+func fmtBytes(v float64) string { return metrics.HumanizeBytes(v) }
 
 func pct(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + " %" }
