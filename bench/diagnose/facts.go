@@ -32,6 +32,9 @@ type facts struct {
 	// unloaded is the lowest average latency of the sweep's steps: what a
 	// request costs without a queue (0 without steps).
 	unloaded float64
+	// quietConnect is the lowest average connecting time of the sweep's
+	// steps (-1 without steps): what a dial costs when nothing is busy.
+	quietConnect float64
 	// sweeps holds the sweep findings that name this window (the whole
 	// run: every sweep finding).
 	sweeps map[string]*Finding
@@ -72,8 +75,12 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 	if w.Server != nil {
 		f.srvRequests = w.Server.Requests
 	}
+	f.quietConnect = -1
 	for i := range obs.Steps {
 		s := &obs.Steps[i]
+		if c := s.Phases.Connecting.Avg; s.Requests >= cfg.MinRequests && (f.quietConnect < 0 || c < f.quietConnect) {
+			f.quietConnect = c
+		}
 		if d := s.Served().Duration.Avg; s.Requests >= cfg.MinRequests && d > 0 && (f.unloaded == 0 || d < f.unloaded) {
 			f.unloaded = d
 		}

@@ -52,10 +52,12 @@ var rules = [...]ruleSpec{
 	{code: CodeToolBlocked, window: check(toolBlocked), silencedBy: []string{CodeUpstreamFailing}},
 	{code: CodeRateLimited, window: check(rateLimited), silencedBy: []string{CodeToolBlocked}},
 	{code: CodeGeneratorSaturated, window: check(generatorSaturated), sweep: generatorSweep, inStep: check(generatorInStep),
-		needs: []input{needServerTime}, explains: []line{lineOutside, lineSending, lineReceiving, lineConnTails},
+		needs: []input{needServerTime}, explains: []line{lineOutside, lineSending, lineReceiving, lineConnecting, lineConnTails},
 		silencedBy: []string{CodeToolBlocked, CodeUpstreamFailing}},
 	{code: CodeThroughputCeiling, sweep: throughputCeiling, needs: []input{needSteps}, mark: true,
 		silencedBy: []string{CodeGeneratorSaturated, CodeToolBlocked, CodeUpstreamFailing}},
+	{code: CodeAcceptQueue, window: check(acceptQueue), needs: []input{needServerTime},
+		explains: []line{lineOutside, lineConnecting, lineBlockedRest}, silencedBy: []string{CodeToolBlocked, CodeUpstreamFailing}},
 	{code: CodeUploadLimited, window: check(uploadLimited), explains: []line{lineSending, lineOutside},
 		silencedBy: []string{CodeToolBlocked}},
 	{code: CodeDownloadLimited, window: check(downloadLimited), sweep: downloadSweep, explains: []line{lineReceiving, lineOutside},
@@ -69,8 +71,9 @@ var rules = [...]ruleSpec{
 	{code: CodeTLSHandshakeSlow, window: check(tlsHandshakeSlow), explains: []line{lineTLS}},
 	{code: CodeConnectSlow, window: check(connectSlow), explains: []line{lineConnecting}},
 	{code: CodeConnectionWait, window: check(connectionWait), explains: []line{lineBlockedRest}},
-	// A consequence, not a cause: it claims nothing and no cause silences it.
-	{code: CodeHiddenConnectionCost, window: check(hiddenConnectionCost)},
+	// A consequence, not a cause: it claims nothing; the accept queue
+	// names the same setup time with its own numbers.
+	{code: CodeHiddenConnectionCost, window: check(hiddenConnectionCost), silencedBy: []string{CodeAcceptQueue}},
 }
 
 func specOf(code string) *ruleSpec {

@@ -18,7 +18,10 @@ import (
 // with the codes its setup implies. The test fails on any wrong code; with
 // -score (make score) it also prints the confusion table per format.
 
-var scorePrint = flag.Bool("score", false, "print the scorer's confusion table (make score)")
+var (
+	scorePrint = flag.Bool("score", false, "print the scorer's confusion table (make score)")
+	scoreExtra = flag.String("corpus", "", "more case folders to score, comma-separated (each holds <case>/case.yaml)")
+)
 
 // scoreCorpora are the folders whose sub-folders are cases.
 var scoreCorpora = []string{"testdata/zoo", "testdata/k6runs"}
@@ -34,7 +37,11 @@ type scoreRun struct {
 func loadScoreRuns(t *testing.T) []scoreRun {
 	t.Helper()
 	var runs []scoreRun
-	for _, corpus := range scoreCorpora {
+	corpora := scoreCorpora
+	if *scoreExtra != "" {
+		corpora = append(corpora, strings.Split(*scoreExtra, ",")...)
+	}
+	for _, corpus := range corpora {
 		dirs, _ := filepath.Glob(filepath.Join(corpus, "*", "case.yaml"))
 		for _, cy := range dirs {
 			dir := filepath.Dir(cy)
