@@ -95,7 +95,8 @@ func LoadCase(path string) (*Case, error) {
 
 // For returns the codes expected from a file of format f: the case's,
 // with the format's own lists replacing them where given (as the zoo's
-// README says).
+// README says); a code the format's may list names is dropped from the
+// lists it inherits.
 func (c *Case) For(f Format) CodeSet {
 	s := c.Codes
 	if o := c.Formats[caseFormats[f]]; o != nil {
@@ -108,6 +109,10 @@ func (c *Case) For(f Format) CodeSet {
 		if o.MustNot != nil {
 			s.MustNot = o.MustNot
 		}
+		// A code the format may name is neither required nor refused by
+		// the lists it inherits.
+		s.Must = slices.DeleteFunc(slices.Clone(s.Must), func(c string) bool { return o.Must == nil && slices.Contains(o.May, c) })
+		s.MustNot = slices.DeleteFunc(slices.Clone(s.MustNot), func(c string) bool { return o.MustNot == nil && slices.Contains(o.May, c) })
 	}
 	return s
 }

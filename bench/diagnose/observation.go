@@ -107,6 +107,9 @@ type Window struct {
 	vusMin float64
 	// hasReceived: the file counts data_received (a 0 is then a count).
 	hasReceived bool
+	// okWaitingEstimated: OK.Waiting is derived from the expected
+	// responses' duration (a summary has no waiting for them).
+	okWaitingEstimated bool
 }
 
 // mixedVUs reports whether the VUs changed during the window (a ramp).

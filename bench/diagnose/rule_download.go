@@ -22,6 +22,19 @@ func downloadFinding(f *facts, conf Confidence) *Finding {
 	recv := f.all.Receiving.Avg
 	fd := &Finding{Code: CodeDownloadLimited, Severity: SeverityWarning, Confidence: conf, ExplainsMs: recv}
 	fd.claim(lineReceiving, recv)
+	// A cap that releases the body in slices delays its first byte too
+	// (toxiproxy's bandwidth toxic sends rate × 100 ms every 100 ms): that
+	// lands in waiting. A delay the path adds to every request shows in
+	// the fastest one (waiting's min over the server's); what the average
+	// adds beyond that floor varies with the cap's state and is the cap's,
+	// up to the time the rest of the body took.
+	if wt := f.served.Waiting; f.hasServer && f.outside > 0 && wt.Min > 0 && f.srv.Min > 0 {
+		first := min(max(f.outside-max(wt.Min-f.srv.Min, 0), 0), recv)
+		if first >= 1 {
+			fd.claim(lineOutside, first)
+			fd.add("first_byte_delay_ms", first).add("path_floor_ms", max(wt.Min-f.srv.Min, 0))
+		}
+	}
 	fd.add("receiving_avg_ms", recv).add("receiving_p95_ms", f.all.Receiving.Tail()).add("waiting_avg_ms", f.all.Waiting.Avg)
 	if f.hasServer {
 		fd.add("server_time_avg_ms", f.srv.Avg)

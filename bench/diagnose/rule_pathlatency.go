@@ -24,6 +24,12 @@ func pathLatency(f *facts) *Finding {
 	}
 	fd := &Finding{Code: CodePathLatency, Severity: SeverityWarning, Confidence: conf, ExplainsMs: rest}
 	fd.claim(lineOutside, rest)
+	// The few handshakes of reused connections, at most two of the
+	// path's round trips each (TLS 1.2 takes two, 1.3 one): distance, not
+	// a slow terminator or a slow connect.
+	if p := f.all.TLS; p.Tail() == 0 && p.Peak() > 0 && p.Peak() <= 2*rest+f.floor {
+		fd.claim(lineConnTails, 0)
+	}
 	fd.add("waiting_avg_ms", wait.Avg).add("waiting_p95_ms", wait.Tail()).add("server_time_avg_ms", f.srv.Avg).add("server_time_p95_ms", f.srv.Tail())
 	if f.queue.Present() {
 		fd.add("server_queue_avg_ms", f.queue.Avg)

@@ -21,11 +21,18 @@ func upstreamFailing(f *facts) *Finding {
 	for _, v := range classes {
 		n += v
 	}
-	n = max(n, transport)
+	// A proxy's answer for its upstream: 502 (bad gateway), 504 (its
+	// read timed out).
+	gateway := w.Status(502) + w.Status(504)
+	n = max(n, transport) + gateway
 	unanswered := unansweredAtLeast(w)
+	slow := !statusesKnown(w) && n == 0 && slowFailures(f)
 	byBytes := n == 0 && !statusesKnown(w) && unanswered > 0
 	if byBytes {
 		n = min(unanswered, w.Failed)
+	}
+	if slow {
+		n = w.Failed
 	}
 	if w.Requests == 0 || n == 0 || share(float64(n), float64(w.Requests)) < float64(f.cfg.RateLimited.Share) {
 		return nil
@@ -39,10 +46,16 @@ func upstreamFailing(f *facts) *Finding {
 	if len(classes) > 0 {
 		conf = ConfidenceHigh
 	}
-	if byBytes {
+	if byBytes || slow {
 		conf = ConfidenceLow
 	}
 	fd := &Finding{Code: CodeUpstreamFailing, Severity: sev, Confidence: conf, ExplainsMs: f.all.Duration.Avg * sh}
+	// Where the file does not set the failures apart (a summary, or all
+	// failed), their share of the phases is the time until the connection
+	// broke: the failure's, not a path's latency.
+	if f.served == f.all {
+		fd.claim(lineOutside, f.outside*sh).claim(lineServer, (f.srv.Avg+f.queue.Avg)*sh)
+	}
 	fd.add("requests", float64(w.Requests)).add("transport_failures", float64(n)).add("transport_failure_share", sh)
 	var parts []string
 	for _, k := range sortedKeys(classes) {
@@ -56,7 +69,14 @@ func upstreamFailing(f *facts) *Finding {
 	if byBytes {
 		fd.add("data_received", float64(w.DataReceived)).add("min_http_answer_bytes", minAnswer)
 	}
-	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed without an HTTP status", n, w.Requests, pct(sh))
+	if gateway > 0 {
+		fd.add("status_502", float64(w.Status(502))).add("status_504", float64(w.Status(504)))
+	}
+	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed without an HTTP status or with a proxy's 502/504 for its upstream", n, w.Requests, pct(sh))
+	if slow {
+		fd.Summary = fmt.Sprintf("%d of %d requests failed, slower on average than the answers (the file has no status codes): "+
+			"failures that wait are timeouts — a proxy giving up on its upstream (504) or connections that hang", w.Failed, w.Requests)
+	}
 	if byBytes {
 		fd.Summary = fmt.Sprintf("%d of %d requests failed and %s came back in all, less than a status line (%d B) each: at least %d got no HTTP answer "+
 			"(the file has no status codes or error classes; k6's NDJSON has them)", w.Failed, w.Requests, fmtBytes(float64(w.DataReceived)), minAnswer, n)
@@ -134,4 +154,17 @@ func unansweredAtLeast(w *Window) int64 {
 		return 0
 	}
 	return (short + minAnswer - 1) / minAnswer
+}
+
+// slowFailures: a summary's failures took longer on average than its
+// expected responses (totals against the expected_response:true
+// sub-metric): timeouts, not a limiter's or a block's fast answer.
+func slowFailures(f *facts) bool {
+	w := f.w
+	if w.OK == nil || !w.OK.Duration.Present() || w.Failed <= 0 || w.Failed >= w.Requests {
+		return false
+	}
+	ok, all := w.OK.Duration.Avg, f.all.Duration.Avg
+	avg := (all*float64(w.Requests) - ok*float64(w.Requests-w.Failed)) / float64(w.Failed)
+	return avg >= ok && avg-ok >= f.floor/4
 }

@@ -48,7 +48,7 @@ type ruleSpec struct {
 // rules is the table, in the order the rules run: a rule that explains a
 // phase runs before those that would read the same phase as their own.
 var rules = [...]ruleSpec{
-	{code: CodeUpstreamFailing, window: check(upstreamFailing)},
+	{code: CodeUpstreamFailing, window: check(upstreamFailing), explains: []line{lineOutside, lineServer}},
 	{code: CodeToolBlocked, window: check(toolBlocked), silencedBy: []string{CodeUpstreamFailing}},
 	{code: CodeRateLimited, window: check(rateLimited), silencedBy: []string{CodeToolBlocked}},
 	{code: CodeGeneratorSaturated, window: check(generatorSaturated), sweep: generatorSweep, inStep: check(generatorInStep),
@@ -66,7 +66,7 @@ var rules = [...]ruleSpec{
 		silencedBy: []string{CodeToolBlocked, CodeGeneratorSaturated, CodeUploadLimited, CodeDownloadLimited}},
 	{code: CodeServerSlow, window: check(serverSlow), sweep: serverSweep, needs: []input{needServerTime}, explains: []line{lineServer},
 		silencedBy: []string{CodeToolBlocked, CodeUploadLimited}},
-	{code: CodePathLatency, window: check(pathLatency), needs: []input{needServerTime}, explains: []line{lineOutside},
+	{code: CodePathLatency, window: check(pathLatency), needs: []input{needServerTime}, explains: []line{lineOutside, lineConnTails},
 		silencedBy: []string{CodeToolBlocked}},
 	{code: CodeTLSHandshakeSlow, window: check(tlsHandshakeSlow), explains: []line{lineTLS}},
 	{code: CodeConnectSlow, window: check(connectSlow), explains: []line{lineConnecting}},

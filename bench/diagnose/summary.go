@@ -83,6 +83,15 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 		w.VUs = vusMax // a summary whose vus gauge has no max: the VUs allocated
 	}
 	if ok.Duration.Present() {
+		// A summary keeps only http_req_duration{expected_response:true}:
+		// the served requests' waiting is their duration less what
+		// sending and receiving take on average (an estimate, said so).
+		if d, wt := w.Phases.Duration, w.Phases.Waiting; !ok.Waiting.Present() && d.Present() && wt.Present() {
+			if est := ok.Duration.Avg - (d.Avg - wt.Avg); est > 0 {
+				ok.Waiting = Stat{Avg: est}
+				w.okWaitingEstimated = true
+			}
+		}
 		w.OK = &ok
 	}
 	return w, nil
