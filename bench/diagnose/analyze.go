@@ -197,7 +197,7 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 		r.Notes = append(r.Notes, "the file holds no requests: nothing to judge")
 		found = true
 	}
-	if fs := share(float64(w.Failed), float64(w.Requests)); fs >= float64(f.cfg.RateLimited.Share) && !explained(CodeRateLimited, CodeToolBlocked) {
+	if fs := share(float64(w.Failed), float64(w.Requests)); fs >= float64(f.cfg.RateLimited.Share) && !explained(CodeRateLimited, CodeToolBlocked, CodeUpstreamFailing) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d of %d requests failed (%s)%s: read the failures before the timings", w.Failed, w.Requests, pct(fs), statusList(w.Statuses)))
 		found = true
 	}
