@@ -134,7 +134,7 @@ func DefaultConfig() Config {
 		ToolBlocked: ToolBlockedConfig{Failed: 0.95, ServerShare: 0.05, Fast: ms(10)},
 		Generator:   GeneratorConfig{CPU: 80, Dropped: 0.001, Diverge: 2, ServerFlat: 1.3},
 		Backlog:     BacklogConfig{Little: 0.25, Ratio: 3, QueueShare: 0.5},
-		Ceiling:     CeilingConfig{Reach: 0.9, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5},
+		Ceiling:     CeilingConfig{Reach: 0.85, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5},
 	}
 }
 

@@ -60,7 +60,7 @@
 //	tool_blocked: {failed: 0.95, server_share: 0.05, fast: 10ms}
 //	generator_saturated: {cpu: 80, dropped: 0.001, diverge: 2, server_flat: 1.3}
 //	closed_model_backlog: {little: 0.25, ratio: 3, queue_share: 0.5}
-//	throughput_ceiling: {reach: 0.9, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5}
+//	throughput_ceiling: {reach: 0.85, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5}
 //
 // The package reads results only: it imports neither the load engine nor the
 // proxies, so it works the same on k6's output.

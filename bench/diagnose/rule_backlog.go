@@ -34,7 +34,17 @@ func closedModelBacklog(f *facts) *Finding {
 		return nil // no throughput, or think time dominates the iteration
 	}
 	little := f.vus / x * 1000
-	queueShare := share(f.queue.Avg, f.served.Waiting.Avg)
+	// A queue the server does not time (its accept or worker queue in
+	// front of Server-Timing) is outside its time yet no delay of the
+	// path: the fastest request waited nothing outside (waiting's min over
+	// the server's), while the average waited a lot.
+	hidden := 0.0
+	if wt := f.served.Waiting; f.hasServer && !f.queue.Present() && wt.Min > 0 && f.srv.Min > 0 {
+		if pathFloor := max(wt.Min-f.srv.Min, 0); f.outside-pathFloor >= f.floor && pathFloor <= 0.25*f.outside {
+			hidden = f.outside - pathFloor
+		}
+	}
+	queueShare := share(f.queue.Avg+hidden, f.served.Waiting.Avg)
 	// A summary of a VU ramp mixes its loads: the VUs in flight on
 	// average are X·R (Little's law), somewhere below the peak. The law
 	// cannot be checked against a number the file lacks; the server's
@@ -94,6 +104,11 @@ func closedModelBacklog(f *facts) *Finding {
 	}
 	if f.queue.Present() {
 		fd.Summary += fmt.Sprintf(" The server's own queue holds %s of it.", fmtMs(f.queue.Avg))
+	}
+	if hidden > 0 {
+		fd.add("untimed_queue_ms", hidden)
+		fd.Summary += fmt.Sprintf(" %s of waiting is outside the server's own time, yet the fastest request waited nothing there: "+
+			"a queue the server does not time (its worker or accept queue), not a delay of the path.", fmtMs(hidden))
 	}
 	fd.Suspect = []string{
 		"whatever caps throughput (worker or connection pool, DB, fsync, a device): the VUs queue in front of it",

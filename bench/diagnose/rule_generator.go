@@ -147,15 +147,19 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 	base := fs[0]
 	var fd *Finding
 	var steps []string
+	// The server's own view of a request is its queue and its work: a
+	// server whose queue grows (an open model past its workers) is not a
+	// flat server behind a slow generator.
+	own := func(f *facts) float64 { return f.srv.Tail() + f.queue.Tail() }
 	for _, f := range fs[1:] {
 		s := f.w
-		ratio0 := share(base.served.Duration.Tail(), base.srv.Tail())
-		ratio := share(f.served.Duration.Tail(), f.srv.Tail())
+		ratio0 := share(base.served.Duration.Tail(), own(base))
+		ratio := share(f.served.Duration.Tail(), own(f))
 		// Flat at the p95, or at the median when the server's tail caught
 		// the machine's own starvation (E7 on a loaded host: server p95
 		// 110 ms in one step, its median 21 ms as below the knee).
-		flat := f.srv.Tail() <= float64(c.ServerFlat)*base.srv.Tail() ||
-			f.srv.Med > 0 && f.srv.Med <= float64(c.ServerFlat)*base.srv.Med
+		flat := own(f) <= float64(c.ServerFlat)*own(base) ||
+			f.srv.Med > 0 && f.queue.Med == 0 && f.srv.Med <= float64(c.ServerFlat)*base.srv.Med
 		busy := s.Dropped > 0 || s.CPU >= float64(c.CPU)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
 		if ratio >= float64(c.Diverge)*ratio0 && flat && busy && grown {
