@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/middlebench
 
-.PHONY: run quick test bench lint build clean
+.PHONY: run quick test bench score lint build clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/middlebench
@@ -28,6 +28,13 @@ test:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@for s in scripts/bench-*.sh; do [ -e "$$s" ] || continue; echo "== $$s"; bash "$$s" || exit 1; done
+
+# score: the analyzer against real k6 runs (bench/diagnose/testdata/zoo and
+# testdata/k6runs, each run in k6's three formats with the codes its setup
+# implies): per format, the cases fully right and each code's precision and
+# recall. Fails on any wrong code, as `make test` does.
+score:
+	$(GO) test -count=1 -run '^TestScore$$' -v ./bench/diagnose/ -args -score | grep -v '^=== RUN\|^--- PASS'
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

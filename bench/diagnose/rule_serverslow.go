@@ -21,7 +21,9 @@ func serverSlow(f *facts) *Finding {
 	}
 	total := f.b.left(lineServer) // the server's time no backlog claimed
 	tail := f.srv.Tail()
-	if f.model != ModelClosed && !f.has(CodeClosedModelBacklog) {
+	// The queue's tail is the server's unless a cause before claimed the
+	// queue (a closed model's backlog waits there by construction).
+	if f.model != ModelClosed && f.b.claimed[lineServer] == 0 {
 		tail += f.queue.Tail()
 	}
 	grows := spreads(f)

@@ -113,7 +113,9 @@ func TestScore(t *testing.T) {
 func printScore(runs []scoreRun) {
 	formats := map[string][]scoreRun{}
 	for _, r := range runs {
-		formats[r.format] = append(formats[r.format], r)
+		corpus, _, _ := strings.Cut(r.name, "/")
+		formats[r.format+" · "+corpus] = append(formats[r.format+" · "+corpus], r)
+		formats[r.format+" · all"] = append(formats[r.format+" · all"], r)
 	}
 	for _, f := range sortedKeys(formats) {
 		type cell struct{ tp, fp, fn int }
