@@ -10,15 +10,16 @@
 #   scripts/zoo/gen.sh CASE...         those cases (names as in --list)
 #   scripts/zoo/gen.sh --list          the case names
 #   scripts/zoo/gen.sh --readme        rewrite the zoo's README table from the case.yaml files
+#   ZOO_DIR=/tmp/zoo2 scripts/zoo/gen.sh   write the cases elsewhere (to compare a rerun)
 #
 # Expects on PATH: k6 (v1.8.1 made the committed files), toxiproxy-server,
 # nginx, openssl, curl, gzip, taskset; builds middlebench and the zoo's origin
 # with go. Everything listens on 127.0.0.1 ports 21000-21999 and is stopped
-# (by its PID) when a case ends. Cases are in cases.sh.
+# (by its PID) when a case ends. The cases are the case_* functions of cases/*.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$PWD
-ZOO=$REPO/bench/diagnose/testdata/zoo
+ZOO=${ZOO_DIR:-$REPO/bench/diagnose/testdata/zoo} # ZOO_DIR: write elsewhere (a rerun to compare)
 SCRIPTS=$REPO/scripts/zoo
 WORK=${ZOO_WORK:-/tmp/zoo}
 MB=$WORK/mb
@@ -48,7 +49,7 @@ STATS=""     # the fake server's port when it is the origin
 
 reset_case() {
 	pids=(); setup=(); CONFIG=""; K6CMD=""; K6CPU=""; LOAD=""; STATS=""
-	WHAT=""; MUST=""; MAY=""; MUSTNOT=""; FORMATS=""; ANALYZE=""; NOTE=""
+	WHAT=""; MUST=""; MAY=""; MUSTNOT=""; FORMATS=""; ANALYZE=""; NOTE=""; NO_STATS=""
 }
 
 stop_all() {
@@ -79,12 +80,14 @@ bg() {
 	setup+=("$shown")
 }
 
-# mbserver ARGS...: the fake server on P_SERVER (its /_mb/stats is saved).
+# mbserver [NAME=VALUE...] ARGS...: the fake server on P_SERVER (its
+# /_mb/stats is saved); SERVER_CPU=CPUS pins it.
 mbserver() {
-	local env=()
+	local env=() pin=()
 	while [[ $# -gt 0 && $1 == *=* && $1 != --* ]]; do env+=("$1"); shift; done
-	bg server "${env[*]:+${env[*]} }middlebench server --listen 127.0.0.1:$P_SERVER $*" \
-		env "${env[@]}" "$MB" server --listen "127.0.0.1:$P_SERVER" "$@"
+	[[ -n ${SERVER_CPU:-} ]] && pin=(taskset -c "$SERVER_CPU")
+	bg server "${pin[*]:+${pin[*]} }${env[*]:+${env[*]} }middlebench server --listen 127.0.0.1:$P_SERVER $*" \
+		"${pin[@]}" env "${env[@]}" "$MB" server --listen "127.0.0.1:$P_SERVER" "$@"
 	wait_port "$P_SERVER"
 	STATS=$P_SERVER
 }
@@ -204,7 +207,7 @@ write_case() {
 		sed 's/^/  /' <<<"$FORMATS"
 	fi
 	echo "analyze:"
-	[[ -n $STATS ]] && echo "  serverStats: server-stats.json"
+	[[ -n $STATS && -z $NO_STATS ]] && echo "  serverStats: server-stats.json"
 	[[ -n $ANALYZE ]] && sed 's/^/  /' <<<"$ANALYZE"
 	[[ -n $NOTE ]] && echo "note: $(yaml_str "$NOTE")"
 	echo "setup:"
@@ -241,18 +244,27 @@ readme_table() {
 	local f c
 	for f in "$ZOO"/*/case.yaml; do
 		c=$(basename "$(dirname "$f")")
-		awk -v c="$c" '
-			/^what:/ { sub(/^what: /, ""); gsub(/^"|"$/, ""); what = $0 }
-			/^must:/ { must = $2; for (i = 3; i <= NF; i++) must = must " " $i }
-			/^may:/ { may = $2; for (i = 3; i <= NF; i++) may = may " " $i }
-			/^mustNot:/ { not = $2; for (i = 3; i <= NF; i++) not = not " " $i }
-			/^formats:/ { fmt = " (per-format overrides)" }
-			END { printf "| `%s` | %s | %s | %s | %s%s |\n", c, what, must, may, not, fmt }' "$f"
+		MUST=$(list_of must "$f"); MAY=$(list_of may "$f")
+		local not
+		not=$(list_of mustNot "$f")
+		[[ $not == "$(rest)" ]] && not="all others"
+		local what
+		what=$(sed -n 's/^what: "\(.*\)"$/\1/p' "$f")
+		local fmt=""
+		grep -q '^formats:' "$f" && fmt=" (+ per-format lists)"
+		printf '| `%s` | %s | %s | %s | %s%s |\n' "$c" "$what" "$MUST" "${MAY:--}" "$not" "$fmt"
 	done
 }
 
-# shellcheck source=scripts/zoo/cases.sh
-source "$SCRIPTS/cases.sh"
+# list_of KEY FILE: a top-level flow list of case.yaml, space-separated.
+list_of() { sed -n "s/^$1: \[\(.*\)\]$/\1/p" "$2" | sed 's/, */ /g'; }
+
+# shellcheck source=scripts/zoo/cases/lib.sh
+source "$SCRIPTS/cases/lib.sh"
+for f in "$SCRIPTS"/cases/*.sh; do
+	# shellcheck disable=SC1090
+	[[ $f == */lib.sh ]] || source "$f"
+done
 
 main() {
 	case ${1:-} in
