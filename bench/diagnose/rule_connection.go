@@ -24,8 +24,24 @@ func connValue(s Stat) (float64, bool) {
 // few requests paid a connection phase — the max, not the p95 — the
 // generator claims those tails (lineConnTails), and they are its symptom,
 // not a finding of their own.
+//
+// A few slow connection phases are also explained when the host itself
+// stalled as long: the server's own time has a tail of a comparable size
+// (its max a quarter of the phase's peak or more above its median), so
+// the few dials or handshakes of that moment paid the host's stall, not
+// the terminator's or the network's cost.
 func explained(f *facts, l line, most bool) bool {
-	return f.b.unclaimed(l) < 0.5 || !most && f.b.unclaimed(lineConnTails) == 0
+	if f.b.unclaimed(l) < 0.5 || !most && f.b.unclaimed(lineConnTails) == 0 {
+		return true
+	}
+	var peak float64
+	switch l {
+	case lineTLS:
+		peak = f.all.TLS.Peak()
+	case lineConnecting:
+		peak = f.all.Connecting.Peak()
+	}
+	return !most && f.hasServer && f.srv.Med > 0 && peak > 0 && f.srv.Max-f.srv.Med >= 0.25*peak
 }
 
 // tlsHandshakeSlow is rule 2: tls_handshaking high — the TLS-terminating LB
