@@ -68,6 +68,14 @@ func Analyze(obs *Observation, cfg Config) Report {
 	}
 	for code, fd := range sweeps {
 		whole.sweeps[code] = fd
+		// A sweep's cause holds over the whole run too, the drain after
+		// the last step included (where a saturated generator's latest
+		// requests land): its claims there, beside the steps' seeds.
+		if s := specOf(code); s.inStep != nil {
+			if c := s.inStep.Check(whole); c != nil {
+				whole.b.take(c, s.explains)
+			}
+		}
 	}
 	judge(whole, merged)
 	for code, fd := range sweeps {

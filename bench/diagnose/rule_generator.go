@@ -162,7 +162,9 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 			f.srv.Med > 0 && f.queue.Med == 0 && f.srv.Med <= float64(c.ServerFlat)*base.srv.Med
 		busy := s.Dropped > 0 || s.CPU >= float64(c.CPU)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
-		if ratio >= float64(c.Diverge)*ratio0 && flat && busy && grown {
+		// From the knee on: more arrivals only leave a generator that
+		// fell behind further behind.
+		if fd != nil || ratio >= float64(c.Diverge)*ratio0 && flat && busy && grown {
 			steps = append(steps, f.name)
 			nf := generatorFinding(f, ConfidenceHigh)
 			nf.add("server_time_p95_first_ms", base.srv.Tail()).add("duration_p95_first_ms", base.served.Duration.Tail())
