@@ -1,6 +1,9 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // serverSlow is rule 5: waiting is high and the server's own time is high
 // with it — the server itself (application, DB, threads) is slow (E3a:
@@ -47,13 +50,15 @@ func serverSlow(f *facts) *Finding {
 	return serverFinding(f, wait, ConfidenceHigh)
 }
 
-// spreads: a window without steps whose server time spreads by the
-// sweep's growth factor (p95 against min): the one sign a summary of a
-// sweep gives of a server whose time grows with load (seed 004: 10 ms
-// alone, 90 ms at 8 VUs).
+// spreads: a window without steps of a ramp (the VUs changed, or a
+// ramping executor) whose server time spreads by the sweep's growth
+// factor (p95 against min): the one sign a summary of a sweep gives of a
+// server whose time grows with load (seed 004: 10 ms alone, 90 ms at
+// 8 VUs). A steady load's spread is noise, not growth.
 func spreads(f *facts) bool {
 	c := f.cfg.ServerSlow
-	return len(f.obs.Steps) == 0 && f.srv.Min > 0 && f.srv.Tail() >= float64(c.Growth)*f.srv.Min && f.srv.Tail()-f.srv.Min >= f.floor
+	ramp := f.w.mixedVUs() || strings.HasPrefix(f.obs.Run.Executor, "ramping-")
+	return len(f.obs.Steps) == 0 && ramp && f.srv.Min > 0 && f.srv.Tail() >= float64(c.Growth)*f.srv.Min && f.srv.Tail()-f.srv.Min >= f.floor
 }
 
 func serverFinding(f *facts, wait Stat, conf Confidence) *Finding {
