@@ -10,6 +10,7 @@
 #   scripts/zoo/gen.sh CASE...         those cases (names as in --list)
 #   scripts/zoo/gen.sh --list          the case names
 #   scripts/zoo/gen.sh --readme        rewrite the zoo's README table from the case.yaml files
+#   scripts/zoo/gen.sh --check         check every case's files and lists (no k6 needed)
 #   ZOO_DIR=/tmp/zoo2 scripts/zoo/gen.sh   write the cases elsewhere (to compare a rerun)
 #
 # Expects on PATH: k6 (v1.8.1 made the committed files), toxiproxy-server,
@@ -259,6 +260,50 @@ readme_table() {
 # list_of KEY FILE: a top-level flow list of case.yaml, space-separated.
 list_of() { sed -n "s/^$1: \[\(.*\)\]$/\1/p" "$2" | sed 's/, */ /g'; }
 
+# check_lists WHERE MUST MAY MUSTNOT: the three lists split the judged codes
+# (each code in exactly one), and name no other code.
+check_lists() {
+	local where=$1 c n bad=0
+	for c in $2 $3 $4; do
+		[[ " $(echo $CODES) " == *" $c "* ]] || { echo "$where: unknown code $c" >&2; bad=1; }
+	done
+	for c in $CODES; do
+		n=$(echo " $2 $3 $4 " | grep -o " $c " | wc -l)
+		[[ $n -eq 1 ]] || { echo "$where: $c is in $n of must/may/mustNot" >&2; bad=1; }
+	done
+	return $bad
+}
+
+# check: every case has its files, they read as k6 wrote them, and its lists hold.
+check() {
+	local f d c bad=0 fmt line
+	for f in "$ZOO"/*/case.yaml; do
+		d=$(dirname "$f"); c=$(basename "$d")
+		for fmt in summary-export.json.gz handle-summary.json.gz points.ndjson.gz; do
+			gzip -t "$d/$fmt" 2>/dev/null || { echo "$c: $fmt missing or not gzip" >&2; bad=1; }
+		done
+		zcat "$d/summary-export.json.gz" | jq -e '.metrics.http_reqs.count > 0' >/dev/null || { echo "$c: summary export has no requests" >&2; bad=1; }
+		zcat "$d/handle-summary.json.gz" | jq -e '.metrics.http_reqs.values.count > 0' >/dev/null || { echo "$c: handleSummary data has no requests" >&2; bad=1; }
+		line=$(zcat "$d/points.ndjson.gz" | head -1 || true) # head closes the pipe early
+		jq -e '.type == "Metric"' <<<"$line" >/dev/null || { echo "$c: points do not start with a Metric line" >&2; bad=1; }
+		if grep -q '^  serverStats:' "$f"; then
+			jq -e '.requests >= 0' "$d/server-stats.json" >/dev/null || { echo "$c: server-stats.json unreadable" >&2; bad=1; }
+		fi
+		check_lists "$c" "$(list_of must "$f")" "$(list_of may "$f")" "$(list_of mustNot "$f")" || bad=1
+		while IFS= read -r line; do
+			fmt=${line%%:*}
+			fmt=${fmt// /}
+			[[ $fmt == summary-export || $fmt == handle-summary || $fmt == points ]] || { echo "$c: format $fmt?" >&2; bad=1; }
+			check_lists "$c $fmt" "$(flow must "$line")" "$(flow may "$line")" "$(flow mustNot "$line")" || bad=1
+		done < <(sed -n '/^formats:/,/^[a-z]/p' "$f" | grep '^  [a-z-]*: {')
+	done
+	[[ $bad -eq 0 ]] && echo "zoo: $(ls -d "$ZOO"/*/ | wc -l) cases, files and lists ok"
+	return $bad
+}
+
+# flow KEY LINE: a list inside a flow map ({must: [a, b], …}), space-separated.
+flow() { grep -o "[{ ]$1: \[[^]]*\]" <<<"$2" | sed "s/.*\[//; s/\]//; s/, */ /g"; }
+
 # shellcheck source=scripts/zoo/cases/lib.sh
 source "$SCRIPTS/cases/lib.sh"
 for f in "$SCRIPTS"/cases/*.sh; do
@@ -269,6 +314,7 @@ done
 main() {
 	case ${1:-} in
 	--list) declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//; s/_/-/g'; return ;;
+	--check) check; return ;;
 	--readme)
 		awk '/^<!-- cases -->/ { print; exit } { print }' "$ZOO/README.md" >"$WORK/readme.tmp"
 		{ echo "| case | setup | must | may | mustNot |"; echo "|---|---|---|---|---|"; readme_table; } >>"$WORK/readme.tmp"

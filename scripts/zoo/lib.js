@@ -8,6 +8,7 @@
 //   -e EXEC=ramping-vus -e STEPS=2,4,8 -e HOLD=2s            (a closed sweep)
 //   -e EXEC=constant-arrival-rate -e RATE=50 -e DUR=5s -e VUS=10 -e MAX_VUS=50
 //   -e EXEC=ramping-arrival-rate -e STEPS=20,40,80 -e HOLD=2s -e VUS=10 -e MAX_VUS=50
+//   -e EXEC=shared-iterations -e VUS=3 -e ITERS=200     (or per-vu-iterations: ITERS each)
 //   -e NO_REUSE=1        k6's noConnectionReuse (a new connection per request)
 //   -e TIMEOUT=5s        the request timeout (k6's default is 60 s)
 import http from 'k6/http';
@@ -69,8 +70,11 @@ function scenario() {
       const s = steps(hold);
       return { executor: exec, startRate: s[0].target, timeUnit: '1s', preAllocatedVUs: vus, maxVUs, stages: s };
     }
+    case 'shared-iterations':
+    case 'per-vu-iterations':
+      return { executor: exec, vus, iterations: Number(__ENV.ITERS || 100), maxDuration: __ENV.MAX_DUR || '30s' };
     default:
-      throw new Error(`EXEC=${exec}: constant-vus, ramping-vus, constant-arrival-rate or ramping-arrival-rate`);
+      throw new Error(`EXEC=${exec}: constant-vus, ramping-vus, constant-arrival-rate, ramping-arrival-rate, shared-iterations or per-vu-iterations`);
   }
 }
 

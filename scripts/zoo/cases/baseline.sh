@@ -36,6 +36,22 @@ case_healthy_large_bodies() {
 	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=constant-vus VUS=3 DUR=5s
 }
 
+case_healthy_shared_iterations() {
+	WHAT="fake server (50 ms) straight, shared-iterations 250 iterations over 3 VUs (~4 s)"
+	MUST="healthy"; MUSTNOT=$(rest)
+	ANALYZE="executor: shared-iterations"
+	mbserver --work 50ms
+	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=shared-iterations VUS=3 ITERS=250
+}
+
+case_healthy_per_vu_iterations() {
+	WHAT="fake server (50 ms) straight, per-vu-iterations 80 iterations per VU, 3 VUs (~4 s)"
+	MUST="healthy"; MUSTNOT=$(rest)
+	ANALYZE="executor: per-vu-iterations"
+	mbserver --work 50ms
+	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=per-vu-iterations VUS=3 ITERS=80
+}
+
 case_healthy_ramping_arrival_rate() {
 	WHAT="fake server (50 ms) straight, ramping-arrival-rate 10,20,40,60/s x 2 s (5..30 VUs)"
 	MUST="healthy"; MUSTNOT=$(rest)
