@@ -144,14 +144,23 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 	if len(fs) < 2 {
 		return nil
 	}
-	base := fs[0]
+	// The baseline is the quietest step — k6's p95 closest to the
+	// server's — not always the first: a generator that stalls as it
+	// starts makes its first step look loaded.
+	own := func(f *facts) float64 { return f.srv.Tail() + f.queue.Tail() }
+	bi := 0
+	for i, f := range fs {
+		if share(f.served.Duration.Tail(), own(f)) < share(fs[bi].served.Duration.Tail(), own(fs[bi])) {
+			bi = i
+		}
+	}
+	base := fs[bi]
 	var fd *Finding
 	var steps []string
-	// The server's own view of a request is its queue and its work: a
-	// server whose queue grows (an open model past its workers) is not a
+	// The server's own view of a request is its queue and its work (own):
+	// a server whose queue grows (an open model past its workers) is not a
 	// flat server behind a slow generator.
-	own := func(f *facts) float64 { return f.srv.Tail() + f.queue.Tail() }
-	for _, f := range fs[1:] {
+	for _, f := range fs[bi+1:] {
 		s := f.w
 		ratio0 := share(base.served.Duration.Tail(), own(base))
 		ratio := share(f.served.Duration.Tail(), own(f))
