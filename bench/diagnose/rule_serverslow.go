@@ -30,10 +30,14 @@ func serverSlow(f *facts) *Finding {
 		tail += f.queue.Tail()
 	}
 	grows := spreads(f)
-	// The spread alone is weaker evidence: the server must then hold what
-	// the path would need to be named (all but path_latency's share).
+	// A server slow for the typical request (its median at the line) is
+	// named for a material share of waiting, beside other causes (250 ms
+	// of server behind 250 ms of path). Slow only in its tail, or only
+	// spreading, is weaker evidence (a starved host's tail looks alike):
+	// the server must then hold what the path would need to be named (all
+	// but path_latency's share).
 	need := float64(c.Share)
-	if tail < ms(c.Slow) {
+	if med := f.srv.Med; med > 0 && med < ms(c.Slow) || tail < ms(c.Slow) {
 		need = max(need, 1-float64(f.cfg.PathLatency.Share))
 	}
 	if tail < ms(c.Slow) && !grows || share(total, wait.Avg) < need {
