@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/middlebench
 
-.PHONY: run quick test bench fuzz soak lint build clean
+.PHONY: run quick test bench score fuzz soak lint build clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/middlebench
@@ -40,6 +40,13 @@ fuzz:
 # clients in a child process); prints requests, errors, RSS and fds.
 soak:
 	MIDDLEBENCH_SOAK=1 $(GO) test -run '^TestSoak$$' -v -count=1 -timeout 10m ./proxy/
+
+# score: the analyzer against real k6 runs (bench/diagnose/testdata/zoo and
+# testdata/k6runs, each run in k6's three formats with the codes its setup
+# implies): per format, the cases fully right and each code's precision and
+# recall. Fails on any wrong code, as `make test` does.
+score:
+	$(GO) test -count=1 -run '^TestScore$$' -v ./bench/diagnose/ -args -score | grep -v '^=== RUN\|^--- PASS'
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

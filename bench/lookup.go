@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/proxy"
 )
@@ -20,7 +21,8 @@ import (
 //	server requests                 the server's own view: requests, bytesIn, bytesOut, inFlight
 //	server server_time p(95)        … and its trends: server_time, queue_time, read_time, handler_time
 //	server statuses 200
-//	outside avg                     http_req_waiting − server_time − server_queue (ms): time outside the server
+//	outside avg                     the time outside the server as the diagnosis report prints it (avg or
+//	                                p(95)): waiting − server time − server queue, of the served requests
 //	stage lb.tls delay p(95)        a stage's counters: seen, passed, rejected, rejected.429,
 //	                                bytes, extra.NAME, delay STAT, queued STAT (box.kind or box.N)
 //	step last http_req_duration p(95)   the same inside a step (1-based index, first, last or name);
@@ -47,7 +49,7 @@ func (r *RunResult) lookup(ref string) (float64, error) {
 		if len(w) == 2 {
 			stat = w[1]
 		}
-		return outside(r.Doc.Metrics, stat)
+		return reportOutside(r.Report.Phases.Outside, stat, ref)
 	case "stage":
 		return stageLookup(r.Path, w[1:], ref)
 	case "step":
@@ -72,22 +74,19 @@ func (r *RunResult) lookup(ref string) (float64, error) {
 	return metricStat(r.Doc.Metrics, w[0], w[1])
 }
 
-// outside is the time spent outside the server: waiting − server_time −
-// server_queue (the server's own wait for a worker, when it reports one).
-func outside(ms map[string]metrics.Metric, stat string) (float64, error) {
-	wait, err := metricStat(ms, "http_req_waiting", stat)
-	if err != nil {
-		return 0, err
+// reportOutside reads the time outside the server off the diagnosis
+// report, so that a band checks the very number the report prints.
+func reportOutside(st diagnose.Stat, stat, ref string) (float64, error) {
+	if !st.Present() {
+		return math.NaN(), fmt.Errorf("%q: the report shows no time outside the server (no server time, or fast failures the server never timed)", ref)
 	}
-	st, err := metricStat(ms, "server_time", stat)
-	if err != nil {
-		return 0, err
+	switch stat {
+	case "avg":
+		return st.Avg, nil
+	case "p(95)":
+		return st.P95, nil
 	}
-	queue, err := metricStat(ms, "server_queue", stat)
-	if err != nil {
-		queue = 0
-	}
-	return wait - st - queue, nil
+	return math.NaN(), fmt.Errorf("%q: the report prints the time outside the server as avg and p(95) only", ref)
 }
 
 // metricStat reads a value of a results-document metric. A counter the
@@ -251,7 +250,12 @@ func (r *RunResult) stepLookup(w []string, ref string) (float64, error) {
 		if len(w) == 3 {
 			stat = w[2]
 		}
-		return outside(s.Metrics, stat)
+		for _, row := range r.Report.Steps {
+			if row.Name == s.Name {
+				return reportOutside(row.Outside, stat, ref)
+			}
+		}
+		return math.NaN(), fmt.Errorf("%q: the report has no step %s", ref, s.Name)
 	}
 	if len(w) != 3 {
 		return 0, fmt.Errorf("%q: want step %s METRIC STAT", ref, w[0])

@@ -105,8 +105,9 @@ func pct(n, of int64) string {
 }
 
 // fmtMs prints a time in ms as k6's summary does (metrics.HumanizeDuration:
-// 946ns, 26.41µs, 51.37ms, 1.5s), with "-" for no value and a sign for the
-// time outside the server when fast rejections make it negative (E5).
+// 946ns, 26.41µs, 51.37ms, 1.5s), with "-" for no value (the report shows
+// no time outside the server when fast rejections would make it negative:
+// E5).
 func fmtMs(ms float64) string {
 	switch {
 	case math.IsNaN(ms):

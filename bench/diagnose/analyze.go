@@ -2,41 +2,19 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
 
-// windowRule judges one window (the whole run or one step). Rules run in
-// this order and see what fired before them in the same window, so that a
-// rule whose symptom another cause explains stays silent (path-latency
-// after generator-saturated, upload-limited and closed-model-backlog;
-// server-slow after upload-limited; the backlog after the phase rules that
-// place a queue).
-type windowRule struct {
-	code  string
-	check func(*facts) *Finding
-}
-
-var windowRules = []windowRule{
-	{CodeToolBlocked, toolBlocked},
-	{CodeRateLimited, rateLimited},
-	{CodeGeneratorSaturated, generatorSaturated},
-	{CodeUploadLimited, uploadLimited},
-	{CodeDownloadLimited, downloadLimited},
-	{CodeClosedModelBacklog, closedModelBacklog},
-	{CodeServerSlow, serverSlow},
-	{CodePathLatency, pathLatency},
-	{CodeTLSHandshakeSlow, tlsHandshakeSlow},
-	{CodeConnectSlow, connectSlow},
-	{CodeConnectionWait, connectionWait},
-	{CodeHiddenConnectionCost, hiddenConnectionCost},
-}
-
-// Analyze applies the rules to the whole run and to each step of a sweep
-// (steps with fewer than MinRequests requests are not judged alone), then
-// the sweep rules across the steps. A finding that holds in some steps
-// lists them. Findings are ordered by the time they explain; "healthy"
-// stands alone when nothing fires and nothing is left unexplained.
+// Analyze walks the rules table (rules.go): the sweep rules across the
+// steps first, then the window rules on each step of a sweep (steps with
+// fewer than MinRequests requests are not judged alone) and on the whole
+// run. In each window a rule runs unless a finding that silences it was
+// found there, and it judges only the time the findings before it left
+// unexplained (budget.go). A finding that holds in some steps lists them.
+// Findings are ordered by the time they explain; "healthy" stands alone
+// when nothing fires and nothing is left unexplained.
 func Analyze(obs *Observation, cfg Config) Report {
 	if obs == nil {
 		return Report{Findings: []Finding{}, Notes: []string{"nothing to analyse"}}
@@ -44,61 +22,80 @@ func Analyze(obs *Observation, cfg Config) Report {
 	whole := newFacts(&cfg, obs, &obs.Window, "")
 	r := newReport(obs, whole)
 	merged := map[string]*Finding{}
-	genSweep, genSteps := generatorSweep(obs, &cfg)
-	ceiling := throughputCeiling(obs, &cfg)
-	past := map[string]bool{}
-	if ceiling != nil {
-		for _, n := range ceiling.Steps {
-			past[n] = true
+	sweeps := map[string]*Finding{}
+	stepClaims := map[string][]claim{}
+	for i := range rules {
+		s := &rules[i]
+		if s.sweep == nil || s.silenced(func(c string) bool { return sweeps[c] != nil }) {
+			continue
 		}
-		whole.pastCeiling = true
-	}
-	judge := func(f *facts) {
-		for _, rule := range windowRules {
-			if f.fired[rule.code] != nil {
-				continue // given by a sweep
-			}
-			if fd := rule.check(f); fd != nil {
-				f.fired[rule.code] = fd
-				merge(merged, fd, f.name)
-			}
+		if fd := s.sweep(obs, &cfg); fd != nil {
+			sweeps[s.code] = fd
 		}
 	}
 	// Steps first: a cause found in a step silences its symptoms in the
 	// whole run, where loads are mixed (Little's law, for one, does not
 	// hold over a sweep).
 	for i := range obs.Steps {
-		s := &obs.Steps[i]
-		if s.Requests < cfg.MinRequests {
+		st := &obs.Steps[i]
+		if st.Requests < cfg.MinRequests {
 			continue
 		}
-		f := newFacts(&cfg, obs, &s.Window, s.Name)
-		f.pastCeiling = past[s.Name]
-		if genSteps[s.Name] {
-			f.fired[CodeGeneratorSaturated] = genSweep
-		}
-		judge(f)
-	}
-	for code, fd := range merged {
-		whole.fired[code] = fd
-	}
-	if genSweep != nil {
-		whole.fired[CodeGeneratorSaturated] = genSweep
-	}
-	judge(whole)
-	if genSweep != nil {
-		for i := range obs.Steps {
-			if genSteps[obs.Steps[i].Name] {
-				genSweep.Steps = append(genSweep.Steps, obs.Steps[i].Name)
+		f := newFacts(&cfg, obs, &st.Window, st.Name)
+		for code, fd := range sweeps {
+			if slices.Contains(fd.Steps, st.Name) {
+				f.sweeps[code] = fd
 			}
 		}
-		merged[CodeGeneratorSaturated] = genSweep
-	} else if ceiling != nil && merged[CodeToolBlocked] == nil {
-		merged[ceiling.Code] = ceiling
+		judge(f, merged)
+		for code, fd := range f.fired {
+			for _, c := range fd.claims {
+				stepClaims[code] = append(stepClaims[code], claim{c.line, c.ms * float64(st.Requests)})
+			}
+		}
 	}
-	for _, sweep := range []func(*Observation, *Config) *Finding{downloadSweep, serverSweep} {
-		if fd := sweep(obs, &cfg); fd != nil && merged[fd.Code] == nil && merged[CodeGeneratorSaturated] == nil && merged[CodeToolBlocked] == nil {
-			merged[fd.Code] = fd
+	// What a cause explains in the steps it explains in the whole run,
+	// weighted by the steps' requests.
+	for code, fd := range merged {
+		whole.fired[code] = fd
+		if n := float64(whole.w.Requests); n > 0 {
+			seed := &Finding{}
+			for _, c := range stepClaims[code] {
+				seed.claim(c.line, c.ms/n)
+			}
+			whole.b.take(seed, specOf(code).explains)
+		}
+	}
+	for code, fd := range sweeps {
+		whole.sweeps[code] = fd
+		// A sweep's cause holds over the whole run too, the drain after
+		// the last step included (where a saturated generator's latest
+		// requests land): its claims there, beside the steps' seeds.
+		if s := specOf(code); s.inStep != nil {
+			if c := s.inStep.Check(whole); c != nil {
+				whole.b.take(c, s.explains)
+			}
+		}
+	}
+	judge(whole, merged)
+	for code, fd := range sweeps {
+		if merged[code] == nil || specOf(code).inStep != nil {
+			merged[code] = fd
+		}
+	}
+	// A cause found anywhere silences what the table says it explains,
+	// wherever that was found.
+	for code := range merged {
+		if specOf(code).silenced(func(c string) bool { return merged[c] != nil }) {
+			delete(merged, code)
+		}
+	}
+	for _, fd := range merged {
+		if len(fd.Explains) > 0 {
+			fd.ExplainsMs = 0
+			for _, c := range fd.Explains {
+				fd.ExplainsMs += c.Ms
+			}
 		}
 	}
 	concerns := r.concerns(whole, merged)
@@ -118,7 +115,35 @@ func Analyze(obs *Observation, cfg Config) Report {
 		}
 		return a.Code < b.Code
 	})
+	r.honesty(obs, whole)
 	return r
+}
+
+// judge runs the window rules on one window, in the table's order, and
+// merges what fires. A code already found (in a step, for the whole run)
+// is not judged again: its claims were seeded.
+func judge(f *facts, merged map[string]*Finding) {
+	for i := range rules {
+		s := &rules[i]
+		if s.silenced(f.has) || f.has(s.code) {
+			continue
+		}
+		var fd *Finding
+		switch sw := f.sweeps[s.code]; {
+		case sw != nil && s.inStep != nil:
+			fd = s.inStep.Check(f)
+		case sw != nil && s.mark:
+			continue
+		case s.window != nil:
+			fd = s.window.Check(f)
+		}
+		if fd == nil {
+			continue
+		}
+		f.b.take(fd, s.explains)
+		f.fired[s.code] = fd
+		merge(merged, fd, f.name)
+	}
 }
 
 // merge records a finding: once per code, with the evidence of the window
@@ -180,7 +205,7 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 		r.Notes = append(r.Notes, "the file holds no requests: nothing to judge")
 		found = true
 	}
-	if fs := share(float64(w.Failed), float64(w.Requests)); fs >= float64(f.cfg.RateLimited.Share) && !explained(CodeRateLimited, CodeToolBlocked) {
+	if fs := share(float64(w.Failed), float64(w.Requests)); fs >= float64(f.cfg.RateLimited.Share) && !explained(CodeRateLimited, CodeToolBlocked, CodeUpstreamFailing) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d of %d requests failed (%s)%s: read the failures before the timings", w.Failed, w.Requests, pct(fs), statusList(w.Statuses)))
 		found = true
 	}

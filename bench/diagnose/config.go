@@ -7,11 +7,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/strictyaml"
 	"github.com/middlebench/middlebench/units"
 	"gopkg.in/yaml.v3"
 )
@@ -49,7 +49,7 @@ type ShareConfig struct {
 // ServerSlowConfig: rule 5.
 type ServerSlowConfig struct {
 	Slow   units.Duration `yaml:"slow"`   // server time p95 at or above this is high
-	Share  Ratio          `yaml:"share"`  // server time ≥ this share of waiting: "waiting ≈ server time"
+	Share  Ratio          `yaml:"share"`  // server time ≥ this share of waiting: a material share (the rest may be the path's)
 	Growth Ratio          `yaml:"growth"` // or server p95 grows this much across steps
 }
 
@@ -122,7 +122,7 @@ func DefaultConfig() Config {
 	return Config{
 		Floor:       ms(20),
 		MinRequests: 20,
-		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.7, Growth: 3},
+		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.3, Growth: 3},
 		PathLatency: PathLatencyConfig{Share: 0.3},
 		TLS:         TLSConfig{Slow: ms(50), ConnectRatio: 3},
 		Connect:     ConnectConfig{Slow: ms(50)},
@@ -134,7 +134,7 @@ func DefaultConfig() Config {
 		ToolBlocked: ToolBlockedConfig{Failed: 0.95, ServerShare: 0.05, Fast: ms(10)},
 		Generator:   GeneratorConfig{CPU: 80, Dropped: 0.001, Diverge: 2, ServerFlat: 1.3},
 		Backlog:     BacklogConfig{Little: 0.25, Ratio: 3, QueueShare: 0.5},
-		Ceiling:     CeilingConfig{Reach: 0.9, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5},
+		Ceiling:     CeilingConfig{Reach: 0.85, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5},
 	}
 }
 
@@ -169,7 +169,8 @@ func LoadConfig(path string) (Config, error) {
 }
 
 // ParseConfig reads YAML over the defaults: fields left out keep their
-// default; unknown fields are refused with their line and the known ones.
+// default; unknown fields are refused with their line and the known ones
+// (strictyaml).
 func ParseConfig(b []byte) (Config, error) {
 	c := DefaultConfig()
 	var root yaml.Node
@@ -183,52 +184,8 @@ func ParseConfig(b []byte) (Config, error) {
 	if len(root.Content) == 0 {
 		return c, nil
 	}
-	if err := checkKeys(root.Content[0], reflect.TypeOf(c), "rules config"); err != nil {
-		return c, err
-	}
-	if err := root.Content[0].Decode(&c); err != nil {
+	if err := strictyaml.Decode(&root, &c); err != nil {
 		return c, fmt.Errorf("rules config: %w", err)
 	}
 	return c, nil
-}
-
-// checkKeys refuses mapping keys that name no field of t.
-func checkKeys(n *yaml.Node, t reflect.Type, where string) error {
-	if t.Kind() != reflect.Struct || t == reflect.TypeOf(units.Duration(0)) {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("%s: line %d: want a mapping of %s", where, n.Line, strings.Join(yamlFields(t), ", "))
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		f, ok := fieldByTag(t, k.Value)
-		if !ok {
-			return fmt.Errorf("%s: line %d: unknown field %q (known: %s)", where, k.Line, k.Value, strings.Join(yamlFields(t), ", "))
-		}
-		if err := checkKeys(v, f.Type, k.Value); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-func yamlFields(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" {
-			out = append(out, tag)
-		}
-	}
-	return out
 }

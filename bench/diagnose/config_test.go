@@ -40,13 +40,13 @@ upload_limited:
 
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"flor: 5ms\n", `line 1: unknown field "flor" (known: floor, min_requests, server_slow`},
-		{"server_slow:\n  slw: 1s\n", `line 2: unknown field "slw" (known: slow, share, growth)`},
-		{"server_slow:\n  slow: fast\n", `line 2: duration "fast"`},
-		{"path_latency:\n  share: -1\n", `line 2: "-1": want a number ≥ 0`},
-		{"path_latency: 0.3\n", "line 1: want a mapping of share"},
+		{"flor: 5ms\n", `line 1: flor: unknown field (did you mean "floor"?); valid fields: closed_model_backlog`},
+		{"server_slow:\n  slw: 1s\n", `line 2: server_slow.slw: unknown field (did you mean "slow"?); valid fields: growth, share, slow`},
+		{"server_slow:\n  slow: fast\n", `line 2: server_slow.slow: duration "fast"`},
+		{"path_latency:\n  share: -1\n", `line 2: path_latency.share: "-1": want a number ≥ 0`},
+		{"path_latency: 0.3\n", "line 1: path_latency: want a mapping with keys share"},
 		{"upload_limited:\n  body: 3K\n", "ambiguous"},
-		{"floor: [1, 2]\n", "line 1: want a single value"},
+		{"floor: [1, 2]\n", "line 1: floor: want a single value"},
 		{"a: b: c\n", "rules config"},
 	}
 	for _, tt := range tests {

@@ -25,21 +25,57 @@
 //
 // # Analysing
 //
-// Analyze applies the rules, one per file (rule_*.go, each documented with
-// the article's reasoning), to every step of a sweep and to the whole run,
-// then the sweep rules across the steps (throughput ceiling, receiving
-// growing while waiting stays flat, k6's p95 leaving the server's behind,
-// server time growing with load). Rules run in an order that lets a cause
-// silence the symptoms it explains. The Report holds the findings ordered by
-// the time they explain (Finding.ExplainsMs), the phase table with the
-// server's own time and the time outside it, the steps, and notes on what
-// no rule explains.
+// Analyze walks one table of rules (rules.go): each row names a code, the
+// rule that judges one window, an optional sweep rule that judges across
+// a sweep's steps, what the rule needs from the file, the budget lines it
+// may claim and the findings that silence it. The sweep rules run first;
+// then the window rules, in the table's order, on every step of a sweep
+// and on the whole run. Findings hold where they fire and list the steps.
 //
-//	obs, err := diagnose.ReadFile("points.json.gz")
-//	obs.Apply(diagnose.Extra{Server: &diagnose.ServerSide{Requests: 36, Time: diagnose.Stat{Avg: 51.27, P95: 51.6}}})
-//	r := diagnose.Analyze(obs, diagnose.DefaultConfig())
-//	r.Codes()          // ["path-latency"]
-//	r.WriteText(os.Stdout)
+// The explanation budget (budget.go) is the average request's time line
+// by line — outside the server (waiting − server time − queue), the
+// server's, sending, receiving, connecting, TLS, the rest of blocked.
+// Each cause claims, with its numbers, the part it explains: Little's law
+// for a closed model's backlog (a queue the server times, or one it does
+// not: the fastest request waited nothing outside), a cap's first byte
+// above the path's floor, the generator's time outside the server and
+// its slow dials, an upload's drain, the accept queue's wait. A later rule
+// judges only what is left, so path-latency names the residual no other
+// cause explains, and several causes can each be named for their share
+// (Finding.Explains lists the claims).
+//
+// Every format is judged on what it holds. A summary has no steps (no
+// ceiling or knee: Unshown says which codes a file cannot show and which
+// file would) and no status codes (a limiter's fast failures and a
+// failing upstream are read off the totals, with lower confidence); the
+// report's notes say so, and the phase table never shows a figure the
+// file lacks (no negative time outside the server, VUs from the gauge's
+// max or vus_max).
+//
+// # Codes
+//
+//	healthy                nothing stands out
+//	server-slow            the server's own time is high and a material share of waiting (rule 5)
+//	path-latency           waiting outside the server that no other cause explains (rule 6)
+//	tls-handshake-slow     tls_handshaking high against the TCP connect (rule 2)
+//	connect-slow           connecting high (rule 1)
+//	connection-wait        blocked high while connecting and TLS are low (rule 3)
+//	hidden-connection-cost connection setup that http_req_duration leaves out (consequence 1)
+//	upload-limited         sending high; waiting inflated by the upload's drain (rule 4)
+//	download-limited       receiving high while waiting is flat; a cap's late first byte (rule 7)
+//	rate-limited           429s or fast 503s, or a summary's fast failures (rule 8)
+//	tool-blocked           nearly all requests rejected fast with a 4xx, the server saw few (rule 9)
+//	generator-saturated    phases grow without the server's time; dropped iterations (rule 10)
+//	closed-model-backlog   latency ≈ VUs ÷ throughput: a closed model's queue (seed 003)
+//	throughput-ceiling     throughput stops growing while latency climbs across steps (seed 002)
+//	upstream-failing       failures without an HTTP status (reset, EOF, protocol, cut body,
+//	                       timeout) or a proxy's 502/504 for its upstream; not a block
+//	accept-queue           a listen backlog or accept-rate limit with a new connection per
+//	                       request: SYN retries in connecting, the accept wait in waiting
+//
+// Case and LoadCase read the zoo's case.yaml (testdata/zoo/README.md):
+// the codes a run's setup implies, for regression-testing the
+// classifications (make score).
 //
 // # Thresholds
 //
@@ -48,7 +84,7 @@
 //
 //	floor: 20ms                 # no time below this is "high"
 //	min_requests: 20            # smaller steps are not judged alone
-//	server_slow: {slow: 200ms, share: 0.7, growth: 3}
+//	server_slow: {slow: 200ms, share: 0.3, growth: 3}
 //	path_latency: {share: 0.3}  # waiting − server time ≥ 30 % of waiting
 //	tls_handshake_slow: {slow: 50ms, connect_ratio: 3}
 //	connect_slow: {slow: 50ms}
@@ -60,7 +96,7 @@
 //	tool_blocked: {failed: 0.95, server_share: 0.05, fast: 10ms}
 //	generator_saturated: {cpu: 80, dropped: 0.001, diverge: 2, server_flat: 1.3}
 //	closed_model_backlog: {little: 0.25, ratio: 3, queue_share: 0.5}
-//	throughput_ceiling: {reach: 0.9, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5}
+//	throughput_ceiling: {reach: 0.85, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5}
 //
 // The package reads results only: it imports neither the load engine nor the
 // proxies, so it works the same on k6's output.

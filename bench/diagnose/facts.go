@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/middlebench/middlebench/bench/metrics"
 )
 
 // facts are the numbers of one window (the whole run or one step) that the
@@ -30,11 +32,14 @@ type facts struct {
 	// unloaded is the lowest average latency of the sweep's steps: what a
 	// request costs without a queue (0 without steps).
 	unloaded float64
-	// pastCeiling: the window is a step past the sweep's throughput ceiling
-	// (or the whole run of such a sweep).
-	pastCeiling bool
-
-	fired map[string]*Finding
+	// quietConnect is the lowest average connecting time of the sweep's
+	// steps (-1 without steps): what a dial costs when nothing is busy.
+	quietConnect float64
+	// sweeps holds the sweep findings that name this window (the whole
+	// run: every sweep finding).
+	sweeps map[string]*Finding
+	fired  map[string]*Finding
+	b      budget // what the findings so far explain
 }
 
 func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
@@ -47,6 +52,7 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 		served:      w.Served(),
 		srvRequests: -1,
 		fired:       map[string]*Finding{},
+		sweeps:      map[string]*Finding{},
 	}
 	if f.vus == 0 && name == "" {
 		f.vus = float64(obs.Run.VUs)
@@ -69,8 +75,12 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 	if w.Server != nil {
 		f.srvRequests = w.Server.Requests
 	}
+	f.quietConnect = -1
 	for i := range obs.Steps {
 		s := &obs.Steps[i]
+		if c := s.Phases.Connecting.Avg; s.Requests >= cfg.MinRequests && (f.quietConnect < 0 || c < f.quietConnect) {
+			f.quietConnect = c
+		}
 		if d := s.Served().Duration.Avg; s.Requests >= cfg.MinRequests && d > 0 && (f.unloaded == 0 || d < f.unloaded) {
 			f.unloaded = d
 		}
@@ -80,7 +90,18 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 		f.outside = wt.Avg - f.srv.Avg - f.queue.Avg
 		f.outsideP95 = wt.Tail() - f.srv.Tail() - f.queue.Tail()
 	}
+	f.b = newBudget(f)
 	return f
+}
+
+// outsideStat is the time outside the server as the report prints it:
+// absent when negative (the waiting then mixes requests the server never
+// timed; never a negative time, see honesty).
+func (f *facts) outsideStat() Stat {
+	if !f.hasServer || f.outside < 0 {
+		return Stat{}
+	}
+	return Stat{Avg: f.outside, P95: max(f.outsideP95, 0)}
 }
 
 // stepFacts returns the facts of the steps that have enough requests to
@@ -112,6 +133,10 @@ func share(a, b float64) float64 {
 
 func (f *facts) has(code string) bool { return f.fired[code] != nil }
 
+// pastCeiling: the window is a step past the sweep's throughput ceiling
+// (or the whole run of such a sweep).
+func (f *facts) pastCeiling() bool { return f.sweeps[CodeThroughputCeiling] != nil }
+
 // bytesPer returns bytes per request of a counter.
 func (f *facts) bytesPer(n int64) float64 { return share(float64(n), float64(f.w.Requests)) }
 
@@ -126,34 +151,16 @@ func (f *facts) generatorLine() string {
 		cpu, float64(f.cfg.Generator.CPU), f.w.Dropped)
 }
 
-// fmtMs prints a time in ms the way k6 prints it: µs below 1 ms, s above
-// 10 s.
+// fmtMs prints a time in ms as k6's summary does (one printer for the
+// repository: metrics.HumanizeDuration; units switch at 1 µs, 1 ms, 1 s).
 func fmtMs(v float64) string {
-	switch {
-	case v == 0:
-		return "0s"
-	case v < 0:
-		return "-" + fmtMs(-v)
-	case v < 1:
-		return strconv.FormatFloat(v*1000, 'f', 2, 64) + "µs"
-	case v < 10_000:
-		return strconv.FormatFloat(v, 'f', 2, 64) + "ms"
+	if v < 0 {
+		return "-" + metrics.HumanizeDuration(-v, "")
 	}
-	return strconv.FormatFloat(v/1000, 'f', 2, 64) + "s"
+	return metrics.HumanizeDuration(v, "")
 }
 
-// fmtBytes prints a byte count in k6's decimal units.
-func fmtBytes(v float64) string {
-	units := []string{"B", "kB", "MB", "GB", "TB"}
-	i := 0
-	for v >= 1000 && i < len(units)-1 {
-		v /= 1000
-		i++
-	}
-	if i == 0 {
-		return strconv.FormatFloat(v, 'f', 0, 64) + " B"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
-}
+// fmtBytes prints a byte count in k6's decimal units (metrics.HumanizeBytes).
+func fmtBytes(v float64) string { return metrics.HumanizeBytes(v) }
 
 func pct(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + " %" }

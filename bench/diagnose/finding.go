@@ -24,15 +24,27 @@ const (
 	CodeGeneratorSaturated   = "generator-saturated"
 	CodeClosedModelBacklog   = "closed-model-backlog"
 	CodeThroughputCeiling    = "throughput-ceiling"
+	// CodeUpstreamFailing: requests fail without an HTTP status (resets,
+	// EOFs, protocol errors, timeouts): the upstream or a device breaks
+	// connections; not a block, which answers fast with a 4xx.
+	CodeUpstreamFailing = "upstream-failing"
+	// CodeAcceptQueue: a listen backlog or an accept-rate limit with a new
+	// connection per request: the wait to be accepted lands in waiting
+	// (the kernel completed the handshake) and SYNs dropped past the
+	// backlog are retransmitted in connecting.
+	CodeAcceptQueue = "accept-queue"
 )
 
-// Codes lists every code, in DESIGN.md's order.
-var Codes = []string{
+// codes lists every code, in DESIGN.md's order.
+var codes = [...]string{
 	CodeHealthy, CodeServerSlow, CodePathLatency, CodeTLSHandshakeSlow, CodeConnectSlow,
 	CodeConnectionWait, CodeHiddenConnectionCost, CodeUploadLimited, CodeDownloadLimited,
 	CodeRateLimited, CodeToolBlocked, CodeGeneratorSaturated, CodeClosedModelBacklog,
-	CodeThroughputCeiling,
+	CodeThroughputCeiling, CodeUpstreamFailing, CodeAcceptQueue,
 }
+
+// Codes returns every code, in DESIGN.md's order (a fresh slice).
+func Codes() []string { return append([]string(nil), codes[:]...) }
 
 // Severity says how much a finding matters to the run's numbers.
 type Severity string
@@ -140,6 +152,11 @@ type Finding struct {
 	// ExplainsMs is how much of a request's time (ms, on average) the
 	// finding accounts for: findings are ordered by it.
 	ExplainsMs float64 `json:"explains_ms"`
+	// Explains is the time claimed line by line (the explanation budget:
+	// what this cause accounts for, which a later rule does not read as
+	// its own).
+	Explains []Claim `json:"explains,omitempty"`
+	claims   []claim
 	// Steps names the steps of a sweep where the finding holds (empty when
 	// it was read off the whole run).
 	Steps []string `json:"steps,omitempty"`

@@ -71,11 +71,11 @@ func TestRulesDoNotFireOnEachOthersSymptoms(t *testing.T) {
 		},
 		{
 			// Every request failed fast with 502 and the server saw none:
-			// the upstream is down, the tool is not blocked.
-			name:  "fast 502s are not a blocked tool",
-			obs:   func() *Observation { o := e6(false); o.Statuses = map[string]int64{"502": o.Requests}; return o },
-			want:  nil,
-			notes: "requests failed",
+			// the upstream is down (a proxy's answer for it), the tool is
+			// not blocked.
+			name: "fast 502s are not a blocked tool",
+			obs:  func() *Observation { o := e6(false); o.Statuses = map[string]int64{"502": o.Requests}; return o },
+			want: []string{CodeUpstreamFailing},
 		},
 		{
 			name: "server errors are not healthy",

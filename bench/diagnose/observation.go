@@ -102,7 +102,18 @@ type Window struct {
 	Server *ServerSide `json:"server,omitempty"`
 	// CPU is the generator's own CPU use in percent of its cores (0: not known).
 	CPU float64 `json:"generator_cpu,omitempty"`
+	// vusMin is the vus gauge's min in a summary (0: not known): below
+	// VUs, the VUs changed during the window.
+	vusMin float64
+	// hasReceived: the file counts data_received (a 0 is then a count).
+	hasReceived bool
+	// okWaitingEstimated: OK.Waiting is derived from the expected
+	// responses' duration (a summary has no waiting for them).
+	okWaitingEstimated bool
 }
+
+// mixedVUs reports whether the VUs changed during the window (a ramp).
+func (w *Window) mixedVUs() bool { return w.vusMin > 0 && w.vusMin < w.VUs }
 
 // RPS is requests per second over the window (0 if its length is unknown).
 func (w *Window) RPS() float64 {

@@ -152,7 +152,10 @@ type StepRow struct {
 	ReceivingAvg  float64 `json:"receiving_avg_ms"`
 	SendingAvg    float64 `json:"sending_avg_ms"`
 	ServerTimeP95 float64 `json:"server_time_p95_ms,omitempty"`
-	CPU           float64 `json:"generator_cpu,omitempty"`
+	// Outside is the step's time outside the server, as the phase table
+	// computes it (absent without the server's time, or when negative).
+	Outside Stat    `json:"outside_server,omitempty"`
+	CPU     float64 `json:"generator_cpu,omitempty"`
 }
 
 // GroupRow is one slice of a breakdown (a status, a request name).
@@ -187,7 +190,7 @@ func newReport(obs *Observation, f *facts) Report {
 	r.Phases.Server = Stat{}
 	if f.hasServer {
 		r.Phases.Server, r.Phases.ServerQueue = f.srv, f.queue
-		r.Phases.Outside = Stat{Avg: f.outside, P95: f.outsideP95}
+		r.Phases.Outside = f.outsideStat()
 		if f.served != f.all {
 			r.Notes = append(r.Notes, fmt.Sprintf("outside server is computed on the %d expected responses only: the %d failures may never have reached the server",
 				obs.Requests-obs.Failed, obs.Failed))
@@ -208,6 +211,7 @@ func stepRows(obs *Observation, steps []Step, cfg *Config) []StepRow {
 			ReceivingAvg: s.Phases.Receiving.Avg, SendingAvg: s.Phases.Sending.Avg, CPU: s.CPU}
 		if sf.hasServer {
 			row.ServerTimeP95 = sf.srv.Tail()
+			row.Outside = sf.outsideStat()
 		}
 		rows = append(rows, row)
 	}

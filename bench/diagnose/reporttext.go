@@ -108,6 +108,13 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(b, "\n%d. %s [%s, %s confidence]", i+1, f.Code, f.Severity, f.Confidence)
 		if f.ExplainsMs > 0 {
 			fmt.Fprintf(b, " explains %s per request", fmtMs(f.ExplainsMs))
+			if len(f.Explains) > 1 {
+				var parts []string
+				for _, c := range f.Explains {
+					parts = append(parts, c.Line+" "+fmtMs(c.Ms))
+				}
+				fmt.Fprintf(b, " (%s)", strings.Join(parts, ", "))
+			}
 		}
 		fmt.Fprintln(b)
 		fmt.Fprintf(b, "   %s\n", wrap(f.Summary, 90, "   "))

@@ -35,28 +35,30 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 	if len(pts) < 3 || top <= 0 {
 		return nil
 	}
-	k := -1
-	for i, p := range pts {
-		if p.tps >= float64(c.Reach)*top {
+	// The ceiling step is the first step within reach of the top TPS
+	// after which a later step was offered more and not served (a noisy
+	// short step may reach the top early and still absorb some load).
+	var names []string
+	k, last := -1, -1
+	open := obs.Steps[0].Rate > 0
+	for i, a := range pts {
+		if a.tps < float64(c.Reach)*top {
+			continue
+		}
+		for j := i + 1; j < len(pts); j++ {
+			b := pts[j]
+			unserved := b.load >= float64(c.Load)*a.load && b.tps <= float64(c.Growth)*a.tps
+			if open {
+				unserved = b.load > a.load && b.tps-a.tps <= float64(c.Absorb)*(b.load-a.load)
+			}
+			if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= ms(cfg.Floor) {
+				names = append(names, b.name)
+				last = j
+			}
+		}
+		if last >= 0 {
 			k = i
 			break
-		}
-	}
-	if k < 0 {
-		return nil
-	}
-	var names []string
-	last := -1
-	open := obs.Steps[0].Rate > 0
-	for j := k + 1; j < len(pts); j++ {
-		a, b := pts[k], pts[j]
-		unserved := b.load >= float64(c.Load)*a.load && b.tps <= float64(c.Growth)*a.tps
-		if open {
-			unserved = b.load > a.load && b.tps-a.tps <= float64(c.Absorb)*(b.load-a.load)
-		}
-		if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= ms(cfg.Floor) {
-			names = append(names, b.name)
-			last = j
 		}
 	}
 	if last < 0 {

@@ -18,12 +18,30 @@ func connValue(s Stat) (float64, bool) {
 	return s.Avg, true // only an average was given
 }
 
-// generatorExplains: a saturated generator is slow at everything, opening
-// connections included (rule 10: all phases grow together). When only a
-// few requests paid a connection phase — the max, not the p95 — and the
-// generator is saturated, that is its symptom, not a finding of its own.
-func generatorExplains(f *facts, most bool) bool {
-	return !most && f.fired[CodeGeneratorSaturated] != nil
+// explained: the time of a connection phase that a cause found before
+// accounts for. A saturated generator is slow at everything, opening
+// connections included (rule 10: all phases grow together): when only a
+// few requests paid a connection phase — the max, not the p95 — the
+// generator claims those tails (lineConnTails), and they are its symptom,
+// not a finding of their own.
+//
+// A few slow connection phases are also explained when the host itself
+// stalled as long: the server's own time has a tail of a comparable size
+// (its max a quarter of the phase's peak or more above its median), so
+// the few dials or handshakes of that moment paid the host's stall, not
+// the terminator's or the network's cost.
+func explained(f *facts, l line, most bool) bool {
+	if f.b.unclaimed(l) < 0.5 || !most && f.b.unclaimed(lineConnTails) == 0 {
+		return true
+	}
+	var peak float64
+	switch l {
+	case lineTLS:
+		peak = f.all.TLS.Peak()
+	case lineConnecting:
+		peak = f.all.Connecting.Peak()
+	}
+	return !most && f.hasServer && f.srv.Med > 0 && peak > 0 && f.srv.Max-f.srv.Med >= 0.25*peak
 }
 
 // tlsHandshakeSlow is rule 2: tls_handshaking high — the TLS-terminating LB
@@ -36,10 +54,11 @@ func tlsHandshakeSlow(f *facts) *Finding {
 	c := f.cfg.TLS
 	v, most := connValue(f.all.TLS)
 	cv, _ := connValue(f.all.Connecting)
-	if v < ms(c.Slow) || v < float64(c.ConnectRatio)*cv || generatorExplains(f, most) {
+	if v < ms(c.Slow) || v < float64(c.ConnectRatio)*cv || explained(f, lineTLS, most) {
 		return nil
 	}
 	fd := &Finding{Code: CodeTLSHandshakeSlow, Severity: SeverityWarning, Confidence: ConfidenceHigh, ExplainsMs: f.all.TLS.Avg}
+	fd.claim(lineTLS, f.all.TLS.Avg)
 	fd.add("tls_avg_ms", f.all.TLS.Avg).add("tls_p95_ms", f.all.TLS.Tail()).add("tls_max_ms", f.all.TLS.Peak()).add("connecting_ms", cv)
 	if most {
 		fd.Summary = fmt.Sprintf("TLS handshakes take %s (p95) against %s for the TCP connect: the TLS terminator is slow to handshake. http_req_duration leaves it out.",
@@ -67,10 +86,11 @@ func tlsHandshakeSlow(f *facts) *Finding {
 // server with no room to accept (SYN drops show as 1 s, 3 s steps).
 func connectSlow(f *facts) *Finding {
 	v, most := connValue(f.all.Connecting)
-	if v < ms(f.cfg.Connect.Slow) || generatorExplains(f, most) {
+	if v < ms(f.cfg.Connect.Slow) || explained(f, lineConnecting, most) {
 		return nil
 	}
 	fd := &Finding{Code: CodeConnectSlow, Severity: SeverityWarning, Confidence: ConfidenceMedium, ExplainsMs: f.all.Connecting.Avg}
+	fd.claim(lineConnecting, f.all.Connecting.Avg)
 	fd.add("connecting_avg_ms", f.all.Connecting.Avg).add("connecting_p95_ms", f.all.Connecting.Tail()).add("connecting_max_ms", f.all.Connecting.Peak())
 	how := "p95"
 	if !most {
@@ -101,10 +121,11 @@ func connectionWait(f *facts) *Finding {
 	restTail := b.Tail() - cn.Tail() - t.Tail()
 	byAvg := restAvg >= f.floor && restAvg >= float64(c.Share)*b.Avg
 	byTail := restTail >= f.floor && restTail >= float64(c.Share)*b.Tail()
-	if !byAvg && !byTail || generatorExplains(f, byAvg) {
+	if !byAvg && !byTail || explained(f, lineBlockedRest, byAvg) {
 		return nil
 	}
 	fd := &Finding{Code: CodeConnectionWait, Severity: SeverityWarning, Confidence: ConfidenceMedium, ExplainsMs: max(restAvg, 0)}
+	fd.claim(lineBlockedRest, restAvg)
 	fd.add("blocked_avg_ms", b.Avg).add("blocked_p95_ms", b.Tail()).add("connecting_avg_ms", cn.Avg).add("tls_avg_ms", t.Avg).add("waiting_for_slot_ms", max(restAvg, restTail))
 	fd.Summary = fmt.Sprintf("Requests waited %s for a connection (blocked avg %s, p95 %s) while connecting (%s) and TLS (%s) were quick: the generator waited for a connection slot, or for DNS.",
 		fmtMs(max(restAvg, restTail)), fmtMs(b.Avg), fmtMs(b.Tail()), fmtMs(cn.Avg), fmtMs(t.Avg))

@@ -10,9 +10,6 @@ import "fmt"
 // 695 ms while waiting and server time stay at 101 ms). Compare data
 // received per second with both ends' link capacity.
 func downloadLimited(f *facts) *Finding {
-	if f.has(CodeToolBlocked) || f.has(CodeGeneratorSaturated) {
-		return nil
-	}
 	recv, dur := f.all.Receiving.Avg, f.all.Duration.Avg
 	if recv < f.floor || recv < float64(f.cfg.Download.Share)*dur {
 		return nil
@@ -24,6 +21,20 @@ func downloadFinding(f *facts, conf Confidence) *Finding {
 	w := f.w
 	recv := f.all.Receiving.Avg
 	fd := &Finding{Code: CodeDownloadLimited, Severity: SeverityWarning, Confidence: conf, ExplainsMs: recv}
+	fd.claim(lineReceiving, recv)
+	// A cap that releases the body in slices delays its first byte too
+	// (toxiproxy's bandwidth toxic sends rate × 100 ms every 100 ms): that
+	// lands in waiting. A delay the path adds to every request shows in
+	// the fastest one (waiting's min over the server's); what the average
+	// adds beyond that floor varies with the cap's state and is the cap's,
+	// up to the time the rest of the body took.
+	if wt := f.served.Waiting; f.hasServer && f.outside > 0 && wt.Min > 0 && f.srv.Min > 0 {
+		first := min(max(f.outside-max(wt.Min-f.srv.Min, 0), 0), recv)
+		if first >= 1 {
+			fd.claim(lineOutside, first)
+			fd.add("first_byte_delay_ms", first).add("path_floor_ms", max(wt.Min-f.srv.Min, 0))
+		}
+	}
 	fd.add("receiving_avg_ms", recv).add("receiving_p95_ms", f.all.Receiving.Tail()).add("waiting_avg_ms", f.all.Waiting.Avg)
 	if f.hasServer {
 		fd.add("server_time_avg_ms", f.srv.Avg)

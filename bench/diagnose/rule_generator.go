@@ -17,7 +17,7 @@ import "fmt"
 // with waiting on small bodies (a device in the path adds to waiting only).
 func generatorSaturated(f *facts) *Finding {
 	w, c := f.w, f.cfg.Generator
-	if f.has(CodeToolBlocked) || !f.hasServer {
+	if !f.hasServer {
 		return nil
 	}
 	cpuHigh := w.CPU >= float64(c.CPU)
@@ -28,20 +28,72 @@ func generatorSaturated(f *facts) *Finding {
 	client := f.served.Sending.Avg + f.served.Receiving.Avg
 	small := f.bytesPer(w.DataReceived) < float64(f.cfg.Upload.Body) && f.bytesPer(w.DataSent) < float64(f.cfg.Upload.Body)
 	inflated := client >= 1 && client >= 0.2*f.outside && small
-	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated) {
+	tail := behindInTail(f)
+	script := scriptTime(f)
+	scripted := script >= 1 && script >= 0.2*f.outside
+	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated || dropped && (tail || scripted)) {
 		return nil
 	}
 	conf := ConfidenceMedium
 	if cpuHigh && (dropped || inflated) {
 		conf = ConfidenceHigh
 	}
-	return generatorFinding(f, conf)
+	fd := generatorFinding(f, conf)
+	if script > 0 {
+		fd.add("script_ms_per_iteration", script)
+	}
+	if scripted && !cpuHigh && !inflated {
+		fd.Summary += fmt.Sprintf(" Each iteration spends %s beside its requests (iteration_duration − the requests' time): "+
+			"the script's own work, and %d arrivals found no free VU — the generator is behind its schedule.", fmtMs(script), w.Dropped)
+	}
+	if tail && !scripted && !cpuHigh && !inflated {
+		fd.add("outside_server_median_ms", f.served.Waiting.Med-f.srv.Med-f.queue.Med)
+		fd.Summary += fmt.Sprintf(" The time outside the server is in the tail (median %s, average %s) while the server's own time stays flat: "+
+			"the requests of the busiest seconds waited for the generator, not every request for a device. Without the generator's CPU "+
+			"(--generator-cpu) or the steps (k6's NDJSON) this is the likeliest reading, not a proof.",
+			fmtMs(max(f.served.Waiting.Med-f.srv.Med-f.queue.Med, 0)), fmtMs(f.outside))
+	}
+	return fd
+}
+
+// scriptTime is the generator's own time per iteration beside its
+// requests: iteration_duration − the requests' blocked + duration (k6's
+// summary has no per-iteration request count; requests ÷ iterations
+// stands in). 0 when the file lacks iteration_duration.
+func scriptTime(f *facts) float64 {
+	w := f.w
+	if w.IterAvg <= 0 || w.Iterations <= 0 {
+		return 0
+	}
+	per := float64(w.Requests) / float64(w.Iterations)
+	return max(w.IterAvg-per*(f.all.Duration.Avg+f.all.Blocked.Avg), 0)
+}
+
+// behindInTail: the delay outside the server sits in the tail, not the
+// median (a device on the path delays every request; a generator that
+// falls behind delays those of its busiest seconds), and the server's own
+// time is flat. It is how an open-model summary, which has neither the
+// generator's CPU nor steps, shows a generator behind its arrivals.
+func behindInTail(f *facts) bool {
+	wt, srv := f.served.Waiting, f.srv
+	if wt.Med <= 0 || srv.Med <= 0 || f.outside < f.floor {
+		return false
+	}
+	medOutside := wt.Med - srv.Med - f.queue.Med
+	return medOutside <= 0.25*f.outside && srv.Tail() <= float64(f.cfg.Generator.ServerFlat)*srv.Med
 }
 
 func generatorFinding(f *facts, conf Confidence) *Finding {
 	w := f.w
 	fd := &Finding{Code: CodeGeneratorSaturated, Severity: SeverityCritical, Confidence: conf,
 		ExplainsMs: max(f.outside, 0) + f.served.Sending.Avg + f.served.Receiving.Avg}
+	fd.claim(lineOutside, f.outside).claim(lineSending, f.served.Sending.Avg).claim(lineReceiving, f.served.Receiving.Avg).claim(lineConnTails, 0)
+	// A generator starved of CPU dials slowly too (E7: connects of 134 ms
+	// at p95 in a saturated step, under 1 ms below the knee): what its
+	// dials take beyond the quietest step's is its own.
+	if f.quietConnect >= 0 {
+		fd.claim(lineConnecting, f.all.Connecting.Avg-f.quietConnect)
+	}
 	if w.CPU > 0 {
 		fd.add("generator_cpu_pct", w.CPU)
 	}
@@ -72,29 +124,57 @@ func generatorFinding(f *facts, conf Confidence) *Finding {
 	return fd
 }
 
+// generatorInStep is the finding in a step (or the whole run) of a sweep
+// where generatorSweep found the knee: the generator's claims there.
+func generatorInStep(f *facts) *Finding {
+	if !f.hasServer {
+		return nil
+	}
+	return generatorFinding(f, ConfidenceHigh)
+}
+
 // generatorSweep finds the steps where k6's p95 leaves the server's behind
 // while the server stays flat, with dropped iterations or a busy CPU: the
 // knee of E7 (lines together up to 2,800/s; at 3,200/s k6 p95 93 ms, at
-// 3,600/s 191 ms; server p95 ≈ 24 ms throughout). It returns the finding
-// and the names of the steps from the knee on.
-func generatorSweep(obs *Observation, cfg *Config) (*Finding, map[string]bool) {
+// 3,600/s 191 ms; server p95 ≈ 24 ms throughout). Its Steps are the steps
+// from the knee on.
+func generatorSweep(obs *Observation, cfg *Config) *Finding {
 	c := cfg.Generator
 	fs := stepFacts(obs, cfg, true)
 	if len(fs) < 2 {
-		return nil, nil
+		return nil
 	}
-	base := fs[0]
+	// The baseline is the quietest step — k6's p95 closest to the
+	// server's — not always the first: a generator that stalls as it
+	// starts makes its first step look loaded.
+	own := func(f *facts) float64 { return f.srv.Tail() + f.queue.Tail() }
+	bi := 0
+	for i, f := range fs {
+		if share(f.served.Duration.Tail(), own(f)) < share(fs[bi].served.Duration.Tail(), own(fs[bi])) {
+			bi = i
+		}
+	}
+	base := fs[bi]
 	var fd *Finding
-	steps := map[string]bool{}
-	for _, f := range fs[1:] {
+	var steps []string
+	// The server's own view of a request is its queue and its work (own):
+	// a server whose queue grows (an open model past its workers) is not a
+	// flat server behind a slow generator.
+	for _, f := range fs[bi+1:] {
 		s := f.w
-		ratio0 := share(base.served.Duration.Tail(), base.srv.Tail())
-		ratio := share(f.served.Duration.Tail(), f.srv.Tail())
-		flat := f.srv.Tail() <= float64(c.ServerFlat)*base.srv.Tail()
+		ratio0 := share(base.served.Duration.Tail(), own(base))
+		ratio := share(f.served.Duration.Tail(), own(f))
+		// Flat at the p95, or at the median when the server's tail caught
+		// the machine's own starvation (E7 on a loaded host: server p95
+		// 110 ms in one step, its median 21 ms as below the knee).
+		flat := own(f) <= float64(c.ServerFlat)*own(base) ||
+			f.srv.Med > 0 && f.queue.Med == 0 && f.srv.Med <= float64(c.ServerFlat)*base.srv.Med
 		busy := s.Dropped > 0 || s.CPU >= float64(c.CPU)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
-		if ratio >= float64(c.Diverge)*ratio0 && flat && busy && grown {
-			steps[f.name] = true
+		// From the knee on: more arrivals only leave a generator that
+		// fell behind further behind.
+		if fd != nil || ratio >= float64(c.Diverge)*ratio0 && flat && busy && grown {
+			steps = append(steps, f.name)
 			nf := generatorFinding(f, ConfidenceHigh)
 			nf.add("server_time_p95_first_ms", base.srv.Tail()).add("duration_p95_first_ms", base.served.Duration.Tail())
 			if fd == nil || nf.ExplainsMs > fd.ExplainsMs {
@@ -102,8 +182,8 @@ func generatorSweep(obs *Observation, cfg *Config) (*Finding, map[string]bool) {
 			}
 		}
 	}
-	if fd == nil {
-		return nil, nil
+	if fd != nil {
+		fd.Steps = steps
 	}
-	return fd, steps
+	return fd
 }

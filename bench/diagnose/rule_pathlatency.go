@@ -13,34 +13,42 @@ func pathLatency(f *facts) *Finding {
 	if !f.hasServer {
 		return nil
 	}
-	for _, code := range []string{CodeToolBlocked, CodeGeneratorSaturated, CodeUploadLimited} {
-		if f.has(code) {
-			return nil
-		}
-	}
-	if f.has(CodeClosedModelBacklog) && !f.queue.Present() {
-		return nil // the backlog may be the server's queue: it cannot be placed
-	}
 	wait := f.served.Waiting
-	if f.outside < f.floor || f.outside < float64(f.cfg.PathLatency.Share)*wait.Avg {
+	rest := f.b.left(lineOutside) // what no cause found before explains
+	if rest < f.floor || rest < float64(f.cfg.PathLatency.Share)*wait.Avg {
 		return nil
 	}
 	conf := ConfidenceHigh
 	if f.w.CPU == 0 && f.model != ModelClosed {
 		conf = ConfidenceMedium // the generator's state is not known
 	}
-	fd := &Finding{Code: CodePathLatency, Severity: SeverityWarning, Confidence: conf, ExplainsMs: f.outside}
+	fd := &Finding{Code: CodePathLatency, Severity: SeverityWarning, Confidence: conf, ExplainsMs: rest}
+	fd.claim(lineOutside, rest)
+	// The few handshakes of reused connections, at most two of the
+	// path's round trips each (TLS 1.2 takes two, 1.3 one): distance, not
+	// a slow terminator or a slow connect.
+	if p := f.all.TLS; p.Tail() == 0 && p.Peak() > 0 && p.Peak() <= 2*rest+f.floor {
+		fd.claim(lineConnTails, 0)
+	}
 	fd.add("waiting_avg_ms", wait.Avg).add("waiting_p95_ms", wait.Tail()).add("server_time_avg_ms", f.srv.Avg).add("server_time_p95_ms", f.srv.Tail())
 	if f.queue.Present() {
 		fd.add("server_queue_avg_ms", f.queue.Avg)
 	}
-	fd.add("outside_server_ms", f.outside).add("outside_server_p95_ms", f.outsideP95).add("outside_share", share(f.outside, wait.Avg))
+	fd.add("outside_server_ms", f.outside).add("outside_server_p95_ms", f.outsideP95)
+	if rest < f.outside {
+		fd.add("explained_by_other_causes_ms", f.outside-rest).add("unexplained_ms", rest)
+	}
+	fd.add("outside_share", share(rest, wait.Avg))
 	if f.w.CPU > 0 {
 		fd.add("generator_cpu_pct", f.w.CPU)
 	}
 	fd.add("dropped_iterations", float64(f.w.Dropped))
-	fd.Summary = fmt.Sprintf("%s of the %s waiting (%s) is outside the server, which reports %s: round trips, a device inspecting or queueing requests, or a load balancer — not the server.",
+	fd.Summary = fmt.Sprintf("%s of the %s waiting (%s) is outside the server, which reports %s",
 		fmtMs(f.outside), fmtMs(wait.Avg), pct(share(f.outside, wait.Avg)), fmtMs(f.srv.Avg+f.queue.Avg))
+	if rest < f.outside {
+		fd.Summary += fmt.Sprintf("; the other findings explain %s of it and leave %s", fmtMs(f.outside-rest), fmtMs(rest))
+	}
+	fd.Summary += ": round trips, a device inspecting or queueing requests, or a load balancer — not the server."
 	fd.Suspect = []string{
 		"round-trip time between the generator and the server",
 		"a security device (WAF, IPS) inspecting or queueing requests",

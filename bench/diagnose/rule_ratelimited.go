@@ -10,19 +10,26 @@ import "fmt"
 // (k6's summaries) the rule needs the server's count to say so.
 func rateLimited(f *facts) *Finding {
 	w, c := f.w, f.cfg.RateLimited
-	if f.has(CodeToolBlocked) || w.Requests == 0 {
+	if w.Requests == 0 {
 		return nil
 	}
-	n429 := w.Status(429)
+	n429 := w.Status(429) + fast503(f)
 	conf := ConfidenceHigh
+	failed := share(float64(w.Failed), float64(w.Requests))
+	fewer := f.hasServer && f.srvRequests >= 0 && float64(f.srvRequests) < float64(w.Requests)*(1-float64(c.Share)) && f.all.Duration.Avg < f.srv.Avg
 	switch {
 	case statusesKnown(w):
 		if n429 == 0 || share(float64(n429), float64(w.Requests)) < float64(c.Share) {
 			return nil
 		}
-	case share(float64(w.Failed), float64(w.Requests)) >= float64(c.Share) && f.hasServer && f.srvRequests >= 0 &&
-		float64(f.srvRequests) < float64(w.Requests)*(1-float64(c.Share)) && f.all.Duration.Avg < f.srv.Avg:
-		conf, n429 = ConfidenceMedium, w.Failed // status codes not in the file: the failures stand in
+	case failed >= float64(c.Share) && (fewer || fastFailures(f) > 0):
+		// Status codes not in the file (k6's summaries): the failures stand
+		// in, fast (a limiter answers before the server works) or unseen
+		// by the server. A transport error is fast too: medium at best.
+		conf, n429 = ConfidenceMedium, w.Failed
+		if !fewer {
+			conf = ConfidenceLow
+		}
 	default:
 		return nil
 	}
@@ -52,10 +59,20 @@ func rateLimited(f *facts) *Finding {
 			fd.add("rejected_duration_avg_ms", g.Phases.Duration.Avg)
 		}
 	}
+	if ff := fastFailures(f); ff > 0 && !statusesKnown(w) {
+		fd.add("failed_duration_avg_ms", ff)
+	}
 	fd.ExplainsMs = max(passed-all, 0)
 	what := "were answered 429"
-	if conf == ConfidenceMedium {
+	if n503 := fast503(f); n503 > 0 {
+		what = fmt.Sprintf("were rejected: %d answered 429, %d a fast 503 (nginx's limit_req default)", w.Status(429), n503)
+	}
+	switch {
+	case !statusesKnown(w) && fewer:
 		what = "failed (the file has no status codes) while the server saw fewer requests than were sent"
+	case !statusesKnown(w):
+		what = fmt.Sprintf("failed, in %s on average against %s for the others: rejected before any work (the file has no status codes; k6's NDJSON would tell a 429 from a transport error)",
+			fmtMs(fastFailures(f)), fmtMs(w.OK.Duration.Avg))
 	}
 	fd.Summary = fmt.Sprintf("%d of %d requests (%s) %s.", n429, w.Requests, pct(share(float64(n429), float64(w.Requests))), what)
 	if passed > all {
@@ -72,4 +89,54 @@ func rateLimited(f *facts) *Finding {
 		"ask for the limiter's policy (RateLimit-Policy, Retry-After) and test below it, or agree an exception for the test",
 	}
 	return fd
+}
+
+// fastFailures returns the failed requests' average duration when a
+// summary's totals and its expected_response:true sub-metric give it
+// and it is fast against the served requests' (0 otherwise): what a
+// limiter's rejections look like in a file without status codes.
+func fastFailures(f *facts) float64 {
+	w := f.w
+	if w.OK == nil || !w.OK.Duration.Present() || w.Failed <= 0 || w.Failed >= w.Requests {
+		return 0
+	}
+	ok, all := w.OK.Duration.Avg, f.all.Duration.Avg
+	avg := (all*float64(w.Requests) - ok*float64(w.Requests-w.Failed)) / float64(w.Failed)
+	// Fast: a quarter of the served requests' time, or short of it by most
+	// of the server's own time (rejected on a path that adds latency
+	// before the limiter: the rejections pay the path, not the server).
+	skipped := f.hasServer && avg <= ok-0.8*f.srv.Avg
+	if avg < 0 || avg > 0.25*ok && !skipped {
+		return 0
+	}
+	return max(avg, 1e-3)
+}
+
+// fast503 counts the 503s that are a limiter's rejections (nginx's
+// limit_req answers 503 by default): answered in under a quarter of the
+// served requests' time, or never seen by the server.
+func fast503(f *facts) int64 {
+	w := f.w
+	n := w.Status(503)
+	if n == 0 {
+		return 0
+	}
+	ok := 0.0
+	for _, g := range f.obs.ByStatus {
+		if g.Key == "200" {
+			ok = g.Phases.Duration.Avg
+		}
+	}
+	for _, g := range f.obs.ByStatus {
+		if g.Key == "503" && ok > 0 {
+			if g.Phases.Duration.Avg <= 0.25*ok {
+				return n
+			}
+			return 0
+		}
+	}
+	if f.srvRequests >= 0 && f.srvRequests <= w.Requests-n {
+		return n
+	}
+	return 0
 }

@@ -14,7 +14,7 @@ import "fmt"
 // server-slow for that time.
 func uploadLimited(f *facts) *Finding {
 	w, c := f.w, f.cfg.Upload
-	if f.has(CodeToolBlocked) || !f.all.Duration.Present() {
+	if !f.all.Duration.Present() {
 		return nil
 	}
 	send, dur := f.all.Sending.Avg, f.all.Duration.Avg
@@ -33,6 +33,7 @@ func uploadLimited(f *facts) *Finding {
 		conf = ConfidenceHigh
 	}
 	fd := &Finding{Code: CodeUploadLimited, Severity: SeverityWarning, Confidence: conf, ExplainsMs: send + drain}
+	fd.claim(lineSending, send).claim(lineOutside, drain)
 	fd.add("sending_avg_ms", send).add("sending_p95_ms", f.all.Sending.Tail()).add("waiting_avg_ms", f.all.Waiting.Avg)
 	if f.hasServer {
 		fd.add("server_time_avg_ms", f.srv.Avg)

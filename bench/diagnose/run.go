@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,11 +188,20 @@ func (o Options) extra() (Extra, error) {
 }
 
 // ReadServerStats reads the fake server's /_mb/stats JSON (a
-// metrics.ServerView) saved to a file.
+// metrics.ServerView) saved to a file, plain or gzipped.
 func ReadServerStats(path string) (*ServerSide, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &InputError{Source: path, Msg: err.Error(), Err: err}
+	}
+	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err == nil {
+			b, err = io.ReadAll(io.LimitReader(zr, 64<<20))
+		}
+		if err != nil {
+			return nil, &InputError{Source: path, Msg: "gzip: " + err.Error(), Err: err}
+		}
 	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(b, &probe); err != nil {

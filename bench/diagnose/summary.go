@@ -17,6 +17,7 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 	var w Window
 	specs := builtinSpecs(serverMetric)
 	var ok Phases
+	vusMax := 0.0
 	for _, name := range sortedKeys(ms) {
 		m := ms[name]
 		base, sub, _ := strings.Cut(name, "{")
@@ -69,12 +70,28 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 		case kSent:
 			w.DataSent = int64(v["count"])
 		case kReceived:
-			w.DataReceived = int64(v["count"])
+			w.DataReceived, w.hasReceived = int64(v["count"]), true
 		case kVUs:
-			w.VUs = max(v["max"], v["value"])
+			// The gauge's last value is the VUs left at the end (1 as a
+			// ramp winds down): only its max says what ran.
+			w.VUs, w.vusMin = v["max"], v["min"]
+		case kVUsMax:
+			vusMax = max(v["max"], v["value"])
 		}
 	}
+	if w.VUs == 0 {
+		w.VUs = vusMax // a summary whose vus gauge has no max: the VUs allocated
+	}
 	if ok.Duration.Present() {
+		// A summary keeps only http_req_duration{expected_response:true}:
+		// the served requests' waiting is their duration less what
+		// sending and receiving take on average (an estimate, said so).
+		if d, wt := w.Phases.Duration, w.Phases.Waiting; !ok.Waiting.Present() && d.Present() && wt.Present() {
+			if est := ok.Duration.Avg - (d.Avg - wt.Avg); est > 0 {
+				ok.Waiting = Stat{Avg: est}
+				w.okWaitingEstimated = true
+			}
+		}
 		w.OK = &ok
 	}
 	return w, nil

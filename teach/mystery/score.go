@@ -50,7 +50,7 @@ type Mark struct {
 }
 
 // ErrCode is returned for a code that is not one of the analyzer's.
-var ErrCode = fmt.Errorf("not a finding code (want one of %s)", strings.Join(diagnose.Codes, ", "))
+var ErrCode = fmt.Errorf("not a finding code (want one of %s)", strings.Join(diagnose.Codes(), ", "))
 
 // CheckCodes normalises submitted codes and refuses unknown ones.
 func CheckCodes(codes []string) ([]string, error) {
@@ -58,7 +58,7 @@ func CheckCodes(codes []string) ([]string, error) {
 	for _, c := range codes {
 		for _, one := range strings.FieldsFunc(c, func(r rune) bool { return r == ',' || r == ' ' }) {
 			one = strings.ToLower(strings.TrimSpace(one))
-			if !slices.Contains(diagnose.Codes, one) {
+			if !slices.Contains(diagnose.Codes(), one) {
 				return nil, fmt.Errorf("%q: %w", one, ErrCode)
 			}
 			if !slices.Contains(out, one) {

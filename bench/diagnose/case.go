@@ -1,0 +1,168 @@
+package diagnose
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/middlebench/middlebench/strictyaml"
+	"gopkg.in/yaml.v3"
+)
+
+// Case is one run with the codes its setup implies, for regression-testing
+// the classifications: a folder holding the run in up to three k6 formats
+// and a case.yaml (testdata/zoo/README.md). The codes come from what was
+// configured (the path's toxics, the limiter's rate, the server's work),
+// never from the analyzer's output.
+//
+//	what: toxiproxy latency 250 ms downstream before the fake server (250 ms), constant-vus 3 6 s
+//	must: [server-slow, path-latency]
+//	may: []
+//	mustNot: [healthy]
+//	formats:                      # per format, where a file cannot carry the evidence
+//	  summary-export: {may: [rate-limited], why: "no status codes"}
+//	analyze: {serverStats: server-stats.json, executor: constant-vus}
+type Case struct {
+	What    string              `yaml:"what"`
+	Note    string              `yaml:"note"`
+	Codes   CodeSet             `yaml:",inline"`
+	Formats map[string]*CodeSet `yaml:"formats"` // summary-export, handle-summary, points
+	Analyze CaseOptions         `yaml:"analyze"`
+	// How the run was made, for the reader (not judged).
+	Setup   []string          `yaml:"setup"`
+	Config  string            `yaml:"config"`
+	K6      map[string]string `yaml:"k6"`
+	Date    string            `yaml:"date"`
+	Machine string            `yaml:"machine"`
+}
+
+// CaseOptions is what a user would pass to analyze beside the file.
+type CaseOptions struct {
+	ServerStats string  `yaml:"serverStats"`
+	Executor    string  `yaml:"executor"`
+	CPU         float64 `yaml:"generatorCPU"`
+}
+
+// caseFormats names a format's per-format key in case.yaml.
+var caseFormats = map[Format]string{
+	FormatSummaryExport: "summary-export",
+	FormatHandleSummary: "handle-summary",
+	FormatNDJSON:        "points",
+}
+
+// CodeSet is what a run must name, may name, and must not name.
+type CodeSet struct {
+	Must    []string `yaml:"must"`
+	May     []string `yaml:"may"`
+	MustNot []string `yaml:"mustNot"`
+	Why     string   `yaml:"why"` // what this format cannot carry
+}
+
+// LoadCase reads a case.yaml strictly: an unknown field or code is an
+// error with its line.
+func LoadCase(path string) (*Case, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c := &Case{}
+	if err := strictyaml.Decode(&root, c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	sets := []*CodeSet{&c.Codes}
+	for k, s := range c.Formats {
+		if !slices.Contains([]string{"summary-export", "handle-summary", "points"}, k) {
+			return nil, fmt.Errorf("%s: formats: unknown format %q (known: summary-export, handle-summary, points)", path, k)
+		}
+		sets = append(sets, s)
+	}
+	for _, s := range sets {
+		for _, code := range append(append(append([]string{}, s.Must...), s.May...), s.MustNot...) {
+			if !knownCode(code) {
+				return nil, fmt.Errorf("%s: unknown code %q (known: %s)", path, code, strings.Join(Codes(), ", "))
+			}
+		}
+	}
+	return c, nil
+}
+
+// For returns the codes expected from a file of format f: the case's,
+// with the format's own lists replacing them where given (as the zoo's
+// README says); a code the format's may list names is dropped from the
+// lists it inherits.
+func (c *Case) For(f Format) CodeSet {
+	s := c.Codes
+	if o := c.Formats[caseFormats[f]]; o != nil {
+		if o.Must != nil {
+			s.Must = o.Must
+		}
+		if o.May != nil {
+			s.May = o.May
+		}
+		if o.MustNot != nil {
+			s.MustNot = o.MustNot
+		}
+		// A code the format may name is neither required nor refused by
+		// the lists it inherits.
+		s.Must = slices.DeleteFunc(slices.Clone(s.Must), func(c string) bool { return o.Must == nil && slices.Contains(o.May, c) })
+		s.MustNot = slices.DeleteFunc(slices.Clone(s.MustNot), func(c string) bool { return o.MustNot == nil && slices.Contains(o.May, c) })
+	}
+	return s
+}
+
+// Observations reads the case's files in dir, each with the case's extra
+// knowledge applied (the server's stats, the executor, the CPU).
+func (c *Case) Observations(ctx context.Context, dir string) ([]*Observation, error) {
+	a := c.Analyze
+	x := Extra{Executor: a.Executor, CPU: a.CPU}
+	if a.ServerStats != "" {
+		s, err := ReadServerStats(filepath.Join(dir, a.ServerStats))
+		if err != nil {
+			return nil, err
+		}
+		x.Server = s
+	}
+	var files []string
+	{
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			n := e.Name()
+			if e.IsDir() || n == "case.yaml" || n == a.ServerStats || strings.HasPrefix(n, "README") ||
+				strings.HasPrefix(n, "server-stats") || strings.HasPrefix(n, "path-stats") ||
+				strings.HasSuffix(n, ".js") || strings.HasSuffix(n, ".conf") || strings.HasSuffix(n, ".txt") && !strings.Contains(n, "summary") {
+				continue
+			}
+			files = append(files, n)
+		}
+	}
+	rd := Reader{Open: x.model() == ModelOpen}
+	var out []*Observation
+	for _, n := range files {
+		o, err := rd.ReadFile(ctx, filepath.Join(dir, n))
+		if err != nil {
+			return nil, err
+		}
+		o.Apply(x)
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func knownCode(code string) bool {
+	for _, c := range Codes() {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}

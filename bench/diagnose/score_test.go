@@ -1,0 +1,189 @@
+package diagnose
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The scorer: every case under testdata/zoo (real k6 through middleboxes
+// that are not ours) and testdata/k6runs (real k6 aimed at the harness's
+// own experiments) holds one run in up to three k6 formats and a case.yaml
+// with the codes its setup implies. The test fails on any wrong code; with
+// -score (make score) it also prints the confusion table per format.
+
+var (
+	scorePrint = flag.Bool("score", false, "print the scorer's confusion table (make score)")
+	scoreExtra = flag.String("corpus", "", "more case folders to score, comma-separated (each holds <case>/case.yaml)")
+)
+
+// scoreCorpora are the folders whose sub-folders are cases.
+var scoreCorpora = []string{"testdata/zoo", "testdata/k6runs"}
+
+type scoreRun struct {
+	name, format string
+	c            *Case
+	expect       CodeSet
+	got          []string
+	unshown      map[string]string // code → why this format cannot show it
+}
+
+func loadScoreRuns(t *testing.T) []scoreRun {
+	t.Helper()
+	var runs []scoreRun
+	corpora := scoreCorpora
+	if *scoreExtra != "" {
+		corpora = append(corpora, strings.Split(*scoreExtra, ",")...)
+	}
+	for _, corpus := range corpora {
+		dirs, _ := filepath.Glob(filepath.Join(corpus, "*", "case.yaml"))
+		for _, cy := range dirs {
+			dir := filepath.Dir(cy)
+			c, err := LoadCase(cy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obs, err := c.Observations(context.Background(), dir)
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			for _, o := range obs {
+				r := Analyze(o, DefaultConfig())
+				runs = append(runs, scoreRun{
+					name: filepath.Base(corpus) + "/" + filepath.Base(dir), format: string(o.Format), c: c,
+					expect: c.For(o.Format), got: r.Codes(), unshown: Unshown(o),
+				})
+			}
+		}
+	}
+	if len(runs) == 0 {
+		t.Fatal("no cases found")
+	}
+	return runs
+}
+
+func TestScore(t *testing.T) {
+	runs := loadScoreRuns(t)
+	for _, r := range runs {
+		for _, code := range r.expect.Must {
+			if !slices.Contains(r.got, code) && r.unshown[code] == "" {
+				t.Errorf("%s [%s]: must name %s, named %v", r.name, r.format, code, r.got)
+			}
+		}
+		for _, code := range r.expect.MustNot {
+			if slices.Contains(r.got, code) {
+				t.Errorf("%s [%s]: must not name %s, named %v", r.name, r.format, code, r.got)
+			}
+		}
+	}
+	// The same run's formats agree where each holds the evidence: a code
+	// named from one file is named from the others unless the case lets it
+	// be (may) or the other format cannot show it.
+	byCase := map[string][]scoreRun{}
+	for _, r := range runs {
+		byCase[r.name] = append(byCase[r.name], r)
+	}
+	for name, rs := range byCase {
+		for _, a := range rs {
+			for _, code := range a.got {
+				for _, b := range rs {
+					if b.format == a.format || slices.Contains(b.got, code) || b.unshown[code] != "" ||
+						slices.Contains(b.expect.May, code) || slices.Contains(a.expect.May, code) {
+						continue
+					}
+					t.Errorf("%s: %s names %s, %s does not (%v vs %v)", name, a.format, code, b.format, a.got, b.got)
+				}
+			}
+		}
+	}
+	if *scorePrint {
+		printScore(runs)
+	}
+}
+
+// printScore prints, per format, the cases fully right and each code's
+// precision (named where it must be, over named where it must or must
+// not) and recall (named over must).
+func printScore(runs []scoreRun) {
+	formats := map[string][]scoreRun{}
+	for _, r := range runs {
+		corpus, _, _ := strings.Cut(r.name, "/")
+		formats[r.format+" · "+corpus] = append(formats[r.format+" · "+corpus], r)
+		formats[r.format+" · all"] = append(formats[r.format+" · all"], r)
+	}
+	for _, f := range sortedKeys(formats) {
+		type cell struct{ tp, fp, fn int }
+		cells := map[string]*cell{}
+		get := func(c string) *cell {
+			if cells[c] == nil {
+				cells[c] = &cell{}
+			}
+			return cells[c]
+		}
+		right := 0
+		for _, r := range formats[f] {
+			ok := true
+			for _, c := range r.expect.Must {
+				switch {
+				case slices.Contains(r.got, c):
+					get(c).tp++
+				case r.unshown[c] == "":
+					get(c).fn++
+					ok = false
+				}
+			}
+			for _, c := range r.expect.MustNot {
+				if slices.Contains(r.got, c) {
+					get(c).fp++
+					ok = false
+				}
+			}
+			if ok {
+				right++
+			}
+		}
+		fmt.Printf("\n%s: %d/%d cases fully right\n", f, right, len(formats[f]))
+		fmt.Printf("  %-24s %4s %4s %4s %10s %8s\n", "code", "tp", "fp", "fn", "precision", "recall")
+		codes := sortedKeys(cells)
+		sort.Strings(codes)
+		for _, c := range codes {
+			x := cells[c]
+			fmt.Printf("  %-24s %4d %4d %4d %10s %8s\n", c, x.tp, x.fp, x.fn, ratio(x.tp, x.tp+x.fp), ratio(x.tp, x.tp+x.fn))
+		}
+		var wrong []string
+		for _, r := range formats[f] {
+			var bad []string
+			for _, c := range r.expect.Must {
+				if !slices.Contains(r.got, c) && r.unshown[c] == "" {
+					bad = append(bad, "-"+c)
+				}
+			}
+			for _, c := range r.expect.MustNot {
+				if slices.Contains(r.got, c) {
+					bad = append(bad, "+"+c)
+				}
+			}
+			if len(bad) > 0 {
+				wrong = append(wrong, fmt.Sprintf("    %s: %s (named %v)", r.name, strings.Join(bad, " "), r.got))
+			}
+		}
+		if len(wrong) > 0 {
+			fmt.Println("  wrong:")
+			fmt.Println(strings.Join(wrong, "\n"))
+		}
+	}
+	fmt.Fprintln(os.Stdout)
+}
+
+func ratio(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", float64(a)/float64(b))
+}
