@@ -10,8 +10,8 @@ import (
 
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/fakeserver"
+	"github.com/middlebench/middlebench/internal/strictyaml"
 	"github.com/middlebench/middlebench/proxy"
-	"github.com/middlebench/middlebench/strictyaml"
 	"gopkg.in/yaml.v3"
 )
 

@@ -3,7 +3,7 @@ package fakeserver
 import (
 	"compress/gzip"
 	"context"
-	"github.com/middlebench/middlebench/pace"
+	"github.com/middlebench/middlebench/internal/pace"
 	"io"
 	"math/rand/v2"
 	"net/http"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/internal/loopback"
 	"github.com/middlebench/middlebench/units"
 )

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
-	"github.com/middlebench/middlebench/cpuburn"
+	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/internal/cpuburn"
 	"github.com/middlebench/middlebench/internal/reqbody"
 )
 

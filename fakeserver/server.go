@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
-	"github.com/middlebench/middlebench/clock"
-	"github.com/middlebench/middlebench/pace"
-	"github.com/middlebench/middlebench/precise"
-	"github.com/middlebench/middlebench/selfsigned"
+	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/internal/pace"
+	"github.com/middlebench/middlebench/internal/precise"
+	"github.com/middlebench/middlebench/internal/selfsigned"
 	"github.com/middlebench/middlebench/units"
 )
 

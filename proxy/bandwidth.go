@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/pace"
+	"github.com/middlebench/middlebench/internal/pace"
 	"github.com/middlebench/middlebench/units"
 )
 

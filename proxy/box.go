@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 )
 
 // Box modes.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/internal/loopback"
-	"github.com/middlebench/middlebench/strictyaml"
+	"github.com/middlebench/middlebench/internal/strictyaml"
 	"github.com/middlebench/middlebench/wire"
 	"gopkg.in/yaml.v3"
 )

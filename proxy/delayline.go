@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 )
 
 // dueAt is when a chunk that arrived at arrival with the given delay leaves

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 )
 
 func TestDueAtKeepsOrderWithoutSerializing(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 )
 
 // rejection is how a stage refuses a request: a status and a body, with

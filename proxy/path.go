@@ -13,9 +13,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/middlebench/middlebench/clock"
 	"github.com/middlebench/middlebench/internal/atomicfile"
-	"github.com/middlebench/middlebench/precise"
+	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/internal/precise"
 	"github.com/middlebench/middlebench/wire"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/middlebench/middlebench/strictyaml"
+	"github.com/middlebench/middlebench/internal/strictyaml"
 	"gopkg.in/yaml.v3"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/middlebench/middlebench/strictyaml"
+	"github.com/middlebench/middlebench/internal/strictyaml"
 	"gopkg.in/yaml.v3"
 )
 

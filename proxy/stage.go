@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 )
 
 // Stage is one compiled stage: it embeds bound (which implements this

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/selfsigned"
+	"github.com/middlebench/middlebench/internal/selfsigned"
 	"github.com/middlebench/middlebench/units"
 )
 

@@ -3,7 +3,7 @@
 # issue's check against `middlebench server --work 50ms` (3 VUs, 5 s):
 # waiting avg 50–52 ms, server_time within 0.5 ms of the server's own view,
 # duration vs its phases. Then middlebench load, wrk, hey,
-# vegeta and fortio (when it installs) against the same trivial Go origin
+# vegeta and fortio (when it installs) against the same trivial origin (middlebench server, no work)
 # on 127.0.0.1, the same number of connections and the same duration, one
 # after the other in one run. Prints requests/s and peak RSS of each as
 # ratios to middlebench, then measures middlebench's RSS growth over a
@@ -25,9 +25,8 @@ BIN=$PWD/.bench/bin
 OUT=$PWD/.bench/engine
 mkdir -p "$BIN" "$OUT"
 
-echo "building middlebench and the origin"
+echo "building middlebench (also the origin: middlebench server, no work)"
 go build -o "$BIN/middlebench" ./cmd/middlebench
-go build -o "$BIN/origin" ./scripts/origin
 
 # Peers: Go ones from the module proxy into .bench/bin, wrk from apt.
 install_go() { # name module@version
@@ -41,11 +40,12 @@ if ! command -v wrk >/dev/null; then
 fi
 command -v bc >/dev/null || apt-get install -y bc >/dev/null 2>&1 || true
 
-"$BIN/origin" -addr 127.0.0.1:0 >"$OUT/origin.addr" &
+PORT=${ORIGIN_PORT:-18480}
+"$BIN/middlebench" server --listen "127.0.0.1:$PORT" >"$OUT/origin.log" 2>&1 &
 ORIGIN=$!
 trap 'kill $ORIGIN 2>/dev/null || true' EXIT
-for _ in $(seq 50); do [ -s "$OUT/origin.addr" ] && break; sleep 0.1; done
-URL="http://$(head -1 "$OUT/origin.addr")/"
+URL="http://127.0.0.1:$PORT/"
+for _ in $(seq 50); do curl -fso /dev/null "$URL" && break; sleep 0.1; done
 SECS=${DUR%s}
 
 # run NAME ROUND CMD... : runs CMD under GNU time, keeps its output and peak RSS.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/middlebench/middlebench/strictyaml"
+	"github.com/middlebench/middlebench/internal/strictyaml"
 	"github.com/middlebench/middlebench/units"
 	"gopkg.in/yaml.v3"
 )

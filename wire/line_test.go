@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 )
 
 // fakePacer waits on a fake clock.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/middlebench/middlebench/precise"
+	"github.com/middlebench/middlebench/internal/precise"
 )
 
 // ErrUnavailable is returned when the machine cannot host a wire (no root,

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/realtimetest"
-	"github.com/middlebench/middlebench/selfsigned"
+	"github.com/middlebench/middlebench/internal/selfsigned"
 )
 
 // startWire starts a wire for a test, or skips the test naming what the

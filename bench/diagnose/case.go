@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/middlebench/middlebench/strictyaml"
+	"github.com/middlebench/middlebench/internal/strictyaml"
 	"gopkg.in/yaml.v3"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/middlebench/middlebench/strictyaml"
+	"github.com/middlebench/middlebench/internal/strictyaml"
 	"github.com/middlebench/middlebench/units"
 	"gopkg.in/yaml.v3"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/middlebench/middlebench"
+	"github.com/middlebench/middlebench/internal/buildinfo"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -143,7 +143,7 @@ func configErr(field, format string, a ...any) error {
 }
 
 // DefaultUserAgent is the engine's User-Agent unless told otherwise.
-func DefaultUserAgent() string { return "middlebench/" + middlebench.Version }
+func DefaultUserAgent() string { return buildinfo.Tool() }
 
 // ExecutorName returns the executor the config runs: Executor when set,
 // else k6's shortcut rules (rate → arrival rate, stages → ramping-vus,

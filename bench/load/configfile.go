@@ -9,7 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/middlebench/middlebench/strictyaml"
+	"github.com/middlebench/middlebench/internal/strictyaml"
 )
 
 // LoadConfig reads a YAML scenario file strictly (see DecodeConfig).

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/middlebench/middlebench/precise"
+	"github.com/middlebench/middlebench/internal/precise"
 )
 
 // arrivalRate is k6's constant-arrival-rate and ramping-arrival-rate: a

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/middlebench/middlebench"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/buildinfo"
 )
 
 // Result is what a run measured. Counts are exact; Document renders it
@@ -99,7 +99,7 @@ func newResult(opts Options, scs []*scenarioRun, p plan, es engines, col *collec
 	doc := &metrics.Document{
 		State:   metrics.State{TestRunDurationMs: float64(end.Sub(start)) / 1e6},
 		Options: metrics.Options{SummaryTrendStats: stats},
-		Run: &metrics.RunInfo{Tool: "middlebench/" + middlebench.Version, Executor: res.Executor, URL: cfg.URL,
+		Run: &metrics.RunInfo{Tool: buildinfo.Tool(), Executor: res.Executor, URL: cfg.URL,
 			VUs: p.vus, MaxVUs: p.maxVUs, Rate: p.rate, DurationMs: float64(p.regular) / 1e6, Iterations: cfg.Iterations,
 			Start: start.Format(time.RFC3339Nano), Interrupted: aborted,
 			Scenario: res.Scenario, MaxDurationSkewMs: float64(tot.maxSkew) / 1e6},

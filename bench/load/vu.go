@@ -3,7 +3,7 @@ package load
 import (
 	"compress/gzip"
 	"context"
-	"github.com/middlebench/middlebench/cpuburn"
+	"github.com/middlebench/middlebench/internal/cpuburn"
 	"math/rand/v2"
 	"net/http"
 	"sync"

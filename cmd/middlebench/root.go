@@ -3,9 +3,8 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
-	"github.com/middlebench/middlebench"
+	"github.com/middlebench/middlebench/internal/buildinfo"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -19,7 +18,7 @@ inspection, 429 rate limiting, User-Agent blocking, bandwidth caps, link
 latency) between a load engine and a fake server that reports its own time in
 Server-Timing, and replays the experiments of "when k6 says slow but the APM
 says fine" to check that the diagnosis names the right cause.`,
-		Version:       middlebench.Version,
+		Version:       buildinfo.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -70,13 +69,5 @@ func newVersionCmd() *cobra.Command {
 
 // versionLine is k6's shape: "k6 v1.8.1 (commit/…, go1.25.0, linux/amd64)".
 func versionLine() string {
-	commit := "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 10 {
-				commit = s.Value[:10]
-			}
-		}
-	}
-	return fmt.Sprintf("middlebench v%s (commit/%s, %s, %s/%s)", middlebench.Version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("middlebench v%s (commit/%s, %s, %s/%s)", buildinfo.Version(), buildinfo.Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

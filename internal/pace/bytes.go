@@ -6,7 +6,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/units"
 	"golang.org/x/time/rate"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/clock"
+	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/units"
 )
 

@@ -8,7 +8,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/middlebench/middlebench/precise"
+	"github.com/middlebench/middlebench/internal/precise"
 )
 
 // Clock tells the time and makes timers.
