@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Synthetic observations built from the article's numbers (ARTICLE.md,
+// Synthetic observations built from the article's numbers (the article,
 // E0–E7, the distance calculation, seeds 003 and 004). Where the article
 // gives only an average or a p95, the other statistics are set close to it
 // (a narrow distribution, as the article's fixed delays make).

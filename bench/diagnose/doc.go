@@ -1,7 +1,7 @@
 // Package diagnose turns load-test results into named causes: the article's
-// "when k6 shows this, suspect that first" (shared/ARTICLE.md, rules 1–11 and
+// "when k6 shows this, suspect that first" (its rules 1–11 and
 // the seeds' closed-model and ceiling lessons) made executable, with stable
-// codes (DESIGN.md) that experiments and users can assert on.
+// codes (listed under Codes below) that experiments and users can assert on.
 //
 // # Reading
 //

@@ -8,7 +8,7 @@ import (
 )
 
 // The finding codes: part of the contract (experiments assert them), as
-// DESIGN.md lists them.
+// The package doc lists them.
 const (
 	CodeHealthy              = "healthy"
 	CodeServerSlow           = "server-slow"
@@ -35,7 +35,7 @@ const (
 	CodeAcceptQueue = "accept-queue"
 )
 
-// codes lists every code, in DESIGN.md's order.
+// codes lists every code, in the package doc's order.
 var codes = [...]string{
 	CodeHealthy, CodeServerSlow, CodePathLatency, CodeTLSHandshakeSlow, CodeConnectSlow,
 	CodeConnectionWait, CodeHiddenConnectionCost, CodeUploadLimited, CodeDownloadLimited,
@@ -43,7 +43,7 @@ var codes = [...]string{
 	CodeThroughputCeiling, CodeUpstreamFailing, CodeAcceptQueue,
 }
 
-// Codes returns every code, in DESIGN.md's order (a fresh slice).
+// Codes returns every code, in the package doc's order (a fresh slice).
 func Codes() []string { return append([]string(nil), codes[:]...) }
 
 // Severity says how much a finding matters to the run's numbers.

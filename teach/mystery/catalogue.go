@@ -23,7 +23,7 @@ type cause struct {
 	id    string
 	where string
 	kind  string // the stage kind; "" for server causes
-	rule  int    // ARTICLE.md's diagnosis rule (1–11)
+	rule  int    // the article's diagnosis rule (1–11)
 	codes []string
 	// real draws the cause with an effect a student can see; decoy draws
 	// the same device tuned so that it does nothing worth naming (nil: the

@@ -96,7 +96,7 @@ func TestParseLevel(t *testing.T) {
 func TestEveryCauseHasARuleAndCodes(t *testing.T) {
 	for _, c := range catalogue {
 		if Rule(c.rule) == "" || len(c.codes) == 0 || c.real == nil || c.explain == nil {
-			t.Errorf("cause %s: rule %d, codes %v: each cause needs a rule of ARTICLE.md, codes, a draw and an explanation", c.id, c.rule, c.codes)
+			t.Errorf("cause %s: rule %d, codes %v: each cause needs a rule of the article, codes, a draw and an explanation", c.id, c.rule, c.codes)
 		}
 		if !slices.Contains([]string{whereNet, whereEdge, whereServer}, c.where) {
 			t.Errorf("cause %s: where %q", c.id, c.where)

@@ -8,10 +8,10 @@ import (
 	"github.com/middlebench/middlebench/bench/diagnose"
 )
 
-// Rule returns ARTICLE.md's diagnosis rule n in one line ("" if none).
+// Rule returns the article's diagnosis rule n in one line ("" if none).
 func Rule(n int) string { return rules[n] }
 
-// rules are ARTICLE.md's diagnosis rules, one line each, by number.
+// rules are the article's diagnosis rules, one line each, by number.
 var rules = map[int]string{
 	1:  "connecting high → distance, a firewall or LB limiting new connections, no room to accept",
 	2:  "tls_handshaking high → the TLS terminator's capacity; session resumption not working",

@@ -5,7 +5,7 @@
 # may is wrong on that case.
 # shellcheck shell=bash disable=SC2034
 
-# Every code the zoo judges: DESIGN.md's table, then the codes the zoo
+# Every code the zoo judges: the analyzer's codes (bench/diagnose/doc.go), then the codes the zoo
 # proposes (see the zoo's README).
 CODES="healthy server-slow path-latency tls-handshake-slow connect-slow connection-wait hidden-connection-cost
 upload-limited download-limited rate-limited tool-blocked generator-saturated closed-model-backlog throughput-ceiling
