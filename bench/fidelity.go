@@ -8,16 +8,9 @@ import (
 	"strings"
 )
 
-// fidelityPhases are the phases compared between the two generators.
-var fidelityPhases = []struct{ head, metric string }{
-	{"blocked", "http_req_blocked"},
-	{"connecting", "http_req_connecting"},
-	{"tls", "http_req_tls_handshaking"},
-	{"sending", "http_req_sending"},
-	{"waiting", "http_req_waiting"},
-	{"receiving", "http_req_receiving"},
-	{"duration", "http_req_duration"},
-}
+// fidelityPhases are the phases compared between the two generators: the
+// tables' k6 phases, blocked to duration (not the server's own columns).
+var fidelityPhases = phaseColumns[:7]
 
 // cpuBound is the share of its cores above which a generator is
 // measuring itself as much as the target.
@@ -65,8 +58,8 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 		}
 		for _, p := range fidelityPhases {
 			row := fidelityRow{Run: kr.Spec.Name, Phase: p.head,
-				EngAvg: eng.phaseValue(p.metric, "avg"), K6Avg: kr.phaseValue(p.metric, "avg"),
-				EngP95: eng.phaseValue(p.metric, "p(95)"), K6P95: kr.phaseValue(p.metric, "p(95)"),
+				EngAvg: eng.phaseValue(p.ref, "avg"), K6Avg: kr.phaseValue(p.ref, "avg"),
+				EngP95: eng.phaseValue(p.ref, "p(95)"), K6P95: kr.phaseValue(p.ref, "p(95)"),
 				EngCPU: cpuOf(eng), K6CPU: cpuOf(kr.RunResult), EngRequests: eng.Result.Requests, K6Request: kr.Result.Requests}
 			row.AvgOK, row.P95OK = within(row.EngAvg, row.K6Avg), within(row.EngP95, row.K6P95)
 			if !row.AvgOK || !row.P95OK {

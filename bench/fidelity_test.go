@@ -35,7 +35,7 @@ func TestWithin(t *testing.T) {
 func fakeRun(name string, avg, p95, cpu float64, reqs int64) *RunResult {
 	ms := map[string]metrics.Metric{}
 	for _, p := range fidelityPhases {
-		ms[p.metric] = metrics.Metric{Values: map[string]float64{"avg": 1, "p(95)": 1}}
+		ms[p.ref] = metrics.Metric{Values: map[string]float64{"avg": 1, "p(95)": 1}}
 	}
 	ms["http_req_waiting"] = metrics.Metric{Values: map[string]float64{"avg": avg, "p(95)": p95}}
 	return &RunResult{Spec: &RunSpec{Name: name}, Result: &load.Result{Requests: reqs},

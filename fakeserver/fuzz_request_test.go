@@ -95,19 +95,9 @@ func FuzzServerRequest(f *testing.F) {
 			resp.Body.Close()
 			answers++
 		}
-		if answers == 0 && wholeRequest(in) && srv.Stats().Statuses["499"] == gone {
+		if answers == 0 && fuzztest.WholeRequest(in) && srv.Stats().Statuses["499"] == gone {
 			t.Fatalf("a whole request got no answer and no client gone was counted: %q", in)
 		}
 	})
 }
 
-// wholeRequest: Go's request parser reads in as a request whose body
-// reads to its end.
-func wholeRequest(in []byte) bool {
-	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(in)))
-	if err != nil {
-		return false
-	}
-	_, err = io.Copy(io.Discard, r.Body)
-	return err == nil
-}

@@ -122,7 +122,7 @@ func FuzzBoxRequest(f *testing.F) {
 		}
 		// A half-closed connection is a client that left, to net/http
 		// (and nginx): its request may go unanswered, but is counted.
-		if answers == 0 && wholeRequest(in) && p.Stats().Boxes[0].ClientAborts+rejected499(p) == aborts {
+		if answers == 0 && fuzztest.WholeRequest(in) && p.Stats().Boxes[0].ClientAborts+rejected499(p) == aborts {
 			t.Fatalf("a whole request got no answer and no client abort was counted: %q", out)
 		}
 		if msg := logs.panicked(); msg != "" {
@@ -131,16 +131,6 @@ func FuzzBoxRequest(f *testing.F) {
 	})
 }
 
-// wholeRequest: Go's request parser reads in as a request whose body
-// reads to its end.
-func wholeRequest(in []byte) bool {
-	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(in)))
-	if err != nil {
-		return false
-	}
-	_, err = io.Copy(io.Discard, r.Body)
-	return err == nil
-}
 
 func rejected499(p *Path) int64 {
 	var n int64

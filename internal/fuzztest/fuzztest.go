@@ -4,7 +4,11 @@
 package fuzztest
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
 	"time"
 )
 
@@ -24,4 +28,15 @@ func Bound(d time.Duration, input any) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
+}
+
+// WholeRequest tells whether Go's request parser reads in as one request
+// whose body reads to its end: such an input must get an answer.
+func WholeRequest(in []byte) bool {
+	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(in)))
+	if err != nil {
+		return false
+	}
+	_, err = io.Copy(io.Discard, r.Body)
+	return err == nil
 }
