@@ -100,4 +100,3 @@ func FuzzServerRequest(f *testing.F) {
 		}
 	})
 }
-

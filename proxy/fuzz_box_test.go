@@ -131,7 +131,6 @@ func FuzzBoxRequest(f *testing.F) {
 	})
 }
 
-
 func rejected499(p *Path) int64 {
 	var n int64
 	for _, st := range p.Stats().Boxes[0].Stages {
