@@ -1,0 +1,89 @@
+package load
+
+import (
+	"context"
+	"time"
+)
+
+// newSegmentedExecutor is an executor's share of the run in one execution
+// segment, as k6 splits each executor: constant-vus and per-vu-iterations
+// scale the VUs (each VU keeps its iterations); shared-iterations scales
+// VUs and iterations; ramping-vus scales the whole run's VU curve point by
+// point, keeping its timing; the arrival rates scale their VUs and start
+// only the segment's stripes of the whole run's arrivals, at the whole
+// run's times.
+func newSegmentedExecutor(cfg *Config, st *stripe) (executor, error) {
+	c := *cfg
+	switch cfg.ExecutorName() {
+	case ConstantVUs, PerVUIterations:
+		c.VUs = st.scaleInt(cfg.vus())
+		if c.VUs == 0 {
+			return idleSegment{st}, nil
+		}
+	case SharedIterations:
+		c.VUs, c.Iterations = st.scaleInt(cfg.vus()), st.scale(cfg.Iterations)
+		if c.VUs == 0 || c.Iterations == 0 {
+			return idleSegment{st}, nil
+		}
+	case RampingVUs:
+		return segmentedExecutor{rampingVUs{cfg: cfg, st: st}, st}, nil
+	case ConstantArrivalRate, RampingArrivalRate:
+		x, err := newExecutor(cfg, fullStripe())
+		if err != nil {
+			return nil, err
+		}
+		a := x.(*arrivalRate)
+		a.pacer = stripedPacer{all: a.pacer, st: st}
+		a.preVUs, a.maxVUs = st.scaleInt(a.preVUs), st.scaleInt(a.maxVUs)
+		share, _ := st.seg.length().Float64()
+		a.peak *= share
+		for i := range a.steps {
+			a.steps[i].rate *= share
+		}
+		return segmentedExecutor{a, st}, nil
+	}
+	x, err := newExecutor(&c, fullStripe())
+	if err != nil {
+		return nil, err
+	}
+	return segmentedExecutor{x, st}, nil
+}
+
+// segmentedExecutor names the segment in the run's header.
+type segmentedExecutor struct {
+	executor
+	st *stripe
+}
+
+func (x segmentedExecutor) plan() plan {
+	p := x.executor.plan()
+	p.text = "execution segment " + x.st.String() + ": " + p.text
+	return p
+}
+
+// idleSegment is a segment whose share of the VUs or iterations is zero
+// (a thin slice of a small test): it runs nothing, as k6's would.
+type idleSegment struct{ st *stripe }
+
+func (x idleSegment) plan() plan {
+	return plan{text: "execution segment " + x.st.String() + ": no VUs or iterations fall to this segment"}
+}
+
+func (idleSegment) run(context.Context, *engine, time.Time) {}
+
+// schedule is the ramping-vus curve of this segment: the whole run's curve,
+// each point's VUs scaled, equal neighbours merged.
+func (x rampingVUs) schedule() []vuChange {
+	all := vuSchedule(x.cfg.StartVUs, x.cfg.Stages)
+	if x.st == nil || x.st.isFull() {
+		return all
+	}
+	var out []vuChange
+	for _, c := range all {
+		n := x.st.scaleInt(c.VUs)
+		if len(out) == 0 || out[len(out)-1].VUs != n {
+			out = append(out, vuChange{c.At, n})
+		}
+	}
+	return out
+}
