@@ -96,6 +96,9 @@ type stripe struct {
 	seq string // the filled sequence, k6's form
 	lcd int64
 	pos []int64 // sorted, in [0, lcd)
+
+	all   []segmentBounds // the filled sequence's segments
+	index int             // seg's place in all
 }
 
 // fullStripe is the unsegmented run: it owns everything.
@@ -138,11 +141,46 @@ func newStripe(segment, sequence string) (*stripe, error) {
 	if index < 0 {
 		return nil, configErr("executionSegment", "segment %s is not one of the sequence %s", seg, strings.Join(text, ","))
 	}
+	return newStripeOf(segs, index, strings.Join(text, ","))
+}
+
+func newStripeOf(segs []segmentBounds, index int, seq string) (*stripe, error) {
 	positions, lcd, err := stripes(segs)
 	if err != nil {
 		return nil, err
 	}
-	return &stripe{seg: seg, seq: strings.Join(text, ","), lcd: lcd, pos: positions[index]}, nil
+	return &stripe{seg: segs[index], seq: seq, lcd: lcd, pos: positions[index], all: segs, index: index}, nil
+}
+
+// resplit is k6's re-segmenting of a sequence by a value (shared-iterations
+// splits its iterations this way): each segment's new length is its share
+// of v over v, segments with no share dropped, so that iterations follow
+// the VUs that will run them. nil: this segment has no share of v.
+func (s *stripe) resplit(v int64) (*stripe, error) {
+	if v < 1 || s.isFull() {
+		return s, nil
+	}
+	var segs []segmentBounds
+	index, prev := -1, int64(0)
+	for i := range s.all {
+		o, err := newStripeOf(s.all, i, s.seq)
+		if err != nil {
+			return nil, err
+		}
+		n := o.scale(v)
+		if n == 0 {
+			continue
+		}
+		if i == s.index {
+			index = len(segs)
+		}
+		segs = append(segs, segmentBounds{big.NewRat(prev, v), big.NewRat(prev+n, v)})
+		prev += n
+	}
+	if index < 0 {
+		return nil, nil
+	}
+	return newStripeOf(segs, index, s.seq)
 }
 
 // stripes deals the items 0..lcd-1 of a cycle to the segments: item i goes

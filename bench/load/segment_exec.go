@@ -8,7 +8,8 @@ import (
 // newSegmentedExecutor is an executor's share of the run in one execution
 // segment, as k6 splits each executor: constant-vus and per-vu-iterations
 // scale the VUs (each VU keeps its iterations); shared-iterations scales
-// VUs and iterations; ramping-vus scales the whole run's VU curve point by
+// the VUs and deals the iterations to the segments that got VUs, by VUs;
+// ramping-vus scales the whole run's VU curve point by
 // point, keeping its timing; the arrival rates scale their VUs and start
 // only the segment's stripes of the whole run's arrivals, at the whole
 // run's times.
@@ -21,8 +22,17 @@ func newSegmentedExecutor(cfg *Config, st *stripe) (executor, error) {
 			return idleSegment{st}, nil
 		}
 	case SharedIterations:
-		c.VUs, c.Iterations = st.scaleInt(cfg.vus()), st.scale(cfg.Iterations)
-		if c.VUs == 0 || c.Iterations == 0 {
+		// The iterations are split over the segments that got VUs, in
+		// proportion to their VUs (k6's GetIterations).
+		c.VUs = st.scaleInt(cfg.vus())
+		byVUs, err := st.resplit(int64(cfg.vus()))
+		if err != nil {
+			return nil, err
+		}
+		if byVUs == nil || c.VUs == 0 {
+			return idleSegment{st}, nil
+		}
+		if c.Iterations = byVUs.scale(cfg.Iterations); c.Iterations == 0 {
 			return idleSegment{st}, nil
 		}
 	case RampingVUs:
