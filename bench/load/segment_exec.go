@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -38,18 +40,30 @@ func newSegmentedExecutor(cfg *Config, st *stripe) (executor, error) {
 	case RampingVUs:
 		return segmentedExecutor{rampingVUs{cfg: cfg, st: st}, st}, nil
 	case ConstantArrivalRate, RampingArrivalRate:
+		// The arrivals are the whole run's, striped; the header, the peak
+		// and the steps show this segment's share of the rate.
 		x, err := newExecutor(cfg, fullStripe())
 		if err != nil {
 			return nil, err
 		}
-		a := x.(*arrivalRate)
-		a.pacer = stripedPacer{all: a.pacer, st: st}
-		a.preVUs, a.maxVUs = st.scaleInt(a.preVUs), st.scaleInt(a.maxVUs)
 		share, _ := st.seg.length().Float64()
-		a.peak *= share
-		for i := range a.steps {
-			a.steps[i].rate *= share
+		c.Rate.N *= share
+		c.StartRate *= share
+		c.Stages = append([]Stage(nil), cfg.Stages...)
+		for i := range c.Stages {
+			c.Stages[i].Target *= share
 		}
+		pre, mx := arrivalVUs(cfg)
+		c.PreAllocatedVUs, c.MaxVUs = max(st.scaleInt(pre), 1), st.scaleInt(mx) // valid for the constructor; the run's are set below
+		y, err := newExecutor(&c, fullStripe())
+		if err != nil {
+			return nil, err
+		}
+		a := y.(*arrivalRate)
+		a.pacer = stripedPacer{all: x.(*arrivalRate).pacer, st: st}
+		hp, hm := arrivalVUs(&c)
+		a.preVUs, a.maxVUs = st.scaleInt(pre), st.scaleInt(mx)
+		a.text = strings.Replace(a.text, fmt.Sprintf("maxVUs: %d-%d", hp, hm), fmt.Sprintf("maxVUs: %d-%d", a.preVUs, a.maxVUs), 1)
 		return segmentedExecutor{a, st}, nil
 	}
 	x, err := newExecutor(&c, fullStripe())
