@@ -43,6 +43,9 @@ func prepare(cfg *Config) ([]*scenarioRun, error) {
 	}
 	var out []*scenarioRun
 	for i, c := range cfgs {
+		if c != cfg && (c.ExecutionSegment != "" || c.ExecutionSegmentSequence != "") {
+			return nil, configErr("scenarios."+c.Scenario+".executionSegment", "a segment is the whole test's (k6's global option): set it at the top")
+		}
 		m, err := newMix(c)
 		if err != nil {
 			return nil, err

@@ -306,3 +306,26 @@ func TestSegmentSharedIterationsFollowVUs(t *testing.T) {
 		}
 	}
 }
+
+// k6's option names in a config file (as k6 inspect prints them) are read;
+// in a scenario they are refused, being the whole test's.
+func TestSegmentInConfigFile(t *testing.T) {
+	cfg, err := DecodeConfig(strings.NewReader("url: http://127.0.0.1:1/\nvus: 8\nduration: 1s\nexecutionSegment: \"1/4:2/4\"\nexecutionSegmentSequence: \"0,1/4,2/4,3/4,1\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, err := prepare(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scs[0].plan.vus != 2 || !strings.Contains(scs[0].plan.text, "execution segment 1/4:1/2 of 0,1/4,1/2,3/4,1") {
+		t.Errorf("plan %d VUs %q: want 2 VUs of segment 1/4:1/2", scs[0].plan.vus, scs[0].plan.text)
+	}
+	cfg, err = DecodeConfig(strings.NewReader("url: http://127.0.0.1:1/\nscenarios:\n  a:\n    executor: constant-vus\n    duration: 1s\n    executionSegment: \"0:1/2\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prepare(cfg); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "scenarios.a.executionSegment") {
+		t.Errorf("segment in a scenario: %v", err)
+	}
+}
