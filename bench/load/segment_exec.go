@@ -60,7 +60,11 @@ func newSegmentedExecutor(cfg *Config, st *stripe) (executor, error) {
 			return nil, err
 		}
 		a := y.(*arrivalRate)
-		a.pacer = stripedPacer{all: x.(*arrivalRate).pacer, st: st}
+		whole := x.(*arrivalRate)
+		a.pacer = stripedPacer{all: whole.pacer, st: st}
+		for i := range a.steps {
+			a.steps[i].name = whole.steps[i].name // the whole test's stage, the same in every segment's document
+		}
 		hp, hm := arrivalVUs(&c)
 		a.preVUs, a.maxVUs = st.scaleInt(pre), st.scaleInt(mx)
 		a.text = strings.Replace(a.text, fmt.Sprintf("maxVUs: %d-%d", hp, hm), fmt.Sprintf("maxVUs: %d-%d", a.preVUs, a.maxVUs), 1)
@@ -81,6 +85,13 @@ type segmentedExecutor struct {
 
 func (x segmentedExecutor) plan() plan {
 	p := x.executor.plan()
+	if _, ok := x.executor.(rampingVUs); ok {
+		steps := append([]stepSpec(nil), p.steps...)
+		for i := range steps {
+			steps[i].vus = x.st.scaleInt(steps[i].vus) // the target's share; the name keeps the whole test's stage
+		}
+		p.steps = steps
+	}
 	p.text = "execution segment " + x.st.String() + ": " + p.text
 	return p
 }
