@@ -205,11 +205,25 @@ func vusAt(sched []vuChange, at time.Duration) int {
 func TestSegmentRampingVUsPartition(t *testing.T) {
 	cfg := Config{Executor: RampingVUs, StartVUs: 3, Stages: []Stage{
 		{units.Duration(10 * time.Second), 17}, {units.Duration(5 * time.Second), 17}, {units.Duration(7 * time.Second), 2}, {0, 9}}}
-	whole := segmentRuns(t, cfg, "", "").x.(rampingVUs).schedule()
+	wholeRun := segmentRuns(t, cfg, "", "")
+	whole := wholeRun.x.(rampingVUs).schedule()
 	for _, sq := range testSequences {
 		var scheds [][]vuChange
+		stepVUs := make([]int, len(wholeRun.plan.steps))
 		for _, s := range sq.segs {
-			scheds = append(scheds, segmentRuns(t, cfg, s, sq.seq).x.(segmentedExecutor).executor.(rampingVUs).schedule())
+			sc := segmentRuns(t, cfg, s, sq.seq)
+			scheds = append(scheds, sc.x.(segmentedExecutor).executor.(rampingVUs).schedule())
+			for i, st := range sc.plan.steps {
+				stepVUs[i] += st.vus
+				if st.name != wholeRun.plan.steps[i].name {
+					t.Errorf("%s %s: step %d named %q, the whole run's %q", sq.seq, s, i, st.name, wholeRun.plan.steps[i].name)
+				}
+			}
+		}
+		for i, st := range wholeRun.plan.steps {
+			if stepVUs[i] != st.vus {
+				t.Errorf("%s: step %d targets %d VUs in all, one process %d", sq.seq, i, stepVUs[i], st.vus)
+			}
 		}
 		// At every instant (each change, and just before it) the segments'
 		// VUs add up to the whole run's.
@@ -256,8 +270,16 @@ func TestSegmentArrivalRatesPartition(t *testing.T) {
 		for _, sq := range testSequences {
 			got := map[time.Duration]int{}
 			total, pre, mx := 0, 0, 0
+			wholeSteps := whole.x.(*arrivalRate).steps
+			rates := make([]float64, len(wholeSteps))
 			for _, s := range sq.segs {
 				a := segmentRuns(t, c.cfg, s, sq.seq).x.(segmentedExecutor).executor.(*arrivalRate)
+				for i, st := range a.steps {
+					rates[i] += st.rate
+					if st.name != wholeSteps[i].name {
+						t.Errorf("%s %s: step %d named %q, the whole run's %q", sq.seq, s, i, st.name, wholeSteps[i].name)
+					}
+				}
 				for _, at := range arrivals(a.pacer) {
 					got[at]++
 					total++
@@ -274,6 +296,11 @@ func TestSegmentArrivalRatesPartition(t *testing.T) {
 			for at, n := range want {
 				if got[at] != n {
 					t.Errorf("%s over %s: %d arrivals at %s, one process %d", c.name, sq.seq, got[at], at, n)
+				}
+			}
+			for i, st := range wholeSteps {
+				if math.Abs(rates[i]-st.rate) > 1e-9 {
+					t.Errorf("%s over %s: step %d at %v/s in all, one process %v/s", c.name, sq.seq, i, rates[i], st.rate)
 				}
 			}
 			wp, wm := arrivalVUs(&c.cfg)
