@@ -67,6 +67,12 @@ type Config struct {
 	GracefulStop     *units.Duration `yaml:"gracefulStop"`
 	GracefulRampDown *units.Duration `yaml:"gracefulRampDown"`
 
+	// Scale-out, k6's options: this process runs only its segment of the
+	// test ("1/4:2/4"), striped over the sequence of all segments
+	// ("0,1/4,2/4,3/4,1"; default: the segment and the gaps around it).
+	ExecutionSegment         string `yaml:"executionSegment"`
+	ExecutionSegmentSequence string `yaml:"executionSegmentSequence"`
+
 	// Request options.
 	UserAgent             *string        `yaml:"userAgent"` // default "middlebench/<version>"; "" sends none
 	NoConnectionReuse     bool           `yaml:"noConnectionReuse"`

@@ -11,10 +11,13 @@ import (
 // stages (see vuSchedule). A VU ramped down finishes its iteration within
 // gracefulRampDown, then is interrupted; at the end of the stages, VUs in
 // flight get gracefulStop.
-type rampingVUs struct{ cfg *Config }
+type rampingVUs struct {
+	cfg *Config
+	st  *stripe // execution segment; nil: the whole run
+}
 
 func (x rampingVUs) plan() plan {
-	sched := vuSchedule(x.cfg.StartVUs, x.cfg.Stages)
+	sched := x.schedule()
 	peak := 0
 	for _, c := range sched {
 		peak = max(peak, c.VUs)
@@ -97,7 +100,7 @@ func (x rampingVUs) run(ctx context.Context, e *engine, start time.Time) {
 	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	for _, c := range vuSchedule(x.cfg.StartVUs, x.cfg.Stages) {
+	for _, c := range x.schedule() {
 		if !sleepUntil(timer, start.Add(c.At), reg.Done()) {
 			break
 		}

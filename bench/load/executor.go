@@ -33,12 +33,15 @@ type stepSpec struct {
 	rate       float64 // per second
 }
 
-func newExecutor(cfg *Config) (executor, error) {
+func newExecutor(cfg *Config, st *stripe) (executor, error) {
+	if !st.isFull() {
+		return newSegmentedExecutor(cfg, st)
+	}
 	switch cfg.ExecutorName() {
 	case ConstantVUs:
 		return constantVUs{cfg}, nil
 	case RampingVUs:
-		return rampingVUs{cfg}, nil
+		return rampingVUs{cfg: cfg}, nil
 	case PerVUIterations:
 		return perVUIterations{cfg}, nil
 	case SharedIterations:

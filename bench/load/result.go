@@ -108,6 +108,9 @@ func newResult(opts Options, scs []*scenarioRun, p plan, es engines, col *collec
 		Errors:       res.Errors,
 		ErrorCodes:   keyMap(tot.codes),
 	}
+	if st := scs[0].st; st != nil && !st.isFull() {
+		doc.Run.ExecutionSegment, doc.Run.ExecutionSegmentSequence = st.seg.String(), st.seq
+	}
 	doc.Metrics, doc.Histograms = renderAgg(tot, col.subs, seconds, stats, arrival, res.trends)
 	prev := cpu0
 	for i, s := range p.steps {

@@ -18,6 +18,7 @@ type scenarioRun struct {
 	x     executor
 	plan  plan
 	start time.Duration // k6's startTime
+	st    *stripe       // the run's execution segment
 }
 
 func (s *scenarioRun) describe() string {
@@ -36,17 +37,24 @@ func prepare(cfg *Config) ([]*scenarioRun, error) {
 	if len(cfgs) > 255 {
 		return nil, configErr("scenarios", "%d scenarios: at most 255", len(cfgs))
 	}
+	st, err := newStripe(cfg.ExecutionSegment, cfg.ExecutionSegmentSequence)
+	if err != nil {
+		return nil, err
+	}
 	var out []*scenarioRun
 	for i, c := range cfgs {
+		if c != cfg && (c.ExecutionSegment != "" || c.ExecutionSegmentSequence != "") {
+			return nil, configErr("scenarios."+c.Scenario+".executionSegment", "a segment is the whole test's (k6's global option): set it at the top")
+		}
 		m, err := newMix(c)
 		if err != nil {
 			return nil, err
 		}
-		x, err := newExecutor(c)
+		x, err := newExecutor(c, st)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &scenarioRun{cfg: c, mix: m, x: x, plan: x.plan(), start: starts[i].D()})
+		out = append(out, &scenarioRun{cfg: c, mix: m, x: x, plan: x.plan(), start: starts[i].D(), st: st})
 	}
 	return out, nil
 }

@@ -95,6 +95,10 @@ type RunInfo struct {
 	Start       string  `json:"start,omitempty"`       // RFC 3339 with ns
 	Interrupted bool    `json:"interrupted,omitempty"` // stopped by Ctrl-C
 	Scenario    string  `json:"scenario,omitempty"`    // the scenario tag
+	// The execution segment this process ran and the sequence it is one of
+	// (k6's form, "1/4:1/2" and "0,1/4,1/2,3/4,1"); empty: the whole test.
+	ExecutionSegment         string `json:"executionSegment,omitempty"`
+	ExecutionSegmentSequence string `json:"executionSegmentSequence,omitempty"`
 	// MaxDurationSkewMs is the largest |http_req_duration − (end − start
 	// of sending)| over every request, the second measured on its own:
 	// 0 unless a response began before its request was fully written.

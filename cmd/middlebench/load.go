@@ -79,6 +79,11 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
   middlebench load --vus 3 --duration 5s --results results.json http://127.0.0.1:8080/
   middlebench analyze results.json
 
+  # scale-out: one quarter of 400/s on each of 4 machines, then merge the results
+  middlebench load --rate 400/s --duration 10s --execution-segment 1/4:2/4 \
+      --execution-segment-sequence 0,1/4,2/4,3/4,1 --results part2.json http://127.0.0.1:8080/
+  middlebench merge part1.json part2.json part3.json part4.json -o merged.json
+
   # look at the requests and responses (heads; =full adds bodies)
   middlebench load --iterations 2 --http-debug http://127.0.0.1:8080/`,
 		Args: cobra.MaximumNArgs(1),
@@ -130,6 +135,8 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 	f.Var(&cfg.TimeUnit, "time-unit", "unit of arrival-rate stage targets (default 1s)")
 	f.IntVar(&cfg.PreAllocatedVUs, "pre-allocated-vus", 0, "VUs started before an arrival-rate run (default --vus or 1)")
 	f.IntVar(&cfg.MaxVUs, "max-vus", 0, "VUs an arrival-rate run may grow to")
+	f.StringVar(&cfg.ExecutionSegment, "execution-segment", "", `run only this segment of the test, k6's form ("1/4:2/4", "25%:50%"); merge the results with "middlebench merge"`)
+	f.StringVar(&cfg.ExecutionSegmentSequence, "execution-segment-sequence", "", `every segment of the split test ("0,1/4,2/4,3/4,1"), so each process takes its stripes`)
 	f.Var(&gracefulStop, "graceful-stop", "time iterations in flight get at the end (default 30s)")
 	f.Var(&rampDown, "graceful-ramp-down", "time a ramped-down VU gets to finish its iteration (default 30s)")
 	f.StringVarP(&cfg.Method, "method", "X", "", "HTTP method (default GET, or POST with --body-size)")

@@ -97,6 +97,8 @@ func overlay(dst, src *load.Config, changed func(string) bool) {
 	set("time-unit", func() { dst.TimeUnit = src.TimeUnit })
 	set("pre-allocated-vus", func() { dst.PreAllocatedVUs = src.PreAllocatedVUs })
 	set("max-vus", func() { dst.MaxVUs = src.MaxVUs })
+	set("execution-segment", func() { dst.ExecutionSegment = src.ExecutionSegment })
+	set("execution-segment-sequence", func() { dst.ExecutionSegmentSequence = src.ExecutionSegmentSequence })
 	set("graceful-stop", func() { dst.GracefulStop = src.GracefulStop })
 	set("graceful-ramp-down", func() { dst.GracefulRampDown = src.GracefulRampDown })
 	set("user-agent", func() { dst.UserAgent = src.UserAgent })

@@ -1,0 +1,52 @@
+package merge
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/atomicfile"
+)
+
+// Options is `middlebench merge`: the documents, where to write the merge
+// ("" writes none) and where to print its summary and diagnosis.
+type Options struct {
+	Files  []string
+	Output string
+	Stdout io.Writer
+}
+
+// Run merges the files, writes the merged document, prints k6's summary of
+// it and the analyzer's findings, and returns the merge (Failed: the
+// thresholds crossed).
+func Run(o Options) (*Result, error) {
+	in, err := ReadFiles(o.Files)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Merge(in)
+	if err != nil {
+		return nil, err
+	}
+	if o.Output != "" {
+		if err := atomicfile.Write(o.Output, res.Doc.Write); err != nil {
+			return nil, err
+		}
+	}
+	w := o.Stdout
+	fmt.Fprintf(w, "merged %d documents: execution segments %s\n", len(in), res.Segments)
+	if res.Segments != "0:1" {
+		fmt.Fprintln(w, "note: the segments do not cover the whole test: the merge is a part of it")
+	}
+	if err := metrics.WriteSummary(w, res.Doc, metrics.SummaryOptions{TrendStats: res.Doc.Options.SummaryTrendStats}); err != nil {
+		return nil, err
+	}
+	rep, err := Analyze(res.Doc, o.Output)
+	if err != nil {
+		return nil, fmt.Errorf("analyze the merge: %w", err)
+	}
+	if err := rep.WriteText(w); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
