@@ -84,6 +84,7 @@ func ExperimentFiles(files []string, dir string) ([]string, error) {
 // anything runs), replays them in order, writes RESULTS.md if asked, and
 // returns what happened. An interrupted replay still writes what it has.
 func RunAll(ctx context.Context, o Options) (*Summary, error) {
+	defer load.TuneGC()() // the engine's collector setting, as `middlebench load` has it
 	files, err := ExperimentFiles(o.Files, DefaultDir)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -113,7 +112,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Verbose {
 		fmt.Fprintf(o.Stderr, "middlebench: %d scenario(s), up to %d VUs, at most %s; outputs: %s\n", len(lines), maxVUs, maxDur, outs.describe())
 	}
-	defer tuneGC()()
+	defer load.TuneGC()()
 	res, runErr := load.Run(ctx, cfg, opts)
 	if err := outs.close(); err != nil && runErr == nil {
 		runErr = err
@@ -220,18 +219,6 @@ func failedMetrics(d *metrics.Document) string {
 	return strings.Join(names, ", ")
 }
 
-// tuneGC trades a few MB of heap for throughput while the run lasts and
-// returns the restore: the engine's live heap is small and fixed (trends,
-// per-VU buffers) while net/http allocates about 2.5 KB per request, so at
-// the default GOGC the collector runs many times a second. 400 measured
-// ≈ +15 % requests/s on 2 cores. A GOGC set in the environment wins.
-func tuneGC() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	old := debug.SetGCPercent(400)
-	return func() { debug.SetGCPercent(old) }
-}
 
 // IsTerminal reports whether w is a terminal (progress is redrawn in
 // place there, and printed a block per second otherwise, as k6 does).
