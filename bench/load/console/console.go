@@ -219,7 +219,6 @@ func failedMetrics(d *metrics.Document) string {
 	return strings.Join(names, ", ")
 }
 
-
 // IsTerminal reports whether w is a terminal (progress is redrawn in
 // place there, and printed a block per second otherwise, as k6 does).
 func IsTerminal(w io.Writer) bool {
