@@ -25,8 +25,11 @@ type slowCloseStage struct {
 	bound
 	cfg  SlowCloseConfig
 	done chan struct{} // closed with the box: held closes go at once
-	once sync.Once
-	wg   sync.WaitGroup
+	// mu orders hold's wg.Add before Close's wg.Wait: a connection closing
+	// while the box closes either joins the wait or closes at once.
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
 }
 
 func (c *SlowCloseConfig) compile() (Stage, error) {
@@ -50,7 +53,12 @@ func (s *slowCloseStage) WrapConn(c net.Conn) net.Conn {
 
 // Close lets every held close go and waits for them.
 func (s *slowCloseStage) Close() error {
-	s.once.Do(func() { close(s.done) })
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.done)
+	}
+	s.mu.Unlock()
 	s.wg.Wait()
 	return nil
 }
@@ -58,7 +66,14 @@ func (s *slowCloseStage) Close() error {
 // hold runs end after d on the stage's clock, or at once when the box
 // closes, in its own goroutine; it returns how long it held.
 func (s *slowCloseStage) hold(d time.Duration, end func(held time.Duration)) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		end(0)
+		return
+	}
 	s.wg.Add(1)
+	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
 		start := s.env.clock.Now()
