@@ -103,8 +103,8 @@ func lateLog(t *testing.T, w *Wire) {
 }
 
 // TestConnectPaysTheRoundTrip is rule 1: TCP's own handshake crosses the
-// wire, so a new connection over 20 ms one way takes 40 ms (best of three
-// rounds of 100). The dial's own cost over a 0 ms wire is logged beside it.
+// wire, so a new connection over 20 ms one way takes 40 ms more than over a
+// 0 ms wire, measured in the same round (best of three rounds of 100).
 func TestConnectPaysTheRoundTrip(t *testing.T) {
 	connects := func(w *Wire) func() time.Duration {
 		addr := serve(t, w, echo)
@@ -122,8 +122,12 @@ func TestConnectPaysTheRoundTrip(t *testing.T) {
 	w := startWire(t, Config{Link: Link{Latency: ms(20)}}, Options{})
 	far := connects(w)
 	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
-		t.Logf("dial over a 0 ms wire: avg %v", base())
-		r.Within("connect avg over 100 new connections", far(), 40*time.Millisecond, time.Millisecond)
+		// The dial's own cost (switching the thread into the namespace, the
+		// socket calls: 1–2 ms under the race detector) is no round trip.
+		b := base()
+		f := far()
+		t.Logf("dial over a 0 ms wire: avg %v; over 20 ms one way: avg %v", b, f)
+		r.Within("connect avg over 100 new connections − the same over 0 ms", f-b, 40*time.Millisecond, time.Millisecond)
 	})
 	lateLog(t, w)
 }
