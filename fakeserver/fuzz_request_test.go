@@ -1,13 +1,8 @@
 package fakeserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
-	"io"
-	"net"
-	"net/http"
 	"testing"
 	"time"
 
@@ -68,33 +63,11 @@ func FuzzServerRequest(f *testing.F) {
 		}
 		defer fuzztest.Bound(10*time.Second, in)()
 		gone := srv.Stats().Statuses["499"]
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
+		out, resps, err := fuzztest.Exchange(t, addr, in)
+		if len(resps) == 0 && len(out) > 0 {
+			t.Fatalf("not an HTTP response: %v\n%q", err, out)
 		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(8 * time.Second))
-		c.Write(in)
-		c.(*net.TCPConn).CloseWrite()
-		out, err := io.ReadAll(c)
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			t.Fatalf("no end within 8 s; read %q", out)
-		}
-		answers := 0
-		br := bufio.NewReader(bytes.NewReader(out))
-		for {
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				if len(out) > 0 && answers == 0 {
-					t.Fatalf("not an HTTP response: %v\n%q", err, out)
-				}
-				break
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			answers++
-		}
+		answers := len(resps)
 		if answers == 0 && fuzztest.WholeRequest(in) && srv.Stats().Statuses["499"] == gone {
 			t.Fatalf("a whole request got no answer and no client gone was counted: %q", in)
 		}

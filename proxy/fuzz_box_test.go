@@ -1,12 +1,9 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -90,30 +87,10 @@ func FuzzBoxRequest(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, in []byte) {
 		defer fuzztest.Bound(10*time.Second, in)()
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(8 * time.Second))
 		aborts := p.Stats().Boxes[0].ClientAborts + rejected499(p)
-		c.Write(in)
-		c.(*net.TCPConn).CloseWrite() // the input ends here
-		out, err := io.ReadAll(c)
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			t.Fatalf("no end within 8 s; read %q", out)
-		}
-		answers := 0
-		br := bufio.NewReader(bytes.NewReader(out))
-		for {
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				break
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			answers++
+		out, resps, _ := fuzztest.Exchange(t, addr, in)
+		answers := len(resps)
+		for _, resp := range resps {
 			fromOrigin := resp.Header.Get("X-Fuzz-Origin") == "1"
 			optionsStar := resp.StatusCode == http.StatusOK && bytes.HasPrefix(in, []byte("OPTIONS * ")) // net/http answers it
 			if !fromOrigin && !optionsStar && resp.StatusCode < 400 && resp.StatusCode != http.StatusContinue && resp.StatusCode != http.StatusSwitchingProtocols {

@@ -6,9 +6,12 @@ package fuzztest
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"testing"
 	"time"
 )
 
@@ -39,4 +42,36 @@ func WholeRequest(in []byte) bool {
 	}
 	_, err = io.Copy(io.Discard, r.Body)
 	return err == nil
+}
+
+// Exchange writes in on a new connection to addr, half-closes it (the
+// input ends there) and reads until the peer closes; it fails t when no
+// end comes within 8 s. It returns what came back, the whole HTTP
+// responses that holds (bodies read), and the error that stopped reading
+// responses.
+func Exchange(t testing.TB, addr string, in []byte) (out []byte, resps []*http.Response, err error) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(8 * time.Second))
+	c.Write(in)
+	c.(*net.TCPConn).CloseWrite()
+	out, err = io.ReadAll(c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("no end within 8 s; read %q", out)
+	}
+	br := bufio.NewReader(bytes.NewReader(out))
+	for {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			return out, resps, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		resps = append(resps, resp)
+	}
 }
