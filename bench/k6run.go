@@ -75,13 +75,13 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	// The export has the whole run's phases; the stream has the steps of
 	// a sweep and the responses by status, which the export does not.
 	export, stream := filepath.Join(dir, "summary.json"), filepath.Join(dir, "points.json")
-	args := []string{"run", "--quiet", "--no-color", "--no-usage-report", "-e", "TARGET=" + pl.tgt.entry(),
-		"--summary-export", export, "--out", "json=" + stream}
-	if strings.HasPrefix(pl.tgt.entry(), "https://") {
-		args = append(args, "--insecure-skip-tls-verify")
+	kc := k6CommandFor(infoOf(pl.tgt), script, "--quiet", "--no-color", "--no-usage-report",
+		"--summary-export", export, "--out", "json="+stream)
+	enter, err := genEnter(pl.tgt, kc.Netns)
+	if err != nil {
+		return nil, err
 	}
-	args = append(args, script)
-	cpu, err := rn.execK6(ctx, args, pl.gen)
+	cpu, err := rn.execK6(ctx, kc, pl.gen, enter)
 	if err != nil {
 		return nil, err
 	}
@@ -142,9 +142,12 @@ func (rn *Runner) k6Dir(e *Experiment, rs *RunSpec) (string, error) {
 	return dir, os.MkdirAll(dir, 0o755)
 }
 
-// execK6 runs k6 (pinned to cpus when given) and returns its CPU use. A
-// cancelled ctx interrupts k6 as Ctrl-C does, so it still writes its files.
-func (rn *Runner) execK6(ctx context.Context, args []string, cpus []int) (*metrics.CPUUsage, error) {
+// execK6 runs k6 as kc says, started through enter (in the wire's
+// generator namespace, when there is one) and pinned to cpus when given,
+// and returns its CPU use. A cancelled ctx interrupts k6 as Ctrl-C does,
+// so it still writes its files.
+func (rn *Runner) execK6(ctx context.Context, kc k6Command, cpus []int, enter func(func() error) error) (*metrics.CPUUsage, error) {
+	args := kc.Args
 	cmd := exec.CommandContext(ctx, rn.K6, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = time.Minute
@@ -155,7 +158,7 @@ func (rn *Runner) execK6(ctx context.Context, args []string, cpus []int) (*metri
 	if len(cpus) > 0 {
 		start = func() error { return startPinned(cmd, cpus) }
 	}
-	if err := start(); err != nil {
+	if err := enter(start); err != nil {
 		return nil, fmt.Errorf("k6: %w", err)
 	}
 	err := cmd.Wait()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // Serve starts the server and the path of one run and keeps them until ctx
@@ -51,18 +50,12 @@ func printServeHelp(w io.Writer, e *Experiment, rs *RunSpec, info serveInfo) {
 	if info.Admin != "" {
 		fmt.Fprintf(w, "  the path's admin  %s/stats   (answer key: %s/ledger)\n", info.Admin, info.Admin)
 	}
-	insecure := ""
-	if strings.HasPrefix(info.Entry, "https://") {
-		insecure = " --insecure-skip-tls-verify"
-	}
-	netns := ""
 	if info.Gen != "" {
-		netns = "ip netns exec " + info.Gen + " " // the wire: k6's SYN must cross it
 		fmt.Fprintf(w, "  through the wire  from namespace %s (the entry is only reachable there)\n", info.Gen)
 	}
 	fmt.Fprintf(w, "\n  with real k6 (the script generated from the same YAML):\n")
 	fmt.Fprintf(w, "    middlebench run %s --k6-script --run %q > run.js\n", e.File, rs.Name)
-	fmt.Fprintf(w, "    %sk6 run%s -e TARGET=%s --summary-export=summary.json run.js\n", netns, insecure, info.Entry)
+	fmt.Fprintf(w, "    %s\n", k6CommandFor(info, "run.js", "--summary-export=summary.json").shell("k6"))
 	fmt.Fprintf(w, "    curl -s %s/_mb/stats > server.json\n", info.Server)
 	fmt.Fprintf(w, "    middlebench analyze summary.json --server-stats server.json\n\n")
 }
