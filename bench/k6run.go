@@ -107,6 +107,10 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	obs.Apply(extra)
 	doc := docOf(obs)
 	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.pathFor(rs), Pinned: pl.pinned}}
+	if findRateLimit(kr.PathCfg) != nil { // read now: the stream may go with dir
+		sp, err := k6Span(stream)
+		kr.Arrivals = func() (arrivalSpan, error) { return sp, err }
+	}
 	sobs, err := rd.ReadFile(ctx, stream)
 	if err != nil {
 		return nil, fmt.Errorf("k6's NDJSON stream: %w", err)

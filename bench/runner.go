@@ -43,6 +43,9 @@ type RunResult struct {
 	PathCfg *proxy.PathConfig // the path it went through (nil: straight at the server)
 	Pinned  string            // what was pinned where, or empty
 	Elapsed time.Duration
+	// Arrivals is when the generator sent the run's requests, read when a
+	// band needs it (derived fixedWindowPassed); nil when not recorded.
+	Arrivals func() (arrivalSpan, error)
 }
 
 // ExperimentResult is every run of one experiment.
@@ -170,7 +173,12 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *R
 		return nil, err
 	}
 	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name)
-	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update, Dial: wireDial(tgt), Observer: rn.Observer})
+	observer := rn.Observer
+	if findRateLimit(rr.PathCfg) != nil { // only a limiter's expectation reads the span
+		so := newSpanObserver(rn.Observer)
+		observer, rr.Arrivals = so, so.span
+	}
+	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update, Dial: wireDial(tgt), Observer: observer})
 	line.done()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,118 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/middlebench/middlebench/bench/load"
+)
+
+// arrivalSpan is when a run's requests set out, as the generator that ran
+// recorded each one: the first and the last request's start of sending
+// (its end less http_req_duration). A limiter decides when a request
+// reaches its box, on loopback a fraction of a millisecond later; the box
+// keeps no time for the requests it passes, so this is as near to its
+// arrivals as the harness sees, for the engine and for k6 alike.
+type arrivalSpan struct {
+	First, Last time.Time
+	Requests    int64
+	Source      string // which record it comes from
+}
+
+// spanObserver records the span of the engine's requests, and hands each
+// one on to next (the dashboard), if any.
+type spanObserver struct {
+	next        load.Observer
+	first, last atomic.Int64 // since the run's start, ns (MaxInt64, MinInt64 before any)
+	n           atomic.Int64
+	start       time.Time
+}
+
+func newSpanObserver(next load.Observer) *spanObserver {
+	o := &spanObserver{next: next}
+	o.first.Store(math.MaxInt64)
+	o.last.Store(math.MinInt64)
+	return o
+}
+
+func (o *spanObserver) Observe(vu int, r load.Observation) {
+	at := int64(r.End - r.Duration)
+	for cur := o.first.Load(); at < cur && !o.first.CompareAndSwap(cur, at); cur = o.first.Load() {
+	}
+	for cur := o.last.Load(); at > cur && !o.last.CompareAndSwap(cur, at); cur = o.last.Load() {
+	}
+	o.n.Add(1)
+	if o.next != nil {
+		o.next.Observe(vu, r)
+	}
+}
+
+// ObserveResult learns the run's start (t=0 of the observations) and
+// tells next, if it listens for results.
+func (o *spanObserver) ObserveResult(res *load.Result) {
+	o.start = res.Start
+	if ro, ok := o.next.(load.ResultObserver); ok {
+		ro.ObserveResult(res)
+	}
+}
+
+// span is what was seen, once the run has ended.
+func (o *spanObserver) span() (arrivalSpan, error) {
+	n := o.n.Load()
+	if n == 0 || o.start.IsZero() {
+		return arrivalSpan{}, fmt.Errorf("the engine recorded no request")
+	}
+	return arrivalSpan{First: o.start.Add(time.Duration(o.first.Load())), Last: o.start.Add(time.Duration(o.last.Load())),
+		Requests: n, Source: "the engine's requests"}, nil
+}
+
+// k6Span reads the span of k6's requests off its NDJSON stream: each
+// http_req_duration point is stamped with the request's end (k6's
+// Trail.EndTime) and carries its duration in ms.
+func k6Span(path string) (arrivalSpan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return arrivalSpan{}, err
+	}
+	defer f.Close()
+	sp := arrivalSpan{Source: "k6's NDJSON stream"}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	wantMetric, wantType := []byte(`"metric":"http_req_duration"`), []byte(`"type":"Point"`)
+	for line := 1; sc.Scan(); line++ {
+		b := sc.Bytes()
+		if !bytes.Contains(b, wantMetric) || !bytes.Contains(b, wantType) {
+			continue
+		}
+		var p struct {
+			Data struct {
+				Time  time.Time `json:"time"`
+				Value float64   `json:"value"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			return arrivalSpan{}, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		at := p.Data.Time.Add(-time.Duration(p.Data.Value * float64(time.Millisecond)))
+		if sp.Requests == 0 || at.Before(sp.First) {
+			sp.First = at
+		}
+		if sp.Requests == 0 || at.After(sp.Last) {
+			sp.Last = at
+		}
+		sp.Requests++
+	}
+	if err := sc.Err(); err != nil {
+		return arrivalSpan{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if sp.Requests == 0 {
+		return arrivalSpan{}, fmt.Errorf("%s: no http_req_duration point", path)
+	}
+	return sp, nil
+}
