@@ -50,6 +50,34 @@ type Check struct {
 	Band   string  // the band as written, e.g. "300ms .. 300ms + 30ms"
 	OK     bool
 	Msg    string // what failed, or empty
+	// Skipped says why the check was not made: the file the run was read
+	// from cannot show it (diagnose.Unshown). A skipped check is neither
+	// passed nor failed, and every report shows it as skipped.
+	Skipped string
+}
+
+// failed reports whether the check was made and did not hold.
+func (c Check) failed() bool { return !c.OK && c.Skipped == "" }
+
+// unshown is what a run's file cannot show: the file's name for a reader
+// and, by finding code, why not and which file would (diagnose.Unshown).
+type unshown struct {
+	file  string
+	codes map[string]string
+}
+
+// skip returns the check of code as skipped, when the file cannot show it.
+func (u *unshown) skip(c Check, code string) (Check, bool) {
+	if u == nil {
+		return c, false
+	}
+	why, ok := u.codes[code]
+	if !ok {
+		return c, false
+	}
+	c.OK, c.Msg = false, ""
+	c.Skipped = fmt.Sprintf("not shown by %s (%s)", u.file, why)
+	return c, true
 }
 
 // validate checks a band's shape before anything runs.
@@ -205,10 +233,16 @@ func margin(s string, ref float64) float64 {
 }
 
 // checkCodes compares the findings with the expected and forbidden codes.
-func (e Expect) checkCodes(found []string) []Check {
+// A code the run's file cannot show (u; nil for a file that shows all) is
+// skipped, not judged: its absence there means nothing.
+func (e Expect) checkCodes(found []string, u *unshown) []Check {
 	var out []Check
 	for _, code := range e.Codes {
 		c := Check{What: "finding " + code, Value: math.NaN(), Band: "present", OK: slices.Contains(found, code)}
+		if sk, ok := u.skip(c, code); ok {
+			out = append(out, sk)
+			continue
+		}
 		if !c.OK {
 			c.Msg = fmt.Sprintf("finding %s expected, not found (found: %s)", code, strings.Join(found, ", "))
 		}
@@ -216,6 +250,10 @@ func (e Expect) checkCodes(found []string) []Check {
 	}
 	for _, code := range e.Absent {
 		c := Check{What: "finding " + code, Value: math.NaN(), Band: "absent", OK: !slices.Contains(found, code)}
+		if sk, ok := u.skip(c, code); ok && c.OK {
+			out = append(out, sk)
+			continue
+		}
 		if !c.OK {
 			c.Msg = fmt.Sprintf("finding %s must not appear, but did", code)
 		}

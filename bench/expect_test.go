@@ -81,13 +81,58 @@ func TestCheckCodes(t *testing.T) {
 		{nil, 1},
 	} {
 		n := 0
-		for _, c := range e.checkCodes(tc.found) {
-			if !c.OK {
+		for _, c := range e.checkCodes(tc.found, nil) {
+			if c.failed() {
 				n++
 			}
 		}
 		if n != tc.fails {
 			t.Errorf("found %v: %d failures, want %d", tc.found, n, tc.fails)
 		}
+	}
+}
+
+// A code the file cannot show is skipped, visibly and with the reason
+// diagnose.Unshown gives, never passed: and a file that can show it is
+// judged as usual.
+func TestCheckCodesSkipsWhatTheFileCannotShow(t *testing.T) {
+	e := Expect{Codes: []string{"throughput-ceiling", "download-limited"}, Absent: []string{"server-slow"}}
+	u := &unshown{file: "k6's summary export", codes: map[string]string{
+		"throughput-ceiling": "the file has no steps: k6's NDJSON (--out json) or CSV shows a sweep step by step",
+		"server-slow":        "the file has no server time: add --server-stats",
+	}}
+	checks := e.checkCodes([]string{"download-limited"}, u)
+	want := []struct {
+		what    string
+		ok      bool
+		skipped string
+	}{
+		{"finding throughput-ceiling", false, "not shown by k6's summary export (the file has no steps: k6's NDJSON (--out json) or CSV shows a sweep step by step)"},
+		{"finding download-limited", true, ""},
+		{"finding server-slow", false, "not shown by k6's summary export (the file has no server time: add --server-stats)"},
+	}
+	if len(checks) != len(want) {
+		t.Fatalf("%d checks, want %d: %+v", len(checks), len(want), checks)
+	}
+	for i, w := range want {
+		c := checks[i]
+		if c.What != w.what || c.OK != w.ok || c.Skipped != w.skipped || c.failed() {
+			t.Errorf("check %d = {%s ok=%v skipped=%q failed=%v}, want {%s ok=%v skipped=%q failed=false}",
+				i, c.What, c.OK, c.Skipped, c.failed(), w.what, w.ok, w.skipped)
+		}
+	}
+	// Without the file's limits the same findings fail.
+	n := 0
+	for _, c := range e.checkCodes([]string{"download-limited"}, nil) {
+		if c.failed() {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("judged on a file that shows everything: %d failures, want 1 (throughput-ceiling)", n)
+	}
+	// A forbidden code found in a file said not to show it still fails.
+	if c := e.checkCodes([]string{"throughput-ceiling", "download-limited", "server-slow"}, u)[2]; !c.failed() {
+		t.Errorf("server-slow found: %+v, want a failure", c)
 	}
 }

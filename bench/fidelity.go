@@ -141,18 +141,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 			if kr.Stream != nil {
 				stream = codesOrNone(kr.Stream.Codes())
 			}
-			passed, failed := 0, []string{}
-			for _, c := range kr.Checks {
-				if c.OK {
-					passed++
-				} else {
-					failed = append(failed, c.Msg)
-				}
-			}
-			verdict := fmt.Sprintf("✅ %d/%d", passed, len(kr.Checks))
-			if len(failed) > 0 {
-				verdict = fmt.Sprintf("❌ %d/%d: %s", passed, len(kr.Checks), strings.Join(failed, "; "))
-			}
+			verdict := kr.verdict()
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", x.Exp.ID, mdEscape(kr.Spec.Name), codesOrNone(kr.Report.Codes()), stream, mdEscape(verdict))
 		}
 	}

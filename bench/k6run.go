@@ -26,6 +26,8 @@ import (
 type K6Run struct {
 	*RunResult                  // Report is the export's
 	Stream     *diagnose.Report // the NDJSON stream's
+	// streamUnshown is what the stream cannot show (nil: it shows all).
+	streamUnshown *unshown
 }
 
 // findK6 returns the k6 to use and its version: path, or with K6OnPath
@@ -121,7 +123,10 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	}
 	doc.Statuses, doc.Errors = sobs.Statuses, sobs.Errors
 	rep := diagnose.Analyze(sobs, diagnose.DefaultConfig())
-	kr.Stream = &rep
+	kr.Stream, kr.streamUnshown, kr.Unshown = &rep, unshownBy(sobs), unshownBy(obs)
+	if isSweep(rs) {
+		kr.StepReport = &rep // the steps are the stream's
+	}
 	doc.Server, doc.GeneratorCPU = &view, cpu
 	if ps != nil {
 		if doc.Stages, err = json.Marshal(ps); err != nil {
@@ -269,13 +274,65 @@ func (rn *Runner) runAllK6(ctx context.Context, x *ExperimentResult) error {
 		if kr.Stream == nil {
 			continue
 		}
-		for _, c := range kr.Spec.Expect.checkCodes(kr.Stream.Codes()) {
+		for _, c := range kr.Spec.Expect.checkCodes(kr.Stream.Codes(), kr.streamUnshown) {
 			c.What = "stream: " + c.What
-			if !c.OK {
+			if c.failed() {
 				c.Msg = "on k6's NDJSON stream: " + c.Msg
 			}
 			kr.Checks = append(kr.Checks, c)
 		}
+		// A sweep's steps are the stream's (the export has none): say so.
+		for i := range kr.Checks {
+			if strings.HasPrefix(kr.Checks[i].What, "step ") {
+				kr.Checks[i].What = "stream: " + kr.Checks[i].What
+			}
+		}
 	}
 	return nil
+}
+
+// fileNames are how the reports name the files k6 writes.
+var fileNames = map[diagnose.Format]string{
+	diagnose.FormatSummaryExport: "k6's summary export",
+	diagnose.FormatNDJSON:        "k6's NDJSON stream",
+}
+
+// unshownBy is what o, read from one of k6's files, cannot show.
+func unshownBy(o *diagnose.Observation) *unshown {
+	codes := diagnose.Unshown(o)
+	if len(codes) == 0 {
+		return nil
+	}
+	name, ok := fileNames[o.Format]
+	if !ok {
+		name = string(o.Format)
+	}
+	return &unshown{file: name, codes: codes}
+}
+
+// verdict is one run's checks with k6, in a line: the passed of the
+// made, what failed and, apart, what the files could not show.
+func (kr *K6Run) verdict() string {
+	passed, made := 0, 0
+	var failed, skipped []string
+	for _, c := range kr.Checks {
+		switch {
+		case c.Skipped != "":
+			skipped = append(skipped, c.What+": "+c.Skipped)
+			continue
+		case c.OK:
+			passed++
+		default:
+			failed = append(failed, c.Msg)
+		}
+		made++
+	}
+	v := fmt.Sprintf("✅ %d/%d", passed, made)
+	if len(failed) > 0 {
+		v = fmt.Sprintf("❌ %d/%d: %s", passed, made, strings.Join(failed, "; "))
+	}
+	if len(skipped) > 0 {
+		v += fmt.Sprintf("; ⏭ %d skipped: %s", len(skipped), strings.Join(skipped, "; "))
+	}
+	return v
 }

@@ -250,7 +250,11 @@ func (r *RunResult) stepLookup(w []string, ref string) (float64, error) {
 		if len(w) == 3 {
 			stat = w[2]
 		}
-		for _, row := range r.Report.Steps {
+		rows := r.Report.Steps
+		if r.StepReport != nil {
+			rows = r.StepReport.Steps
+		}
+		for _, row := range rows {
 			if row.Name == s.Name {
 				return reportOutside(row.Outside, stat, ref)
 			}

@@ -65,9 +65,10 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 	passed, failed := 0, 0
 	for _, r := range x.Runs {
 		for _, c := range r.Checks {
-			if c.OK {
+			switch {
+			case c.OK:
 				passed++
-			} else {
+			case c.failed():
 				failed++
 			}
 		}
@@ -79,6 +80,13 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 	fmt.Fprintf(w, "  %s: %d checks passed, %d failed (%s)\n", verdict, passed, failed, x.Elapsed.Round(100*time.Millisecond))
 	for _, f := range x.Failures() {
 		fmt.Fprintln(w, "  ✗ "+f)
+	}
+	for _, r := range x.K6 {
+		for _, c := range r.Checks {
+			if c.Skipped != "" {
+				fmt.Fprintf(w, "  ⏭ %s / run %q with k6: %s — %s\n", x.Exp.ID, r.Spec.Name, c.What, c.Skipped)
+			}
+		}
 	}
 }
 
