@@ -106,7 +106,7 @@ func Run(ctx context.Context, o Options) error {
 	tty := IsTerminal(o.Stdout)
 	var prog *progress
 	if !o.Quiet || o.Progress {
-		prog = newProgress(o.Stdout, tty, maxDur)
+		prog = newProgress(o.Stdout, tty, maxDur, cfg)
 		opts.Progress = prog.update
 	}
 	if o.Verbose {

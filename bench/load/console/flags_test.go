@@ -110,7 +110,8 @@ func TestHTTPDebugAndProgress(t *testing.T) {
 	if n := strings.Count(stdout.String(), "\nrunning ("); n < 3 { // at 1 s, 2 s and the final block
 		t.Errorf("%d progress blocks on stdout, want 3:\n%s", n, stdout.String())
 	}
-	if !strings.Contains(stdout.String(), "default ✓ [ 100% ] 0 VUs") {
+	if !strings.Contains(stdout.String(), "default ✓ [ 100% ] 1 VUs  2.2s") { // constant-vus: the VUs configured, as k6
+
 		t.Errorf("no final progress line:\n%s", stdout.String())
 	}
 }
