@@ -178,7 +178,7 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *R
 	if err != nil {
 		return nil, err
 	}
-	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name)
+	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name, cfg)
 	observer := rn.Observer
 	if findRateLimit(rr.PathCfg) != nil { // only a limiter's expectation reads the span
 		so := newSpanObserver(rn.Observer)

@@ -196,3 +196,24 @@ func fixedDuration(d, top time.Duration) string {
 	days, hours := hours/24, hours%24
 	return fmt.Sprintf("%dd%02dh%02dm%02d.%ds", days, hours, min, sec, tenth)
 }
+
+// Columns returns each scenario's executor columns at pr, as k6 prints
+// them after the bar: "1/4 VUs", "1.0s/3.0s", "086/120 iters, 60 per VU".
+// One line per scenario, for a caller with its own layout (the harness).
+func Columns(cfg *load.Config, pr load.Progress) [][]string {
+	plans := plansOf(cfg)
+	out := make([][]string, len(pr.Scenarios))
+	for i, s := range pr.Scenarios {
+		cols, ok := executorColumns[s.Executor]
+		own := pr.Elapsed - s.Start
+		if !ok || own < 0 {
+			continue
+		}
+		allocated := max(plans[s.Name].preAlloc, s.VUs)
+		if len(pr.Scenarios) == 1 {
+			allocated = pr.MaxVUs
+		}
+		_, out[i] = cols(s, plans[s.Name], own, allocated)
+	}
+	return out
+}
