@@ -1,0 +1,28 @@
+package bench
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// The k6 table's verdict counts only the checks made; a skipped one is
+// listed with its reason, neither passed nor failed.
+func TestK6VerdictShowsSkippedApart(t *testing.T) {
+	kr := &K6Run{RunResult: &RunResult{Checks: []Check{
+		{What: "finding download-limited", OK: true, Value: math.NaN()},
+		{What: "finding throughput-ceiling", Skipped: "not shown by k6's summary export (the file has no steps)"},
+		{What: "stream: finding throughput-ceiling", OK: true},
+		{What: "stream: step last tps", Msg: "step last tps = 42.51, want [32 .. 40.80]"},
+	}}}
+	got := kr.verdict()
+	want := "❌ 2/3: step last tps = 42.51, want [32 .. 40.80]; ⏭ 1 skipped: finding throughput-ceiling: not shown by k6's summary export (the file has no steps)"
+	if got != want {
+		t.Errorf("verdict\n got %s\nwant %s", got, want)
+	}
+	x := &ExperimentResult{Exp: &Experiment{ID: "e4"}, K6: []*K6Run{kr}}
+	kr.Spec = &RunSpec{Name: "sweep"}
+	if f := x.Failures(); len(f) != 1 || !strings.Contains(f[0], "step last tps") {
+		t.Errorf("failures %q, want only the failed band", f)
+	}
+}
