@@ -120,6 +120,9 @@ var executorColumns = map[string]columns{
 }
 
 // arrivalColumns: VUs running of those allocated, the time, the rate.
+// The first figure is ScenarioProgress.VUs: the engine's active VUs (k6's
+// vus gauge), which for an arrival rate are its allocated ones, not k6's
+// count of VUs inside an iteration, which Progress does not carry.
 func arrivalColumns(s load.ScenarioProgress, p scenarioPlan, own time.Duration, allocated int) (float64, []string) {
 	n := digits(s.MaxVUs)
 	vus := fmt.Sprintf("%0*d/%0*d VUs", n, s.VUs, n, allocated)
