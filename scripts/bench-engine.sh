@@ -12,7 +12,12 @@
 #
 # Each tool runs ROUNDS times, the tools interleaved, and its median
 # req/s and largest peak RSS are printed (the machine is shared: one run
-# alone says little).
+# alone says little). The issue's target, middlebench ≥ 1.0× fortio with
+# every phase traced, is judged on the median of the per-round ratios
+# (each round's two runs share the machine's load of the moment); the
+# load average is printed before and after. BEFORE=path/to/an/older/
+# middlebench adds that binary as one more tool ("before"), for a
+# before/after comparison in the same run.
 #
 #   CONNS=50 DUR=10s ROUNDS=3 MEM_REQUESTS=1000000 bash scripts/bench-engine.sh
 set -euo pipefail
@@ -59,7 +64,7 @@ run() {
 rate() { # tool round → requests per second, from its own output
 	local f="$OUT/$1.$2.out"
 	case $1 in
-	middlebench) jq -r '.metrics.http_reqs.values.rate' "$OUT/middlebench.$2.json" 2>/dev/null ;;
+	middlebench | before) jq -r '.metrics.http_reqs.values.rate' "$OUT/$1.$2.json" 2>/dev/null ;;
 	wrk | hey) awk '/Requests\/sec/ {print $2}' "$f" ;;
 	vegeta) awk -F'[ ,]+' '/^Requests/ {print $(NF-1)}' "$f" ;;
 	fortio) awk '/All done/ {for (i = 1; i <= NF; i++) if ($i == "qps") print $(i-1)}' "$f" ;;
@@ -68,7 +73,8 @@ rate() { # tool round → requests per second, from its own output
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json
+rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json "$OUT"/before.*.json
+echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the runs"
 echo
 echo "acceptance: middlebench load (3 VUs, 5 s) against middlebench server --work 50ms"
 "$BIN/middlebench" server --work 50ms --listen 127.0.0.1:0 >"$OUT/server.out" 2>&1 &
@@ -88,6 +94,7 @@ jq -r --slurpfile srv "$OUT/accept-server.json" '
 echo
 echo "peers: $CONNS connections for $DUR each against $URL"
 TOOLS="middlebench"
+[ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ] && TOOLS="$TOOLS before"
 command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
 [ -x "$BIN/fortio" ] && TOOLS="$TOOLS fortio"
 [ -x "$BIN/hey" ] && TOOLS="$TOOLS hey"
@@ -97,6 +104,7 @@ for round in $(seq "$ROUNDS"); do
 	for t in $TOOLS; do
 		case $t in
 		middlebench) run middlebench "$round" "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --results "$OUT/middlebench.$round.json" "$URL" ;;
+		before) run before "$round" "$BEFORE" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --results "$OUT/before.$round.json" "$URL" ;;
 		wrk) run wrk "$round" wrk -t2 -c"$CONNS" -d"$DUR" "$URL" ;;
 		fortio) run fortio "$round" "$BIN/fortio" load -quiet -c "$CONNS" -qps 0 -t "$DUR" "$URL" ;;
 		hey) run hey "$round" "$BIN/hey" -z "$DUR" -c "$CONNS" "$URL" ;;
@@ -116,6 +124,22 @@ for t in $TOOLS; do
 	awk -v t="$t" -v r="$(tool_rate "$t")" -v m="$(tool_rss "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" 'BEGIN {
 		printf "%-12s %12.0f %8.2f %14.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0) }'
 done
+
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after the runs"
+if [ -x "$BIN/fortio" ]; then
+	echo
+	echo "target: middlebench ≥ 1.0× fortio's req/s, every phase traced (per round: middlebench / fortio)"
+	ratios=""
+	for r in $(seq "$ROUNDS"); do
+		m=$(rate middlebench "$r") f=$(rate fortio "$r")
+		if [ -n "$m" ] && [ -n "$f" ]; then
+			x=$(awk -v m="$m" -v f="$f" 'BEGIN { if (f > 0) printf "%.3f", m / f }')
+			[ -n "$x" ] && ratios="$ratios $x" && printf '  round %d: %.0f / %.0f = %s\n' "$r" "$m" "$f" "$x"
+		fi
+	done
+	med=$(for x in $ratios; do echo "$x"; done | median)
+	awk -v x="$med" 'BEGIN { printf "  median ratio %.3f: %s\n", x, (x >= 1.0 ? "target met" : "target NOT met") }'
+fi
 
 echo
 echo "memory: middlebench over $MEM_REQUESTS requests ($CONNS VUs), RSS sampled every 0.25 s from /proc/PID/status"

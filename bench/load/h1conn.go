@@ -38,6 +38,9 @@ type h1client struct {
 	head h1Head
 	body h1Body
 	reqs map[string]*http.Request // per method, for http.ReadResponse
+	// lastByte is when the last response began (clock ns): a connection
+	// idle for longer than h1IdlePeek is peeked at before it is reused.
+	lastByte int64
 
 	// abort (from a context's AfterFunc) ends a blocked read or write by
 	// the connection's deadline; gen tells a stale AfterFunc from the
@@ -96,6 +99,12 @@ func (c *h1client) abort(g uint64) {
 
 var crlfcrlf = []byte("\r\n\r\n")
 
+// h1IdlePeek: a connection idle this long (think time, pacing) is checked
+// with a non-blocking peek before reuse, as net/http's background reader
+// would have found a close by then; back-to-back requests skip the
+// syscall, and a close found by the request itself is retried.
+const h1IdlePeek = int64(time.Millisecond)
+
 // exchange sends head and reads the response head, recording on trc the
 // moments net/http's transport reports: GetConn first; ConnectStart and
 // ConnectDone from the dialer itself (net's trace hooks travel in ctx, as
@@ -118,10 +127,10 @@ func (c *h1client) exchange(ctx context.Context, trc *tracer, method string, hea
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	if c.conn != nil && c.br.Buffered() > 0 {
-		c.closeConn() // bytes nobody asked for: net/http's reader would have closed it
-	}
 	trc.onGetConn(c.addr)
+	if c.conn != nil && (c.br.Buffered() > 0 || (trc.getConn.Load()-c.lastByte > h1IdlePeek && closedWhileIdle(c.conn))) {
+		c.closeConn() // closed, or bytes nobody asked for: net/http's reader would have dropped it
+	}
 	for {
 		reused := c.conn != nil
 		if !reused {
@@ -137,6 +146,7 @@ func (c *h1client) exchange(ctx context.Context, trc *tracer, method string, hea
 			n = 0
 			if _, err = c.br.Peek(1); err == nil {
 				trc.onFirstByte()
+				c.lastByte = trc.firstByte.Load()
 				break
 			}
 		}
