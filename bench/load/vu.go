@@ -16,9 +16,10 @@ type vuCounters struct {
 	requests, failed, iterations, interrupted atomic.Int64
 }
 
-// vu is one virtual user: its own transport (connection pool), tracer,
-// prepared requests and record buffer. Only its own goroutine uses it,
-// except the counters and the timeout callback.
+// vu is one virtual user: its own transport (connection pool) and lean
+// client, tracer, prepared requests and record buffer. Only its own
+// goroutine uses it, except the counters, the timeout callback and the
+// lean client's abort.
 type vu struct {
 	id  int
 	e   *engine
