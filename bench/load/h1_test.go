@@ -229,3 +229,25 @@ func TestLeanPhasesAsNetHTTP(t *testing.T) {
 		}
 	})
 }
+
+// TestLeanRedirectElsewhere: a redirect to another address leaves the
+// lean client's connection for the next iteration and follows through
+// net/http, whose connection is kept too: each VU connects once to each.
+func TestLeanRedirectElsewhere(t *testing.T) {
+	final, _ := scripted(t, answers("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n", false))
+	start, _ := scripted(t, answers("HTTP/1.1 302 Found\r\nLocation: "+final+"done\r\nContent-Length: 0\r\n\r\n", false))
+	cfg := &Config{URL: start, VUs: 2, Iterations: 5, Executor: PerVUIterations}
+	if !lean(t, cfg) {
+		t.Fatal("the lean client does not take the first hop")
+	}
+	res, reqs := runPoints(t, cfg)
+	connects := 0
+	for _, r := range reqs {
+		if r[mConnecting] > 0 {
+			connects++
+		}
+	}
+	if res.Requests != 20 || res.Statuses[302] != 10 || res.Statuses[200] != 10 || res.Failed != 0 || connects != 4 {
+		t.Errorf("%v, statuses %v, %d connects; want 10 × 302, 10 × 200, 4 connects (%v)", res, res.Statuses, connects, res.ErrorExamples)
+	}
+}
