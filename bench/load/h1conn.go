@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -53,10 +54,24 @@ type h1client struct {
 }
 
 // h1Source is the connection as the read buffer sees it: at most
-// h1HeadLimit bytes while heads are read, as net/http's readLimit.
+// h1HeadLimit bytes while heads are read, as net/http's readLimit; and
+// the request to write before the next read (head), written with that
+// read in one wait when the descriptor is at hand (rawSendRead).
 type h1Source struct {
-	c    net.Conn
-	left int64
+	c     net.Conn
+	raw   syscall.RawConn // nil: write and read through c
+	count *ioCount        // what c would count, for raw writes and reads
+	left  int64
+	head  []byte // to write before the next read; nil once written
+	wrote int    // bytes of head written
+
+	// rawSendRead's state, kept here so that its callback (step, a
+	// method value made once) allocates nothing per request.
+	step       func(fd uintptr) bool
+	p          []byte
+	sent       bool
+	n          int
+	rerr, werr error
 }
 
 func (s *h1Source) Read(p []byte) (int, error) {
@@ -66,13 +81,29 @@ func (s *h1Source) Read(p []byte) (int, error) {
 	if int64(len(p)) > s.left {
 		p = p[:s.left]
 	}
-	n, err := s.c.Read(p)
+	var n int
+	var err error
+	switch {
+	case s.head != nil && s.raw != nil:
+		n, err = s.rawSendRead(p)
+	case s.head != nil:
+		head := s.head
+		s.head = nil
+		if s.wrote, err = s.c.Write(head); err == nil {
+			n, err = s.c.Read(p)
+		}
+	default:
+		n, err = s.c.Read(p)
+	}
 	s.left -= int64(n)
 	return n, err
 }
 
-func newH1Client(addr string, dial dialFunc, noKeepAlive bool) *h1client {
-	return &h1client{addr: addr, dial: dial, noKeepAlive: noKeepAlive, reqs: map[string]*http.Request{}}
+func newH1Client(addr string, dial dialFunc, count *ioCount, noKeepAlive bool) *h1client {
+	c := &h1client{addr: addr, dial: dial, noKeepAlive: noKeepAlive, reqs: map[string]*http.Request{}}
+	c.src.count = count
+	c.src.step = c.src.rawStep
+	return c
 }
 
 // watch makes ctx's end abort the exchange in progress (a timeout cancels
@@ -128,7 +159,7 @@ func (c *h1client) exchange(ctx context.Context, trc *tracer, method string, hea
 		return nil, nil, err
 	}
 	trc.onGetConn(c.addr)
-	if c.conn != nil && (c.br.Buffered() > 0 || (trc.getConn.Load()-c.lastByte > h1IdlePeek && closedWhileIdle(c.conn))) {
+	if c.conn != nil && (c.br.Buffered() > 0 || (trc.getConn.Load()-c.lastByte > h1IdlePeek && c.src.closedWhileIdle())) {
 		c.closeConn() // closed, or bytes nobody asked for: net/http's reader would have dropped it
 	}
 	for {
@@ -141,17 +172,16 @@ func (c *h1client) exchange(ctx context.Context, trc *tracer, method string, hea
 		trc.onGotConn(httptrace.GotConnInfo{Conn: c.conn, Reused: reused})
 		trc.onWroteRequest(httptrace.WroteRequestInfo{})
 		c.src.left = h1HeadLimit
-		n, err := c.conn.Write(head)
+		c.src.head, c.src.wrote = head, 0 // written by the read below
+		_, err := c.br.Peek(1)
 		if err == nil {
-			n = 0
-			if _, err = c.br.Peek(1); err == nil {
-				trc.onFirstByte()
-				c.lastByte = trc.firstByte.Load()
-				break
-			}
+			trc.onFirstByte()
+			c.lastByte = trc.firstByte.Load()
+			break
 		}
 		c.closeConn()
-		if !reused || n > 0 || ctx.Err() != nil {
+		// A request written in part is not re-sent (net/http's rule).
+		if !reused || (c.src.wrote > 0 && c.src.wrote < len(head)) || ctx.Err() != nil {
 			return nil, nil, err
 		}
 		trc.retry()
@@ -208,7 +238,7 @@ func (c *h1client) connect(ctx context.Context) error {
 	c.mu.Lock()
 	c.conn = conn
 	c.mu.Unlock()
-	c.src.c = conn
+	c.src.c, c.src.raw = conn, rawOf(conn)
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(&c.src, 4096)
 	} else {

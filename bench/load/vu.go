@@ -63,7 +63,7 @@ func newVU(e *engine, id int) *vu {
 	dial := vuDialer(e.cfg, &v.io, e.dial)
 	v.tr = newTransport(e.cfg, dial)
 	if e.h1Addr != "" {
-		v.h1 = newH1Client(e.h1Addr, dial, e.cfg.NoConnectionReuse)
+		v.h1 = newH1Client(e.h1Addr, dial, &v.io, e.cfg.NoConnectionReuse)
 	}
 	v.timer = time.AfterFunc(time.Hour, v.onTimeout)
 	v.timer.Stop()
