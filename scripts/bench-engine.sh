@@ -17,7 +17,9 @@
 # (each round's two runs share the machine's load of the moment); the
 # load average is printed before and after. BEFORE=path/to/an/older/
 # middlebench adds that binary as one more tool ("before"), for a
-# before/after comparison in the same run.
+# before/after comparison in the same run; PEERS="before fortio" keeps
+# only those beside middlebench (more, shorter rounds pair better on a
+# busy machine).
 #
 #   CONNS=50 DUR=10s ROUNDS=3 MEM_REQUESTS=1000000 bash scripts/bench-engine.sh
 set -euo pipefail
@@ -53,11 +55,12 @@ URL="http://127.0.0.1:$PORT/"
 for _ in $(seq 50); do curl -fso /dev/null "$URL" && break; sleep 0.1; done
 SECS=${DUR%s}
 
-# run NAME ROUND CMD... : runs CMD under GNU time, keeps its output and peak RSS.
+# run NAME ROUND CMD... : runs CMD under GNU time, keeps its output, peak
+# RSS (KB) and CPU seconds (user, system) in NAME.ROUND.rss.
 run() {
 	local name=$1 round=$2
 	shift 2
-	/usr/bin/time -f '%M' -o "$OUT/$name.$round.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.$round.out" 2>&1 || true
+	/usr/bin/time -f '%M %U %S' -o "$OUT/$name.$round.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.$round.out" 2>&1 || true
 	sleep 1
 }
 
@@ -99,6 +102,9 @@ command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
 [ -x "$BIN/fortio" ] && TOOLS="$TOOLS fortio"
 [ -x "$BIN/hey" ] && TOOLS="$TOOLS hey"
 [ -x "$BIN/vegeta" ] && TOOLS="$TOOLS vegeta"
+if [ -n "${PEERS:-}" ]; then # e.g. PEERS="before fortio": only those beside middlebench
+	TOOLS="middlebench $(for t in $TOOLS; do case " $PEERS " in *" $t "*) echo "$t" ;; esac; done | xargs)"
+fi
 for round in $(seq "$ROUNDS"); do
 	echo "  round $round of $ROUNDS: $TOOLS"
 	for t in $TOOLS; do
@@ -114,15 +120,25 @@ for round in $(seq "$ROUNDS"); do
 done
 
 tool_rate() { for r in $(seq "$ROUNDS"); do rate "$1" "$r"; done | grep -E '^[0-9.]+$' | median; }
-tool_rss() { cat "$OUT/$1".*.rss 2>/dev/null | grep -E '^[0-9]+$' | sort -n | tail -1; }
+tool_rss() { awk '$1 ~ /^[0-9]+$/ {print $1}' "$OUT/$1".*.rss 2>/dev/null | sort -n | tail -1; }
+# cpu TOOL ROUND → the tool's CPU µs (user + system) per request in that
+# round: what its req/s costs the cores it shares with the origin, far
+# steadier than req/s on a busy machine.
+cpu() {
+	local r
+	r=$(rate "$1" "$2")
+	[ -n "$r" ] && awk -v r="$r" -v s="$SECS" '$1 ~ /^[0-9]+$/ && r > 0 { printf "%.2f\n", ($2 + $3) / (r * s) * 1e6 }' "$OUT/$1.$2.rss" 2>/dev/null
+}
+tool_cpu() { for r in $(seq "$ROUNDS"); do cpu "$1" "$r"; done | grep -E '^[0-9.]+$' | median; }
 
 base_rate=$(tool_rate middlebench)
 base_rss=$(tool_rss middlebench)
 echo
-printf '%-12s %12s %8s %14s %8s   (median of %d rounds; RSS: the largest)\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb' "$ROUNDS"
+base_cpu=$(tool_cpu middlebench)
+printf '%-12s %12s %8s %14s %8s %12s %8s   (medians of %d rounds; RSS: the largest)\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb' 'CPU µs/req' '/ mb' "$ROUNDS"
 for t in $TOOLS; do
-	awk -v t="$t" -v r="$(tool_rate "$t")" -v m="$(tool_rss "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" 'BEGIN {
-		printf "%-12s %12.0f %8.2f %14.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0) }'
+	awk -v t="$t" -v r="$(tool_rate "$t")" -v m="$(tool_rss "$t")" -v c="$(tool_cpu "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" -v bc="${base_cpu:-0}" 'BEGIN {
+		printf "%-12s %12.0f %8.2f %14.1f %8.2f %12.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0), c, (bc > 0 ? c / bc : 0) }'
 done
 
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after the runs"
@@ -134,13 +150,15 @@ if [ -x "$BIN/fortio" ]; then
 		m=$(rate middlebench "$r") f=$(rate fortio "$r")
 		if [ -n "$m" ] && [ -n "$f" ]; then
 			x=$(awk -v m="$m" -v f="$f" 'BEGIN { if (f > 0) printf "%.3f", m / f }')
-			[ -n "$x" ] && ratios="$ratios $x" && printf '  round %d: %.0f / %.0f = %s\n' "$r" "$m" "$f" "$x"
+			[ -n "$x" ] && ratios="$ratios $x" && printf '  round %d: %.0f / %.0f req/s = %s; CPU per request %s µs vs fortio %s µs\n' "$r" "$m" "$f" "$x" "$(cpu middlebench "$r")" "$(cpu fortio "$r")"
 		fi
 	done
 	med=$(for x in $ratios; do echo "$x"; done | median)
 	awk -v x="$med" 'BEGIN { printf "  median ratio %.3f: %s\n", x, (x >= 1.0 ? "target met" : "target NOT met") }'
+	awk -v m="$(tool_cpu middlebench)" -v f="$(tool_cpu fortio)" 'BEGIN { if (m > 0) printf "  CPU per request (medians): middlebench %.1f µs, fortio %.1f µs: middlebench uses %.2f× fortio'"'"'s\n", m, f, m / f }'
 fi
 
+[ "$MEM_REQUESTS" -gt 0 ] || exit 0
 echo
 echo "memory: middlebench over $MEM_REQUESTS requests ($CONNS VUs), RSS sampled every 0.25 s from /proc/PID/status"
 "$BIN/middlebench" load --vus "$CONNS" --iterations "$MEM_REQUESTS" --quiet --no-summary --results "$OUT/mem.json" "$URL" &
