@@ -142,8 +142,9 @@ const h1IdlePeek = int64(time.Millisecond)
 // they do from net/http); GotConn with the connection; WroteRequest once
 // the request is ready to go out (net/http calls it when the request is
 // in its 4 KiB write buffer, before the flush's write syscall, and a lean
-// head fits that buffer: renderHead); GotFirstResponseByte when the first
-// byte is in. A reused connection that the server closed meanwhile
+// head fits that buffer: renderHead; the write itself is made by the
+// first read, h1Source.Read); GotFirstResponseByte when the first byte is
+// in. A reused connection that the server closed meanwhile
 // (nothing written, or nothing read back) is replaced by a new one for the
 // same request, as net/http retries a replayable request; the tracer then
 // forgets the dead attempt but its GetConn, as if net/http's background
