@@ -12,7 +12,14 @@
 #
 # Each tool runs ROUNDS times, the tools interleaved, and its median
 # req/s and largest peak RSS are printed (the machine is shared: one run
-# alone says little).
+# alone says little). The issue's target, middlebench ≥ 1.0× fortio with
+# every phase traced, is judged on the median of the per-round ratios
+# (each round's two runs share the machine's load of the moment); the
+# load average is printed before and after. BEFORE=path/to/an/older/
+# middlebench adds that binary as one more tool ("before"), for a
+# before/after comparison in the same run; PEERS="before fortio" keeps
+# only those beside middlebench (more, shorter rounds pair better on a
+# busy machine).
 #
 #   CONNS=50 DUR=10s ROUNDS=3 MEM_REQUESTS=1000000 bash scripts/bench-engine.sh
 set -euo pipefail
@@ -48,18 +55,19 @@ URL="http://127.0.0.1:$PORT/"
 for _ in $(seq 50); do curl -fso /dev/null "$URL" && break; sleep 0.1; done
 SECS=${DUR%s}
 
-# run NAME ROUND CMD... : runs CMD under GNU time, keeps its output and peak RSS.
+# run NAME ROUND CMD... : runs CMD under GNU time, keeps its output, peak
+# RSS (KB) and CPU seconds (user, system) in NAME.ROUND.rss.
 run() {
 	local name=$1 round=$2
 	shift 2
-	/usr/bin/time -f '%M' -o "$OUT/$name.$round.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.$round.out" 2>&1 || true
+	/usr/bin/time -f '%M %U %S' -o "$OUT/$name.$round.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.$round.out" 2>&1 || true
 	sleep 1
 }
 
 rate() { # tool round → requests per second, from its own output
 	local f="$OUT/$1.$2.out"
 	case $1 in
-	middlebench) jq -r '.metrics.http_reqs.values.rate' "$OUT/middlebench.$2.json" 2>/dev/null ;;
+	middlebench | before) jq -r '.metrics.http_reqs.values.rate' "$OUT/$1.$2.json" 2>/dev/null ;;
 	wrk | hey) awk '/Requests\/sec/ {print $2}' "$f" ;;
 	vegeta) awk -F'[ ,]+' '/^Requests/ {print $(NF-1)}' "$f" ;;
 	fortio) awk '/All done/ {for (i = 1; i <= NF; i++) if ($i == "qps") print $(i-1)}' "$f" ;;
@@ -68,7 +76,8 @@ rate() { # tool round → requests per second, from its own output
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json
+rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json "$OUT"/before.*.json
+echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the runs"
 echo
 echo "acceptance: middlebench load (3 VUs, 5 s) against middlebench server --work 50ms"
 "$BIN/middlebench" server --work 50ms --listen 127.0.0.1:0 >"$OUT/server.out" 2>&1 &
@@ -88,15 +97,20 @@ jq -r --slurpfile srv "$OUT/accept-server.json" '
 echo
 echo "peers: $CONNS connections for $DUR each against $URL"
 TOOLS="middlebench"
+[ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ] && TOOLS="$TOOLS before"
 command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
 [ -x "$BIN/fortio" ] && TOOLS="$TOOLS fortio"
 [ -x "$BIN/hey" ] && TOOLS="$TOOLS hey"
 [ -x "$BIN/vegeta" ] && TOOLS="$TOOLS vegeta"
+if [ -n "${PEERS:-}" ]; then # e.g. PEERS="before fortio": only those beside middlebench
+	TOOLS="middlebench $(for t in $TOOLS; do case " $PEERS " in *" $t "*) echo "$t" ;; esac; done | xargs)"
+fi
 for round in $(seq "$ROUNDS"); do
 	echo "  round $round of $ROUNDS: $TOOLS"
 	for t in $TOOLS; do
 		case $t in
 		middlebench) run middlebench "$round" "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --results "$OUT/middlebench.$round.json" "$URL" ;;
+		before) run before "$round" "$BEFORE" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --results "$OUT/before.$round.json" "$URL" ;;
 		wrk) run wrk "$round" wrk -t2 -c"$CONNS" -d"$DUR" "$URL" ;;
 		fortio) run fortio "$round" "$BIN/fortio" load -quiet -c "$CONNS" -qps 0 -t "$DUR" "$URL" ;;
 		hey) run hey "$round" "$BIN/hey" -z "$DUR" -c "$CONNS" "$URL" ;;
@@ -106,17 +120,45 @@ for round in $(seq "$ROUNDS"); do
 done
 
 tool_rate() { for r in $(seq "$ROUNDS"); do rate "$1" "$r"; done | grep -E '^[0-9.]+$' | median; }
-tool_rss() { cat "$OUT/$1".*.rss 2>/dev/null | grep -E '^[0-9]+$' | sort -n | tail -1; }
+tool_rss() { awk '$1 ~ /^[0-9]+$/ {print $1}' "$OUT/$1".*.rss 2>/dev/null | sort -n | tail -1; }
+# cpu TOOL ROUND → the tool's CPU µs (user + system) per request in that
+# round: what its req/s costs the cores it shares with the origin, far
+# steadier than req/s on a busy machine.
+cpu() {
+	local r
+	r=$(rate "$1" "$2")
+	[ -n "$r" ] && awk -v r="$r" -v s="$SECS" '$1 ~ /^[0-9]+$/ && r > 0 { printf "%.2f\n", ($2 + $3) / (r * s) * 1e6 }' "$OUT/$1.$2.rss" 2>/dev/null
+}
+tool_cpu() { for r in $(seq "$ROUNDS"); do cpu "$1" "$r"; done | grep -E '^[0-9.]+$' | median; }
 
 base_rate=$(tool_rate middlebench)
 base_rss=$(tool_rss middlebench)
 echo
-printf '%-12s %12s %8s %14s %8s   (median of %d rounds; RSS: the largest)\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb' "$ROUNDS"
+base_cpu=$(tool_cpu middlebench)
+printf '%-12s %12s %8s %14s %8s %12s %8s   (medians of %d rounds; RSS: the largest)\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb' 'CPU µs/req' '/ mb' "$ROUNDS"
 for t in $TOOLS; do
-	awk -v t="$t" -v r="$(tool_rate "$t")" -v m="$(tool_rss "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" 'BEGIN {
-		printf "%-12s %12.0f %8.2f %14.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0) }'
+	awk -v t="$t" -v r="$(tool_rate "$t")" -v m="$(tool_rss "$t")" -v c="$(tool_cpu "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" -v bc="${base_cpu:-0}" 'BEGIN {
+		printf "%-12s %12.0f %8.2f %14.1f %8.2f %12.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0), c, (bc > 0 ? c / bc : 0) }'
 done
 
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after the runs"
+if [ -x "$BIN/fortio" ]; then
+	echo
+	echo "target: middlebench ≥ 1.0× fortio's req/s, every phase traced (per round: middlebench / fortio)"
+	ratios=""
+	for r in $(seq "$ROUNDS"); do
+		m=$(rate middlebench "$r") f=$(rate fortio "$r")
+		if [ -n "$m" ] && [ -n "$f" ]; then
+			x=$(awk -v m="$m" -v f="$f" 'BEGIN { if (f > 0) printf "%.3f", m / f }')
+			[ -n "$x" ] && ratios="$ratios $x" && printf '  round %d: %.0f / %.0f req/s = %s; CPU per request %s µs vs fortio %s µs\n' "$r" "$m" "$f" "$x" "$(cpu middlebench "$r")" "$(cpu fortio "$r")"
+		fi
+	done
+	med=$(for x in $ratios; do echo "$x"; done | median)
+	awk -v x="$med" 'BEGIN { printf "  median ratio %.3f: %s\n", x, (x >= 1.0 ? "target met" : "target NOT met") }'
+	awk -v m="$(tool_cpu middlebench)" -v f="$(tool_cpu fortio)" 'BEGIN { if (m > 0) printf "  CPU per request (medians): middlebench %.1f µs, fortio %.1f µs: middlebench uses %.2f× fortio'"'"'s\n", m, f, m / f }'
+fi
+
+[ "$MEM_REQUESTS" -gt 0 ] || exit 0
 echo
 echo "memory: middlebench over $MEM_REQUESTS requests ($CONNS VUs), RSS sampled every 0.25 s from /proc/PID/status"
 "$BIN/middlebench" load --vus "$CONNS" --iterations "$MEM_REQUESTS" --quiet --no-summary --results "$OUT/mem.json" "$URL" &

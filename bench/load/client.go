@@ -35,17 +35,15 @@ func (c *countingConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// newTransport builds one VU's transport, configured as k6 configures a
-// VU's: its own connection pool (one keep-alive connection per VU unless
-// noConnectionReuse), no transparent compression (compression is asked and
-// decoded by the engine, so receiving includes decompression), HTTP/2 when
-// TLS offers it, no TLS session cache (each new connection does a full
-// handshake, as k6's), and a dialer that counts bytes. dial, if set,
-// replaces the net.Dialer (under the same timeout).
-func newTransport(cfg *Config, count *ioCount, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
-	dialer := &net.Dialer{Timeout: cfg.timeout(), KeepAlive: 30 * time.Second}
+// dialFunc dials a VU's connections.
+type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// vuDialer is how a VU dials, through net/http or the lean client: a
+// net.Dialer with the request timeout and 30 s keep-alive, or dial (from
+// Options.Dial) under the same timeout; either counts bytes into count.
+func vuDialer(cfg *Config, count *ioCount, dial dialFunc) dialFunc {
 	if dial == nil {
-		dial = dialer.DialContext
+		dial = (&net.Dialer{Timeout: cfg.timeout(), KeepAlive: 30 * time.Second}).DialContext
 	} else {
 		inner := dial
 		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -54,14 +52,24 @@ func newTransport(cfg *Config, count *ioCount, dial func(ctx context.Context, ne
 			return inner(ctx, network, addr)
 		}
 	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countingConn{Conn: c, c: count}, nil
+	}
+}
+
+// newTransport builds one VU's transport, configured as k6 configures a
+// VU's: its own connection pool (one keep-alive connection per VU unless
+// noConnectionReuse), no transparent compression (compression is asked and
+// decoded by the engine, so receiving includes decompression), HTTP/2 when
+// TLS offers it, no TLS session cache (each new connection does a full
+// handshake, as k6's), and dial (vuDialer).
+func newTransport(cfg *Config, dial dialFunc) *http.Transport {
 	return &http.Transport{
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dial(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			return &countingConn{Conn: c, c: count}, nil
-		},
+		DialContext: dial,
 		TLSClientConfig: &tls.Config{
 			InsecureSkipVerify: cfg.InsecureSkipTLSVerify, //nolint:gosec // the user asked for it, as k6's option
 			MinVersion:         tls.VersionTLS12,

@@ -23,6 +23,10 @@ type engine struct {
 	debug        *httpDebug                                                        // nil unless --http-debug
 	dial         func(ctx context.Context, network, addr string) (net.Conn, error) // Options.Dial
 	observer     Observer
+	// h1Addr is where the lean client sends every request (mix.h1Addr);
+	// "" when net/http sends them (and under --http-debug, whose dumps are
+	// net/http's).
+	h1Addr string
 
 	mu     sync.Mutex
 	vus    []*vu

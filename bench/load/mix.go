@@ -19,6 +19,22 @@ type target struct {
 	header   http.Header // read-only once built
 	bodySize int64
 	cum      float64 // cumulative weight, for picking
+	h1head   []byte  // the lean client's request head; nil: net/http sends it (renderHead)
+}
+
+// h1Addr returns the one address every request of the mix goes to when
+// the lean client can send them all, else "" (one VU, one connection pool:
+// a mix split between two clients would open two connections where k6
+// opens one).
+func (m *mix) h1Addr() string {
+	addr := ""
+	for _, t := range m.targets {
+		if t.h1head == nil || (addr != "" && h1Addr(t.u) != addr) {
+			return ""
+		}
+		addr = h1Addr(t.u)
+	}
+	return addr
 }
 
 // mix is the weighted set of requests; pick is a binary search.
@@ -62,7 +78,15 @@ func newMix(cfg *Config) (*mix, error) {
 			name = r.Name
 		}
 		m.total += w
-		m.targets = append(m.targets, &target{idx: i, name: name, url: name, method: method, u: u, header: h, bodySize: r.BodySize.Bytes(), cum: m.total})
+		t := &target{idx: i, name: name, url: name, method: method, u: u, header: h, bodySize: r.BodySize.Bytes(), cum: m.total}
+		if t.bodySize == 0 {
+			host := u.Host
+			if hv := h.Get("Host"); hv != "" {
+				host = hv
+			}
+			t.h1head, _ = renderHead(method, u, host, h, cfg.NoConnectionReuse)
+		}
+		m.targets = append(m.targets, t)
 	}
 	return m, nil
 }

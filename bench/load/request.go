@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 )
 
@@ -49,11 +50,20 @@ func (v *vu) withBody(r *http.Request, n int64) *http.Request {
 // when ctx ended it (the iteration is interrupted).
 func (v *vu) request(ctx context.Context, t *target) bool {
 	v.bind(ctx)
+	if v.h1 != nil {
+		return v.requestH1(ctx, t)
+	}
 	req := v.reqs[t.idx]
 	if t.bodySize > 0 {
 		req = v.withBody(req, t.bodySize)
 	}
-	for hop := 0; ; hop++ {
+	return v.follow(ctx, t, req, 0)
+}
+
+// follow sends req, hop hop of a redirect chain, through net/http and
+// follows its redirects.
+func (v *vu) follow(ctx context.Context, t *target, req *http.Request, hop int) bool {
+	for ; ; hop++ {
 		resp, ok := v.roundTrip(ctx, t, req)
 		if !ok {
 			return false
@@ -69,8 +79,8 @@ func (v *vu) request(ctx context.Context, t *target) bool {
 	}
 }
 
-// roundTrip does one exchange and records it. It returns the response
-// (body already read and closed) when a redirect may follow.
+// roundTrip does one exchange through net/http and records it. It returns
+// the response (body already read and closed) when a redirect may follow.
 func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http.Response, bool) {
 	var debugID string
 	if v.e.debug != nil {
@@ -82,16 +92,9 @@ func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http
 	var r record
 	r.kind, r.target = kindRequest, uint16(t.idx)
 	if err == nil {
-		r.status = uint16(resp.StatusCode)
-		r.proto = uint8(resp.ProtoMajor*10 + resp.ProtoMinor)
+		v.noteResponse(&r, resp.StatusCode, uint8(resp.ProtoMajor*10+resp.ProtoMinor), resp.Header["Server-Timing"])
 		if resp.TLS != nil {
 			r.tlsVersion = resp.TLS.Version
-		}
-		if ms, ok := serverTiming(resp.Header["Server-Timing"], v.e.serverMetric); ok {
-			r.hasServer, r.server = true, int64(ms*1e6+0.5)
-		}
-		if ms, ok := serverTiming(resp.Header["Server-Timing"], serverQueueTiming); ok {
-			r.hasQueue, r.queue = true, int64(ms*1e6+0.5)
 		}
 		if v.e.debug != nil {
 			body := v.debugResponse(resp, debugID)
@@ -101,6 +104,32 @@ func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http
 			err = v.readBody(resp)
 		}
 	}
+	if !v.finish(ctx, &r, err) {
+		return nil, false
+	}
+	if err != nil {
+		resp = nil
+	}
+	return resp, true
+}
+
+// noteResponse records a response head's status, protocol and
+// Server-Timing entries.
+func (v *vu) noteResponse(r *record, status int, proto uint8, serverTimings []string) {
+	r.status, r.proto = uint16(status), proto
+	if ms, ok := serverTiming(serverTimings, v.e.serverMetric); ok {
+		r.hasServer, r.server = true, int64(ms*1e6+0.5)
+	}
+	if ms, ok := serverTiming(serverTimings, serverQueueTiming); ok {
+		r.hasQueue, r.queue = true, int64(ms*1e6+0.5)
+	}
+}
+
+// finish ends a request (err: how it failed): it stops the timeout, takes
+// the phases at this moment (the body read), classifies an error and
+// hands the record over. It reports false when ctx ended the request,
+// which is then not recorded (the iteration is interrupted).
+func (v *vu) finish(ctx context.Context, r *record, err error) bool {
 	end := v.e.clk.now()
 	timedOut := !v.timer.Stop()
 	if timedOut {
@@ -112,14 +141,13 @@ func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http
 	if err != nil {
 		if ctx.Err() != nil {
 			v.invalidate()
-			return nil, false
+			return false
 		}
 		if timedOut {
 			err = fmt.Errorf("%w: %w", errTimeout, err)
 		}
-		v.recordError(&r, err)
+		v.recordError(r, err)
 		v.invalidate()
-		resp = nil
 	} else if !r.ph.wrote {
 		v.invalidate() // WroteRequest may still come: keep it off the next request's tracer
 	}
@@ -127,13 +155,13 @@ func (v *vu) roundTrip(ctx context.Context, t *target, req *http.Request) (*http
 	if r.code == 0 && r.status >= 400 {
 		r.code = 1000 + r.status
 	}
-	v.em.emit(&r)
-	v.observe(&r)
+	v.em.emit(r)
+	v.observe(r)
 	v.ctr.requests.Add(1)
 	if r.failed {
 		v.ctr.failed.Add(1)
 	}
-	return resp, true
+	return true
 }
 
 func (v *vu) recordError(r *record, err error) {
@@ -144,32 +172,37 @@ func (v *vu) recordError(r *record, err error) {
 	}
 }
 
-// readBody reads the body to its end (through gzip when the engine asked
-// for compression and the server used it) and closes it.
+// readBody reads the body to its end (drain) and closes it.
 func (v *vu) readBody(resp *http.Response) error {
-	var body io.Reader = resp.Body
-	if v.e.cfg.Compress && hasGzip(resp.Header["Content-Encoding"]) {
-		gz, err := v.gunzip(resp.Body)
+	err := v.drain(resp.Body, v.e.cfg.Compress && hasGzip(resp.Header["Content-Encoding"]))
+	if cerr := resp.Body.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// drain reads body to its end, through gzip when the engine asked for
+// compression and the server used it (gz).
+func (v *vu) drain(body io.Reader, gz bool) error {
+	if gz {
+		r, err := v.gunzip(body)
 		if err != nil {
-			resp.Body.Close()
 			return err
 		}
-		body = gz
+		body = r
 	}
 	for {
 		_, err := body.Read(v.buf)
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			resp.Body.Close()
 			if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
 				return fmt.Errorf("%w: %w", errDecompress, err)
 			}
 			return err
 		}
 	}
-	return resp.Body.Close()
 }
 
 func hasGzip(values []string) bool {
@@ -197,40 +230,58 @@ func (v *vu) gunzip(r io.Reader) (io.Reader, error) {
 	return v.gz, nil
 }
 
-// redirect returns the next hop's request, or nil when resp is not a
-// redirect to follow. 301/302/303 turn into a GET without body, 307/308
-// keep the method and body (as net/http's client does).
-func (v *vu) redirect(req *http.Request, resp *http.Response) *http.Request {
-	switch resp.StatusCode {
+// redirectTo returns the method and URL of the hop that follows a
+// response with status and Location loc to a method request for base; ok
+// is false when there is none to follow. 301/302/303 turn into a GET
+// without body (keepBody false), 307/308 keep the method and body, as
+// net/http's client does.
+func redirectTo(method string, base *url.URL, status int, loc string) (next string, u *url.URL, keepBody, ok bool) {
+	switch status {
 	case 301, 302, 303, 307, 308:
 	default:
-		return nil
+		return "", nil, false, false
 	}
-	loc := resp.Header.Get("Location")
-	if loc == "" || v.reqCtx == nil {
-		return nil
+	if loc == "" {
+		return "", nil, false, false
 	}
-	u, err := req.URL.Parse(loc)
+	u, err := base.Parse(loc)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", nil, false, false
+	}
+	if status <= 303 && method != http.MethodHead {
+		return http.MethodGet, u, false, true
+	}
+	return method, u, true, true
+}
+
+// redirect returns the next hop's request, or nil when resp is not a
+// redirect to follow (redirectTo).
+func (v *vu) redirect(req *http.Request, resp *http.Response) *http.Request {
+	method, u, keepBody, ok := redirectTo(req.Method, req.URL, resp.StatusCode, resp.Header.Get("Location"))
+	if !ok || v.reqCtx == nil {
 		return nil
 	}
-	method, body := req.Method, req.GetBody
-	if resp.StatusCode <= 303 && method != http.MethodHead {
-		method, body = http.MethodGet, nil
+	next := v.hopRequest(method, u, req.Header)
+	if next == nil || !keepBody || req.GetBody == nil {
+		return next
 	}
+	b, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	next.Body, next.GetBody, next.ContentLength = b, req.GetBody, req.ContentLength
+	return next
+}
+
+// hopRequest is a redirect hop's request for net/http, with the headers
+// of the chain's first request.
+func (v *vu) hopRequest(method string, u *url.URL, header http.Header) *http.Request {
 	next, err := http.NewRequestWithContext(v.reqCtx, method, u.String(), nil)
 	if err != nil {
 		return nil
 	}
-	for k, vs := range req.Header {
+	for k, vs := range header {
 		next.Header[k] = vs
-	}
-	if body != nil {
-		b, err := body()
-		if err != nil {
-			return nil
-		}
-		next.Body, next.GetBody, next.ContentLength = b, body, req.ContentLength
 	}
 	return next
 }

@@ -39,6 +39,9 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Observer, if set, sees each finished request (see observer.go).
 	Observer Observer
+	// netHTTPOnly sends every request through net/http (tests compare the
+	// lean client with it).
+	netHTTPOnly bool
 }
 
 // Progress is a live view of a running test.
@@ -133,8 +136,12 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	}
 	var es engines
 	for i, s := range scs {
-		es = append(es, &engine{scen: uint8(i), cfg: s.cfg, mix: s.mix, out: out, batches: pool, clk: clk,
-			bodyBlock: body, serverMetric: s.cfg.serverTimingMetric(), debug: debug, dial: opts.Dial, observer: opts.Observer})
+		e := &engine{scen: uint8(i), cfg: s.cfg, mix: s.mix, out: out, batches: pool, clk: clk,
+			bodyBlock: body, serverMetric: s.cfg.serverTimingMetric(), debug: debug, dial: opts.Dial, observer: opts.Observer}
+		if debug == nil && !opts.netHTTPOnly {
+			e.h1Addr = s.mix.h1Addr()
+		}
+		es = append(es, e)
 	}
 	var jout *jsonOutput
 	if opts.JSON != nil || opts.CSV != nil {

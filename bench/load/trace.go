@@ -61,6 +61,14 @@ func (t *tracer) reset() {
 	t.reused.Store(false)
 }
 
+// retry forgets an attempt on a dead keep-alive connection but its
+// GetConn (the lean client's retry, h1client.exchange).
+func (t *tracer) retry() {
+	getConn := t.getConn.Load()
+	t.reset()
+	t.getConn.Store(getConn)
+}
+
 func (t *tracer) onGetConn(string)              { t.getConn.Store(t.clk.now()) }
 func (t *tracer) onConnectStart(string, string) { t.connectStart.CompareAndSwap(0, t.clk.now()) }
 func (t *tracer) onTLSStart()                   { t.tlsStart.CompareAndSwap(0, t.clk.now()) }

@@ -16,13 +16,15 @@ type vuCounters struct {
 	requests, failed, iterations, interrupted atomic.Int64
 }
 
-// vu is one virtual user: its own transport (connection pool), tracer,
-// prepared requests and record buffer. Only its own goroutine uses it,
-// except the counters and the timeout callback.
+// vu is one virtual user: its own transport (connection pool) and lean
+// client, tracer, prepared requests and record buffer. Only its own
+// goroutine uses it, except the counters, the timeout callback and the
+// lean client's abort.
 type vu struct {
 	id  int
 	e   *engine
 	tr  *http.Transport
+	h1  *h1client // nil unless the engine's requests all go through the lean client
 	io  ioCount
 	trc *tracer
 	rng *rand.Rand
@@ -58,7 +60,11 @@ func newVU(e *engine, id int) *vu {
 		fired:    make(chan struct{}, 1),
 		firstErr: map[uint16]string{},
 	}
-	v.tr = newTransport(e.cfg, &v.io, e.dial)
+	dial := vuDialer(e.cfg, &v.io, e.dial)
+	v.tr = newTransport(e.cfg, dial)
+	if e.h1Addr != "" {
+		v.h1 = newH1Client(e.h1Addr, dial, &v.io, e.cfg.NoConnectionReuse)
+	}
 	v.timer = time.AfterFunc(time.Hour, v.onTimeout)
 	v.timer.Stop()
 	v.sleeper = time.NewTimer(time.Hour)
@@ -89,6 +95,9 @@ func (v *vu) bind(parent context.Context) {
 	ctx, cancel := context.WithCancel(parent)
 	v.reqCtx, v.reqCancel = ctx, cancel
 	v.mu.Unlock()
+	if v.h1 != nil {
+		v.h1.watch(ctx)
+	}
 	traced := contextWithTrace(ctx, v.trc)
 	v.reqCtx = traced
 	v.reqs = v.reqs[:0]
@@ -120,6 +129,9 @@ func (v *vu) iterate(ctx context.Context) bool {
 	}
 	if v.e.cfg.NoVUConnectionReuse {
 		v.tr.CloseIdleConnections()
+		if v.h1 != nil {
+			v.h1.closeConn()
+		}
 	}
 	end := v.e.clk.now()
 	r := record{kind: kindIteration, end: end, iterDur: end - start, interrupted: !ok,
@@ -156,5 +168,8 @@ func (v *vu) close() {
 	v.mu.Unlock()
 	v.timer.Stop()
 	v.tr.CloseIdleConnections()
+	if v.h1 != nil {
+		v.h1.close()
+	}
 	v.em.flush()
 }
