@@ -11,7 +11,10 @@ import (
 
 // lineWriter hands its writer complete lines only, in chunks of about
 // 256 KiB: a reader of a stream cut at any moment (kill -9) finds whole
-// lines, at worst without the last chunk.
+// lines, at worst without the last chunk — or with its first pages only,
+// since the kernel ends a file write between pages once SIGKILL is
+// pending; the analyzer reads such a cut last line as what a killed run
+// leaves.
 type lineWriter struct {
 	w   io.Writer
 	buf []byte
