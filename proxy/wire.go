@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"time"
 
@@ -40,6 +41,16 @@ func (p *Path) startWire(ctx context.Context) (func(func() error) error, string,
 // wireDropped writes a ledger entry for each packet the wire drops.
 func (p *Path) wireDropped(dir string, why wire.Drop, size int, at time.Time) {
 	p.wireLedger.add(LedgerEntry{Time: at, Box: "wire", Stage: "wire", Action: ActRejected, Bytes: int64(size), Note: dir + ": " + why.String()})
+}
+
+// printWire says, for `middlebench proxy`, where the wire is and how to
+// load through it: from the generator namespace.
+func printWire(out io.Writer, p *Path) {
+	if p.wire == nil {
+		return
+	}
+	fmt.Fprintf(out, "wire %s ⇄ %s: %s\n", p.wire.Gen().Name(), p.wire.Srv().Name(), p.wire.Config())
+	fmt.Fprintf(out, "load from the generator namespace: %s\n", p.wire.ExecCommand("k6", "run", "-e", "TARGET="+p.URL(), "script.js"))
 }
 
 // Wire is the path's wire, or nil.
