@@ -23,7 +23,25 @@ func wireDial(t target) func(ctx context.Context, network, addr string) (net.Con
 	if wt, ok := t.(wired); ok && wt.wire() != nil {
 		return wt.wire().Gen().DialContext
 	}
+	if ct, ok := t.(*childTarget); ok && ct.info.Gen != "" {
+		return dialFrom(ct.info.Gen)
+	}
 	return nil
+}
+
+// dialFrom dials from the generator namespace of a wire an isolated
+// experiment's serving child made (it said its name): the namespace is
+// opened for each dial, and released after, so that nothing outlives the
+// run (opening costs a system call, before the connect's clock starts).
+func dialFrom(gen string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		ns, err := wire.OpenNamespace(gen)
+		if err != nil {
+			return nil, err
+		}
+		defer ns.Close()
+		return ns.DialContext(ctx, network, addr)
+	}
 }
 
 func (t *localTarget) wire() *wire.Wire {

@@ -276,7 +276,38 @@ func pairName() string {
 // SCHED_FIFO, so that a releaser wakes at its deadline even when other
 // processes keep every CPU busy; it reports whether it could. The thread
 // only ever spins for spinBelow, and the kernel's RT throttling bounds it.
-func realtime() bool {
-	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 10}
-	return unix.SchedSetAttr(0, &attr, 0) == nil
+//
+// Not on a single CPU: there a SCHED_FIFO thread that waits for one that
+// is not (or for another of the runtime's) never lets it run (measured:
+// a line process pinned to one CPU stopped moving packets).
+func realtime() bool { return setRealtime(0) }
+
+// rtPriority is low among real-time priorities: above every normal
+// thread, below the kernel's own real-time threads.
+const rtPriority = 10
+
+func setRealtime(tid int) bool {
+	var cpus unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &cpus); err != nil || cpus.Count() < 2 {
+		return false
+	}
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: rtPriority}
+	return unix.SchedSetAttr(tid, &attr, 0) == nil
 }
+
+// OpenNamespace opens the namespace of a wire another process made (an
+// isolated experiment's serving child), by name, to dial from it; Close
+// releases it (the wire stays its maker's).
+func OpenNamespace(name string) (*Namespace, error) {
+	if !strings.HasPrefix(name, Prefix) {
+		return nil, fmt.Errorf("wire: %q is not a wire's namespace (%s…)", name, Prefix)
+	}
+	h, err := netns.GetFromName(name)
+	if err != nil {
+		return nil, fmt.Errorf("wire: open namespace %s: %w", name, err)
+	}
+	return &Namespace{name: name, h: h}, nil
+}
+
+// Close releases an opened namespace's handle.
+func (n *Namespace) Close() error { return n.h.Close() }

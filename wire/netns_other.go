@@ -76,3 +76,9 @@ type procStats struct {
 
 // ServeLineProcess is never asked for off Linux.
 func ServeLineProcess() (bool, error) { return false, nil }
+
+// OpenNamespace is unavailable off Linux.
+func OpenNamespace(string) (*Namespace, error) { return nil, checkAvailable() }
+
+// Close has nothing to release off Linux.
+func (n *Namespace) Close() error { return nil }
