@@ -119,6 +119,7 @@ func TestConnectPaysTheRoundTrip(t *testing.T) {
 			})
 		}
 	}
+	realtimeWhile(t) // as TestTLSHandshakeRoundTrips: other processes' load is not the wire's
 	base := connects(startWire(t, Config{}, Options{}))
 	w := startWire(t, Config{Link: Link{Latency: ms(20)}}, Options{})
 	far := connects(w)
