@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -64,11 +65,17 @@ func (n *Namespace) ListenPacket(network, addr string) (net.PacketConn, error) {
 	return pc, err
 }
 
-// DialContext dials from the namespace. net.Dialer creates the socket on
-// the calling thread, so the whole dial runs on the switched thread (a
-// Control hook would run after the socket exists, too late); the thread is
-// held for the connect only.
+// DialContext dials from the namespace. An IPv4 TCP address (the wire's
+// own) is dialed by dialTCP4: the socket is made on a switched thread, the
+// connect runs on the caller's goroutine. Anything else runs the whole
+// dial on the switched thread (net.Dialer creates the socket on the
+// calling thread, and a Control hook would run after it exists, too late).
 func (n *Namespace) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if network == "tcp" || network == "tcp4" {
+		if ap, err := netip.ParseAddrPort(addr); err == nil && ap.Addr().Is4() {
+			return n.dialTCP4(ctx, network, ap)
+		}
+	}
 	var c net.Conn
 	err := n.Do(func() (err error) {
 		var d net.Dialer
