@@ -30,17 +30,11 @@ func (n *Namespace) dialTCP4(ctx context.Context, network string, ap netip.AddrP
 	}); err != nil {
 		return nil, opErr(os.NewSyscallError("socket", err))
 	}
-	f := os.NewFile(uintptr(fd), "tcp") // pollable: the fd is non-blocking
-	defer f.Close()                     // net.FileConn keeps its own copy
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.ConnectStart != nil {
 		trace.ConnectStart(network, ap.String())
 	}
-	err := connect(ctx, f, fd, ap)
-	var c net.Conn
-	if err == nil {
-		c, err = net.FileConn(f)
-	}
+	c, err := connect(ctx, fd, ap)
 	if trace != nil && trace.ConnectDone != nil {
 		trace.ConnectDone(network, ap.String(), err)
 	}
@@ -54,16 +48,29 @@ func (n *Namespace) dialTCP4(ctx context.Context, network string, ap netip.AddrP
 }
 
 // connect starts a non-blocking connect and waits, on the poller, until
-// it is done or ctx ends.
-func connect(ctx context.Context, f *os.File, fd int, ap netip.AddrPort) error {
+// it is done or ctx ends; it owns fd. The fd goes to the poller only once
+// the connect is under way: registered before, a socket not yet connected
+// reports itself writable (hung up) at once.
+func connect(ctx context.Context, fd int, ap netip.AddrPort) (net.Conn, error) {
 	sa := &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
 	err := unix.Connect(fd, sa)
-	if err == nil {
-		return nil
+	if err != nil && !errors.Is(err, unix.EINPROGRESS) && !errors.Is(err, unix.EINTR) {
+		unix.Close(fd)
+		return nil, os.NewSyscallError("connect", err)
 	}
-	if !errors.Is(err, unix.EINPROGRESS) && !errors.Is(err, unix.EINTR) {
-		return os.NewSyscallError("connect", err)
+	f := os.NewFile(uintptr(fd), "tcp") // pollable: the fd is non-blocking
+	defer f.Close()                     // net.FileConn keeps its own copy
+	if err != nil {
+		if err := waitConnected(ctx, f, fd); err != nil {
+			return nil, err
+		}
 	}
+	return net.FileConn(f)
+}
+
+// waitConnected waits until the connect in progress on fd is done, as
+// net's own dial does: writable, then SO_ERROR, then a peer to confirm.
+func waitConnected(ctx context.Context, f *os.File, fd int) error {
 	if d, ok := ctx.Deadline(); ok {
 		_ = f.SetWriteDeadline(d)
 	}
@@ -73,19 +80,24 @@ func connect(ctx context.Context, f *os.File, fd int, ap netip.AddrPort) error {
 	if err != nil {
 		return err
 	}
-	var soErr int
-	var gerr error
-	first := true
+	var cerr error
 	werr := rc.Write(func(uintptr) bool {
-		if first { // the first call comes before the wait
-			first = false
+		soErr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		switch e := unix.Errno(soErr); {
+		case err != nil:
+			cerr = os.NewSyscallError("getsockopt", err)
+		case e == unix.EINPROGRESS || e == unix.EALREADY || e == unix.EINTR:
 			return false
+		case e != 0:
+			cerr = os.NewSyscallError("connect", e)
+		default:
+			if _, err := unix.Getpeername(fd); err != nil {
+				return false // not connected yet: wait again
+			}
 		}
-		soErr, gerr = unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
 		return true
 	})
-	switch {
-	case werr != nil:
+	if werr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -93,10 +105,6 @@ func connect(ctx context.Context, f *os.File, fd int, ap netip.AddrPort) error {
 			return context.DeadlineExceeded // the fd's deadline, ctx's timer not yet run
 		}
 		return werr
-	case gerr != nil:
-		return os.NewSyscallError("getsockopt", gerr)
-	case soErr != 0:
-		return os.NewSyscallError("connect", unix.Errno(soErr))
 	}
-	return nil
+	return cerr
 }
