@@ -159,12 +159,14 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Wire, error) {
 		}
 	}
 	if lineProcessEnabled() && !opts.InProcess {
-		w.remote, err = startLineProcess(cfg, opts, w.tuns)
-		if err != nil {
-			w.closeSides()
-			return nil, fmt.Errorf("wire: %w", err)
+		if w.remote, err = startLineProcess(cfg, opts, w.tuns); err != nil {
+			// The wire still works in this process, with less precise
+			// releases under load: say so and go on.
+			fmt.Fprintf(log, "wire: %v; moving packets in this process instead\n", err)
+			w.remote = nil
 		}
-	} else {
+	}
+	if w.remote == nil {
 		// Each of the four line threads waits in a system call and, woken,
 		// needs a P to run: without spare ones a waking thread queues behind
 		// the process's busy goroutines (measured: releases 100+ ms late
