@@ -9,11 +9,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/wire"
 )
 
-// TestMain lets this test binary be the harness's serving child, as
-// middlebench's main does.
+// TestMain lets this test binary be the harness's serving child and a
+// wire's delay line process, as middlebench's main does.
 func TestMain(m *testing.M) {
+	if line, err := wire.ServeLineProcess(); line {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	wire.EnableLineProcess()
 	if child, err := ServeChild(context.Background(), os.Stdin, os.Stdout); child {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

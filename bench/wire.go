@@ -2,7 +2,10 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"net"
+
+	"github.com/middlebench/middlebench/proxy"
 
 	"github.com/middlebench/middlebench/wire"
 )
@@ -20,7 +23,25 @@ func wireDial(t target) func(ctx context.Context, network, addr string) (net.Con
 	if wt, ok := t.(wired); ok && wt.wire() != nil {
 		return wt.wire().Gen().DialContext
 	}
+	if ct, ok := t.(*childTarget); ok && ct.info.Gen != "" {
+		return dialFrom(ct.info.Gen)
+	}
 	return nil
+}
+
+// dialFrom dials from the generator namespace of a wire an isolated
+// experiment's serving child made (it said its name): the namespace is
+// opened for each dial, and released after, so that nothing outlives the
+// run (opening costs a system call, before the connect's clock starts).
+func dialFrom(gen string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		ns, err := wire.OpenNamespace(gen)
+		if err != nil {
+			return nil, err
+		}
+		defer ns.Close()
+		return ns.DialContext(ctx, network, addr)
+	}
 }
 
 func (t *localTarget) wire() *wire.Wire {
@@ -36,4 +57,30 @@ func (t *localTarget) genNamespace() string {
 		return w.Gen().Name()
 	}
 	return ""
+}
+
+// SetWire puts the wire c in front of the first box of every path the
+// experiment's runs go through (middlebench run --wire), replacing any the
+// YAML gives. A run straight at the server keeps no wire; an experiment
+// without any path has nowhere to put one.
+func (e *Experiment) SetWire(c wire.Config) error {
+	set := 0
+	for _, p := range append([]*proxy.PathConfig{e.Path}, runPaths(e)...) {
+		if p != nil {
+			p.Wire = &c
+			set++
+		}
+	}
+	if set == 0 {
+		return fmt.Errorf("--wire: %s has no path: a wire sits in front of a path's first box", e.File)
+	}
+	return nil
+}
+
+func runPaths(e *Experiment) []*proxy.PathConfig {
+	var ps []*proxy.PathConfig
+	for i := range e.Runs {
+		ps = append(ps, e.Runs[i].Path)
+	}
+	return ps
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/strictyaml"
+	"github.com/middlebench/middlebench/wire"
 	"gopkg.in/yaml.v3"
 )
 
@@ -26,9 +27,10 @@ type RunOptions struct {
 	LedgerFile   string   // overrides the file's
 	LedgerHeader bool     // turns ledgerHeader on
 	Duration     time.Duration
-	AllowRemote  bool      // let boxes and admin listen beyond loopback
-	Limits       BoxLimits // for every box, where its config leaves a limit out
-	Out          io.Writer // where the addresses and the shutdown summary go
+	AllowRemote  bool         // let boxes and admin listen beyond loopback
+	Limits       BoxLimits    // for every box, where its config leaves a limit out
+	Wire         *wire.Config // a wire in front of the first box (overrides the file's)
+	Out          io.Writer    // where the addresses and the shutdown summary go
 
 	Started func(*Path) // if set, called once the path listens (the live dashboard reads its counters)
 }
@@ -95,6 +97,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.Admin != "" {
 		cfg.Admin = o.Admin
 	}
+	if o.Wire != nil {
+		cfg.Wire = o.Wire
+	}
 	if o.Seed != 0 {
 		cfg.Seed = o.Seed
 	}
@@ -128,6 +133,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		fmt.Fprintf(out, "admin: %s/stats  %s/metrics  %s/ledger\n", a, a, a)
 	}
 	fmt.Fprintf(out, "entry: %s\n", p.URL())
+	printWire(out, p)
 	<-ctx.Done()
 	return p.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"time"
 
@@ -42,6 +43,16 @@ func (p *Path) wireDropped(dir string, why wire.Drop, size int, at time.Time) {
 	p.wireLedger.add(LedgerEntry{Time: at, Box: "wire", Stage: "wire", Action: ActRejected, Bytes: int64(size), Note: dir + ": " + why.String()})
 }
 
+// printWire says, for `middlebench proxy`, where the wire is and how to
+// load through it: from the generator namespace.
+func printWire(out io.Writer, p *Path) {
+	if p.wire == nil {
+		return
+	}
+	fmt.Fprintf(out, "wire %s ⇄ %s: %s\n", p.wire.Gen().Name(), p.wire.Srv().Name(), p.wire.Config())
+	fmt.Fprintf(out, "load from the generator namespace: %s\n", p.wire.ExecCommand("k6", "run", "-e", "TARGET="+p.URL(), "script.js"))
+}
+
 // Wire is the path's wire, or nil.
 func (p *Path) Wire() *wire.Wire { return p.wire }
 
@@ -64,7 +75,7 @@ func (p *Path) wireStats() *wire.Stats {
 var (
 	wireLabels = []string{"dir"}
 	wireDescs  = struct {
-		packets, bytes, passed, dropped, queuedPackets, inFlight, delay, queued *prometheus.Desc
+		packets, bytes, passed, dropped, queuedPackets, inFlight, delay, queued, late *prometheus.Desc
 	}{
 		packets:       prometheus.NewDesc("middlebench_wire_packets_total", "IP packets that reached the wire.", wireLabels, nil),
 		bytes:         prometheus.NewDesc("middlebench_wire_bytes_total", "Bytes of the packets that reached the wire.", wireLabels, nil),
@@ -74,6 +85,7 @@ var (
 		inFlight:      prometheus.NewDesc("middlebench_wire_in_flight", "Packets in the wire now.", wireLabels, nil),
 		delay:         prometheus.NewDesc("middlebench_wire_delay_seconds", "Time the wire added per packet.", wireLabels, nil),
 		queued:        prometheus.NewDesc("middlebench_wire_queued_seconds", "Time packets waited for the rate.", wireLabels, nil),
+		late:          prometheus.NewDesc("middlebench_wire_late_seconds", "How late the wire released packets after their due time: its own error.", wireLabels, nil),
 	}
 )
 
@@ -104,5 +116,6 @@ func (c wireCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(wireDescs.inFlight, prometheus.GaugeValue, float64(d.st.InFlight), d.dir)
 		summary(ch, wireDescs.delay, d.st.Delay, []string{d.dir})
 		summary(ch, wireDescs.queued, d.st.Queued, []string{d.dir})
+		summary(ch, wireDescs.late, d.st.Late, []string{d.dir})
 	}
 }

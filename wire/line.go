@@ -18,8 +18,13 @@ type packetIO interface {
 
 // spinBelow: the precise sleeper fires up to 20 µs ahead of a deadline;
 // the last few microseconds before a release are spun so that no packet
-// leaves early.
+// leaves early. It is the least lead the releaser asks to be woken with.
 const spinBelow = 50 * time.Microsecond
+
+// maxLead bounds the lead the releaser learns (see line.learn): what it
+// spins before each release, at real-time priority, is CPU taken from the
+// ends of the connection.
+const maxLead = 200 * time.Microsecond
 
 // maxInFlight bounds the packets one direction holds (memory), as netem's
 // limit does; beyond it a packet is dropped as Overflow.
@@ -39,6 +44,9 @@ type line struct {
 	now    func() time.Time
 	pacer  pacer // set before read and release start
 	onDrop func(dir string, why Drop, size int, at time.Time)
+
+	lead  time.Duration // how early the releaser asks to be woken; its own
+	overs time.Duration // moving average of how late its wake-ups came
 
 	mu   sync.Mutex
 	fifo []packet
@@ -65,7 +73,7 @@ type pacer interface {
 }
 
 func newLine(name string, s *Shaper, src, dst packetIO, mtu int, now func() time.Time) *line {
-	l := &line{name: name, shaper: s, src: src, dst: dst, mtu: mtu, now: now}
+	l := &line{name: name, shaper: s, src: src, dst: dst, mtu: mtu, now: now, lead: spinBelow}
 	l.pool.New = func() any { b := make([]byte, mtu+64); return &b }
 	l.c.delay, l.c.queued, l.c.late = metrics.NewTrend(), metrics.NewTrend(), metrics.NewTrend()
 	return l
@@ -130,11 +138,13 @@ func (l *line) release(ctx context.Context) {
 		}
 		p := l.fifo[l.head]
 		l.mu.Unlock()
-		if left := p.due.Sub(l.now()); left > spinBelow {
-			l.pacer.WaitUntil(p.due)
+		if left := p.due.Sub(l.now()); left > l.lead {
+			asked := p.due.Add(-l.lead)
+			l.pacer.WaitUntil(asked)
+			l.learn(l.now().Sub(asked))
 			continue
 		}
-		for l.now().Before(p.due) { // at most spinBelow: the sleeper woke a little early
+		for l.now().Before(p.due) { // at most the lead: woken early on purpose
 		}
 		l.mu.Lock()
 		l.fifo[l.head] = packet{}
@@ -148,6 +158,20 @@ func (l *line) release(ctx context.Context) {
 		l.write(p)
 		l.held.Add(-1)
 	}
+}
+
+// learn adapts the lead to how late the releaser's wake-ups come (a
+// woken thread's latency: ~20 µs quiet, more under the race detector or a
+// loaded machine), so that a release is on time rather than as late as
+// its wake-up: twice the moving average of the oversleep, within
+// [spinBelow, maxLead]. A wake-up before the time asked (a new packet)
+// teaches nothing.
+func (l *line) learn(over time.Duration) {
+	if over < 0 {
+		return
+	}
+	l.overs += (over - l.overs) / 8
+	l.lead = min(max(2*l.overs, spinBelow), maxLead)
 }
 
 // write sends a due packet to the far side and counts it.

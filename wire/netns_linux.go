@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -64,11 +65,17 @@ func (n *Namespace) ListenPacket(network, addr string) (net.PacketConn, error) {
 	return pc, err
 }
 
-// DialContext dials from the namespace. net.Dialer creates the socket on
-// the calling thread, so the whole dial runs on the switched thread (a
-// Control hook would run after the socket exists, too late); the thread is
-// held for the connect only.
+// DialContext dials from the namespace. An IPv4 TCP address (the wire's
+// own) is dialed by dialTCP4: the socket is made on a switched thread, the
+// connect runs on the caller's goroutine. Anything else runs the whole
+// dial on the switched thread (net.Dialer creates the socket on the
+// calling thread, and a Control hook would run after it exists, too late).
 func (n *Namespace) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if network == "tcp" || network == "tcp4" {
+		if ap, err := netip.ParseAddrPort(addr); err == nil && ap.Addr().Is4() {
+			return n.dialTCP4(ctx, network, ap)
+		}
+	}
 	var c net.Conn
 	err := n.Do(func() (err error) {
 		var d net.Dialer
@@ -276,7 +283,38 @@ func pairName() string {
 // SCHED_FIFO, so that a releaser wakes at its deadline even when other
 // processes keep every CPU busy; it reports whether it could. The thread
 // only ever spins for spinBelow, and the kernel's RT throttling bounds it.
-func realtime() bool {
-	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 10}
-	return unix.SchedSetAttr(0, &attr, 0) == nil
+//
+// Not on a single CPU: there a SCHED_FIFO thread that waits for one that
+// is not (or for another of the runtime's) never lets it run (measured:
+// a line process pinned to one CPU stopped moving packets).
+func realtime() bool { return setRealtime(0) }
+
+// rtPriority is low among real-time priorities: above every normal
+// thread, below the kernel's own real-time threads.
+const rtPriority = 10
+
+func setRealtime(tid int) bool {
+	var cpus unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &cpus); err != nil || cpus.Count() < 2 {
+		return false
+	}
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: rtPriority}
+	return unix.SchedSetAttr(tid, &attr, 0) == nil
 }
+
+// OpenNamespace opens the namespace of a wire another process made (an
+// isolated experiment's serving child), by name, to dial from it; Close
+// releases it (the wire stays its maker's).
+func OpenNamespace(name string) (*Namespace, error) {
+	if !strings.HasPrefix(name, Prefix) {
+		return nil, fmt.Errorf("wire: %q is not a wire's namespace (%s…)", name, Prefix)
+	}
+	h, err := netns.GetFromName(name)
+	if err != nil {
+		return nil, fmt.Errorf("wire: open namespace %s: %w", name, err)
+	}
+	return &Namespace{name: name, h: h}, nil
+}
+
+// Close releases an opened namespace's handle.
+func (n *Namespace) Close() error { return n.h.Close() }

@@ -60,3 +60,25 @@ func (n *Namespace) remove() error { return nil }
 func pairName() string { return Prefix }
 
 func realtime() bool { return false }
+
+type remoteLines struct{}
+
+func startLineProcess(Config, Options, [2]*tunDev) (*remoteLines, error) {
+	return nil, checkAvailable()
+}
+func (*remoteLines) stats() procStats { return procStats{} }
+func (*remoteLines) close() error     { return nil }
+
+type procStats struct {
+	Up, Down DirStats
+	Realtime bool
+}
+
+// ServeLineProcess is never asked for off Linux.
+func ServeLineProcess() (bool, error) { return false, nil }
+
+// OpenNamespace is unavailable off Linux.
+func OpenNamespace(string) (*Namespace, error) { return nil, checkAvailable() }
+
+// Close has nothing to release off Linux.
+func (n *Namespace) Close() error { return nil }

@@ -40,6 +40,9 @@ type Options struct {
 	// (by default they ask for SCHED_FIFO, to keep their deadlines when
 	// other processes load every CPU).
 	NoRealtime bool
+	// InProcess keeps the delay line in this process even where the
+	// binary can run it in a child (EnableLineProcess).
+	InProcess bool
 }
 
 // Wire is a running link between a generator and a server namespace.
@@ -47,15 +50,72 @@ type Wire struct {
 	cfg      Config
 	gen, srv *Namespace
 	tuns     [2]*tunDev
-	lines    [2]*line // up, down
-	waiters  [2]*precise.Waiter
-	realtime [2]bool
-	procs    bool // added extraProcs to GOMAXPROCS
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	local    *localLines  // the delay line in this process, or
+	remote   *remoteLines // in a child of its own (EnableLineProcess)
+	procs    bool         // added extraProcs to GOMAXPROCS
 	stop     func() bool
 	once     sync.Once
 	err      error
+}
+
+// localLines are the two directions moving packets in this process: per
+// direction a reader and a releaser, each on its own locked thread.
+type localLines struct {
+	lines    [2]*line // up, down
+	waiters  [2]*precise.Waiter
+	realtime [2]bool
+	tuns     [2]*tunDev
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+func startLocalLines(up, down Link, upSeed, downSeed uint64, mtu int, tuns [2]*tunDev, opts Options) *localLines {
+	ls := &localLines{tuns: tuns}
+	ls.lines[0] = newLine("up", NewShaper(up, upSeed), tuns[0], tuns[1], mtu, time.Now)
+	ls.lines[1] = newLine("down", NewShaper(down, downSeed), tuns[1], tuns[0], mtu, time.Now)
+	lctx, cancel := context.WithCancel(context.Background())
+	ls.cancel = cancel
+	for i, l := range ls.lines {
+		l.onDrop = opts.OnDrop
+		ready := make(chan struct{})
+		ls.wg.Go(func() {
+			ls.waiters[i] = precise.NewWaiter() // locks this goroutine to its thread
+			l.pacer = ls.waiters[i]
+			if !opts.NoRealtime {
+				ls.realtime[i] = realtime()
+			}
+			close(ready)
+			l.release(lctx)
+		})
+		<-ready
+		ls.wg.Go(func() {
+			runtime.LockOSThread() // waits in ppoll on this thread; exits locked
+			if !opts.NoRealtime {
+				realtime()
+			}
+			l.read(lctx)
+		})
+	}
+	return ls
+}
+
+func (ls *localLines) stats() (up, down DirStats, realtime bool) {
+	return ls.lines[0].stats(), ls.lines[1].stats(), ls.realtime[0] && ls.realtime[1]
+}
+
+// close stops the four threads; the devices stay open.
+func (ls *localLines) close() {
+	ls.cancel()
+	for _, d := range ls.tuns {
+		d.shutdown()
+	}
+	for _, p := range ls.waiters {
+		p.Wake()
+	}
+	ls.wg.Wait()
+	for _, p := range ls.waiters {
+		p.Close()
+	}
 }
 
 // Start creates the namespaces and their TUN devices and starts moving
@@ -98,39 +158,35 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Wire, error) {
 			return nil, fmt.Errorf("wire: %w", err)
 		}
 	}
-	// Each of the four line threads waits in a system call and, woken,
-	// needs a P to run: without spare ones a waking thread queues behind
-	// the process's busy goroutines (measured: releases 100+ ms late
-	// under load, 0.7 ms at most with spare Ps).
-	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + extraProcs)
-	w.procs = true
-	w.lines[0] = newLine("up", NewShaper(cfg.UpLink(), cfg.Seed), w.tuns[0], w.tuns[1], mtu, time.Now)
-	w.lines[1] = newLine("down", NewShaper(cfg.DownLink(), cfg.Seed+1), w.tuns[1], w.tuns[0], mtu, time.Now)
-	lctx, cancel := context.WithCancel(context.Background())
-	w.cancel = cancel
-	for i, l := range w.lines {
-		l.onDrop = opts.OnDrop
-		ready := make(chan struct{})
-		w.wg.Go(func() {
-			w.waiters[i] = precise.NewWaiter() // locks this goroutine to its thread
-			l.pacer = w.waiters[i]
-			if !opts.NoRealtime {
-				w.realtime[i] = realtime()
-			}
-			close(ready)
-			l.release(lctx)
-		})
-		<-ready
-		w.wg.Go(func() {
-			runtime.LockOSThread() // waits in ppoll on this thread; exits locked
-			if !opts.NoRealtime {
-				realtime()
-			}
-			l.read(lctx)
-		})
+	if lineProcessEnabled() && !opts.InProcess {
+		if w.remote, err = startLineProcess(cfg, opts, w.tuns); err != nil {
+			// The wire still works in this process, with less precise
+			// releases under load: say so and go on.
+			fmt.Fprintf(log, "wire: %v; moving packets in this process instead\n", err)
+			w.remote = nil
+		}
+	}
+	if w.remote == nil {
+		// Each of the four line threads waits in a system call and, woken,
+		// needs a P to run: without spare ones a waking thread queues behind
+		// the process's busy goroutines (measured: releases 100+ ms late
+		// under load, 0.7 ms at most with spare Ps). A busy engine can still
+		// take them all: the line's own process (EnableLineProcess) cannot.
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + extraProcs)
+		w.procs = true
+		w.local = startLocalLines(cfg.UpLink(), cfg.DownLink(), cfg.Seed, cfg.Seed+1, mtu, w.tuns, opts)
 	}
 	w.stop = context.AfterFunc(ctx, func() { _ = w.Close() })
 	return w, nil
+}
+
+// closeSides closes the devices and removes both namespaces.
+func (w *Wire) closeSides() error {
+	var errs []error
+	for _, d := range w.tuns {
+		errs = append(errs, d.Close())
+	}
+	return errors.Join(append(errs, w.gen.remove(), w.srv.remove())...)
 }
 
 // Gen is the generator's side: the load dials from here.
@@ -156,11 +212,20 @@ type Stats struct {
 	Down DirStats `json:"down"`
 	// Realtime says whether the releasing threads run under SCHED_FIFO.
 	Realtime bool `json:"realtime"`
+	// Process says whether the delay line runs in a process of its own.
+	Process bool `json:"process"`
 }
 
 // Stats reads the counters.
 func (w *Wire) Stats() Stats {
-	return Stats{Gen: w.gen.name, Srv: w.srv.name, Up: w.lines[0].stats(), Down: w.lines[1].stats(), Realtime: w.realtime[0] && w.realtime[1]}
+	s := Stats{Gen: w.gen.name, Srv: w.srv.name, Process: w.remote != nil}
+	if w.remote != nil {
+		p := w.remote.stats()
+		s.Up, s.Down, s.Realtime = p.Up, p.Down, p.Realtime
+	} else {
+		s.Up, s.Down, s.Realtime = w.local.stats()
+	}
+	return s
 }
 
 // Summary is one line for logs.
@@ -176,23 +241,16 @@ func (w *Wire) Close() error {
 		if w.stop != nil {
 			w.stop()
 		}
-		w.cancel()
-		for _, d := range w.tuns {
-			d.shutdown()
-		}
-		for _, p := range w.waiters {
-			p.Wake()
-		}
-		w.wg.Wait()
 		var errs []error
-		for i, p := range w.waiters {
-			p.Close()
-			errs = append(errs, w.tuns[i].Close())
+		if w.remote != nil {
+			errs = append(errs, w.remote.close())
+		} else {
+			w.local.close()
 		}
+		errs = append(errs, w.closeSides())
 		if w.procs {
 			runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0)-extraProcs, 1))
 		}
-		errs = append(errs, w.gen.remove(), w.srv.remove())
 		if err := errors.Join(errs...); err != nil {
 			w.err = fmt.Errorf("wire: close: %w", err)
 		}

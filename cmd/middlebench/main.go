@@ -12,9 +12,15 @@ import (
 	"syscall"
 
 	"github.com/middlebench/middlebench/bench"
+	"github.com/middlebench/middlebench/wire"
 )
 
 func main() {
+	// A wire's delay line runs in a child of this binary (wire.Start).
+	if line, err := wire.ServeLineProcess(); line {
+		os.Exit(exitCode(err))
+	}
+	wire.EnableLineProcess()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The harness re-executes this binary to serve an isolated experiment.
 	if child, err := bench.ServeChild(ctx, os.Stdin, os.Stdout); child {

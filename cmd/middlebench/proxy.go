@@ -1,8 +1,11 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/middlebench/middlebench/proxy"
 	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -10,6 +13,7 @@ func newProxyCmd() *cobra.Command {
 	var o proxy.RunOptions
 	dash := new(dashFlags)
 	var d units.Duration
+	var w wire.Flag
 	cmd := &cobra.Command{
 		Use:   "proxy",
 		Short: "Run fault-injecting middleboxes in front of a server",
@@ -26,6 +30,14 @@ A whole path from YAML: --config path.yaml (see proxy.PathConfig).
 
 Stage kinds and their fields:
 ` + proxy.StageHelp() + `
+A wire (--wire, or wire: in the file) puts a packet-level link in front of
+the first box: two network namespaces with a TUN device each and a delay line
+between them, so TCP's own handshake, its retransmissions and queueing pay
+the distance. The first box then listens in the server namespace on
+10.201.0.2; load it from the generator namespace (the proxy prints the
+ip netns exec line). It needs root and /dev/net/tun. Its fields:
+  ` + strings.ReplaceAll(wire.ShorthandHelp, "\n", "\n  ") + `
+
 Boxes listen on loopback only: 0.0.0.0, :PORT or a LAN IP is refused unless
 --allow-remote is given. Each box bounds slow clients and a slow server:
 --read-header-timeout (default 10s) and --read-timeout (60s) cut off a client
@@ -47,11 +59,16 @@ On shutdown (Ctrl-C or --duration) each box prints a one-line summary.`,
   middlebench proxy --upstream http://127.0.0.1:8080 \
     --stage uablock:allowHeader=X-Load-Test,allowValue=agreed
 
+  # 75 ms one way, 100 Mbit/s behind a 256 KiB queue, 0.1 % loss; 1 MiB queue downstream
+  middlebench proxy --upstream http://127.0.0.1:8080 --stage tls: \
+    --wire latency=75ms,rate=100Mbit/s,queue=256KiB,loss=0.1%,down.queue=1MiB
+
   # a whole path from a file, with counters at http://127.0.0.1:9090/stats
   middlebench proxy --config path.yaml --upstream http://127.0.0.1:8080 --admin 127.0.0.1:9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Duration = d.D()
+			o.Wire = w.Config
 			o.Out = cmd.ErrOrStderr()
 			return dash.aroundProxy(cmd.Context(), cmd.ErrOrStderr(), o)
 		},
@@ -66,6 +83,7 @@ On shutdown (Ctrl-C or --duration) each box prints a one-line summary.`,
 	f.Uint64Var(&o.Seed, "seed", 0, "seed of every random choice (jitter, distributions, fault probabilities)")
 	f.StringVar(&o.LedgerFile, "ledger", "", "write the answer key to this file as JSON lines (it appears, complete, when the proxy stops)")
 	f.BoolVar(&o.LedgerHeader, "ledger-header", false, "append each box's Server-Timing entries (waf;dur=450.2) to responses")
+	f.Var(&w, "wire", "a packet-level link in front of the first box, field=value,… (latency=75ms,rate=100Mbit/s,queue=256KiB,loss=0.1%; root and /dev/net/tun)")
 	f.Var(&d, "duration", "stop after this long (default: until Ctrl-C)")
 	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow boxes and admin beyond loopback (every interface, a LAN IP): anyone who reaches them is answered")
 	f.Var(&o.Limits.ReadHeaderTimeout, "read-header-timeout", "cut off a client whose request headers take longer (default 10s)")

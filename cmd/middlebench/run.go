@@ -7,12 +7,14 @@ import (
 	"os"
 
 	"github.com/middlebench/middlebench/bench"
+	"github.com/middlebench/middlebench/wire"
 	"github.com/spf13/cobra"
 )
 
 func newRunCmd() *cobra.Command {
 	var quick, serveOnly, asJSON, k6Script bool
 	var runName, results, outDir, k6, k6Dir string
+	var w wire.Flag
 	dash := new(dashFlags)
 	cmd := &cobra.Command{
 		Use:   "run FILE.yaml",
@@ -30,13 +32,24 @@ middlebench analyze.`,
   middlebench run experiments/e0-full-summary.yaml --k6-script > e0.js
   middlebench run experiments/e0-full-summary.yaml --serve-only
   k6 run -e TARGET=http://127.0.0.1:… --summary-export=summary.json e0.js
-  middlebench analyze summary.json --server-stats server.json`,
+  middlebench analyze summary.json --server-stats server.json
+
+  # the same path behind 75 ms of distance, for real k6 in the generator namespace
+  middlebench run experiments/e1-tls-handshake.yaml --serve-only --wire latency=75ms,loss=0.1%`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			e, err := bench.LoadExperiment(args[0], quick)
 			if err != nil {
 				return err
+			}
+			if w.Config != nil {
+				if !serveOnly {
+					return fmt.Errorf("--wire goes with --serve-only (a replay checks the experiment as its YAML gives it)")
+				}
+				if err := e.SetWire(*w.Config); err != nil {
+					return err
+				}
 			}
 			if k6Script {
 				return bench.WriteK6Scripts(e, runName, outDir, cmd.OutOrStdout())
@@ -62,6 +75,7 @@ middlebench analyze.`,
 	f.BoolVar(&quick, "quick", false, "shorter runs (the experiment's quick vars)")
 	f.BoolVar(&serveOnly, "serve-only", false, "start the server and the path, print where to aim, serve until Ctrl-C")
 	f.StringVar(&runName, "run", "", "with --serve-only: which run's server and path (default the first)")
+	f.Var(&w, "wire", "with --serve-only: a packet-level link in front of each path's first box, field=value,… (latency=75ms,rate=100Mbit/s,queue=256KiB,loss=0.1%; up.FIELD/down.FIELD for one direction; root and /dev/net/tun)")
 	f.BoolVar(&asJSON, "json", false, "with --serve-only: print one JSON line and stop when stdin closes (for a parent process)")
 	f.StringVar(&results, "results", "", "also write a results document for this experiment")
 	addK6Flag(f, &k6)
