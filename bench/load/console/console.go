@@ -50,6 +50,8 @@ type Options struct {
 
 	SummaryExport     string // k6's legacy --summary-export file
 	Results           string // middlebench's results document
+	ResultsURL        string // --results-url: PUT the results document there (merge --listen)
+	SegmentIndex      *int   // --execution-segment-index: the segment is this one of the sequence
 	SummaryMode       string // compact, full or disabled
 	SummaryTrendStats []string
 	SummaryTimeUnit   string
@@ -148,6 +150,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := writeFiles(o, doc, stats); err != nil {
 		return err
 	}
+	if err := sendResults(ctx, o, doc); err != nil {
+		return err
+	}
 	switch {
 	case runErr != nil:
 		return runErr
@@ -196,6 +201,9 @@ func checkOutputOptions(o *Options) error {
 		if _, err := metrics.NewTrend().Stat(s); err != nil {
 			return fmt.Errorf("--summary-trend-stats: %w", err)
 		}
+	}
+	if err := checkResultsURL(o.ResultsURL); err != nil {
+		return err
 	}
 	for _, out := range o.Out {
 		if _, _, err := parseOut(out); err != nil {
