@@ -164,6 +164,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 	f.Var(console.ThresholdFlag{Thresholds: &cfg.Thresholds}, "threshold", `k6 threshold METRIC:EXPR, e.g. 'http_req_failed:rate<0.01'; repeatable`)
 	f.StringVar(&o.SummaryExport, "summary-export", "", "write k6's legacy summary export (JSON, key for key as k6) to this file")
 	f.StringVar(&o.Results, "results", "", "write middlebench's results document (JSON: handleSummary shape, histograms, steps) to this file")
+	f.BoolVar(&o.NoThresholdExit, "no-threshold-exit", false, "evaluate and report thresholds but exit 0 when one is crossed (a segment of a split test: merge judges the whole)")
 	f.StringVar(&o.ResultsURL, "results-url", "", `PUT the results document to this URL at the end ("middlebench merge --listen" receives it); retried for 5 min`)
 	f.StringVar(&o.SummaryMode, "summary-mode", "compact", "end-of-test summary: compact, full (phases, scenario, steps) or disabled")
 	f.StringSliceVar(&o.SummaryTrendStats, "summary-trend-stats", nil, `trend stats of the summary and --summary-export, e.g. avg,p(99.9),count (default "avg,min,med,max,p(90),p(95)")`)

@@ -57,6 +57,7 @@ type Options struct {
 	SummaryTimeUnit   string
 	NoSummary         bool
 	NoThresholds      bool
+	NoThresholdExit   bool     // --no-threshold-exit: thresholds reported, a crossed one does not exit 99 (a segment's: the merge judges)
 	Out               []string // json[=FILE|-], csv[=FILE|-]
 	HTTPDebug         string   // "", "headers" or "full"
 	Progress          bool     // the progress even when it would not be shown
@@ -160,7 +161,7 @@ func Run(ctx context.Context, o Options) error {
 		return &ExitError{ExitThresholds, fmt.Errorf("thresholds on metrics %s were crossed; at least one has abortOnFail enabled, stopping test prematurely", failedMetrics(doc))}
 	case res.Aborted:
 		return &ExitError{ExitAborted, fmt.Errorf("test run was aborted after %s (interrupted); the summary shows what was measured", res.Duration().Round(time.Millisecond))}
-	case res.ThresholdsFailed > 0:
+	case res.ThresholdsFailed > 0 && !o.NoThresholdExit:
 		return &ExitError{ExitThresholds, fmt.Errorf("thresholds on metrics %s have been crossed", failedMetrics(doc))}
 	}
 	return nil
