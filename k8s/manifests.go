@@ -111,10 +111,13 @@ func mergeJob(o *Options, n names, meta metav1.ObjectMeta) *batchv1.Job {
 // drained node), when the receiver's replacing by index makes a rerun safe.
 func loadJob(o *Options, n names, seq string, meta metav1.ObjectMeta) *batchv1.Job {
 	ref := "$(" + indexEnv + ")"
+	base := fmt.Sprintf("http://%s.%s.svc:%d", n.service, o.Namespace, Port)
 	args := []string{
 		"load", "--config", configDir + "/" + o.configKey(),
 		"--execution-segment-sequence", seq, "--execution-segment-index", ref,
-		"--results-url", fmt.Sprintf("http://%s.%s.svc:%d/results/%s", n.service, o.Namespace, Port, ref),
+		// The segments start together, when every pod is up (the gate).
+		"--start-url", fmt.Sprintf("%s/start/%s", base, ref),
+		"--results-url", fmt.Sprintf("%s/results/%s", base, ref),
 		// A segment's thresholds see a part of the test: the merge judges.
 		"--no-threshold-exit",
 	}

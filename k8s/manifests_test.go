@@ -185,6 +185,9 @@ func checkLoadJob(t *testing.T, d decoded, o Options) {
 	}
 	checkSegmentsCover(t, argAfter(t, c.Args, "--execution-segment-sequence"), o.Parallelism)
 	checkResultsURL(t, d, argAfter(t, c.Args, "--results-url"))
+	if got, want := argAfter(t, c.Args, "--start-url"), strings.Replace(argAfter(t, c.Args, "--results-url"), "/results/", "/start/", 1); got != want {
+		t.Errorf("--start-url %s, want the merge pod's gate %s", got, want)
+	}
 	checkPod(t, "load", ps, o)
 	// One pod per node: the anti-affinity selects the load pods, only them.
 	aa := ps.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution

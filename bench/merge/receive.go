@@ -40,6 +40,9 @@ type receiver struct {
 	parts  map[int]Input
 	merged []byte        // the merged document, once merged
 	all    chan struct{} // closed when every part is in
+	// The start gate: closed when every index has asked to start.
+	starting map[int]bool
+	gate     chan struct{}
 }
 
 // Receive serves until every part arrived (or Wait passed, or ctx ended),
@@ -55,7 +58,8 @@ func Receive(ctx context.Context, o ReceiveOptions) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--listen: %w", err)
 	}
-	rc := &receiver{expect: o.Expect, parts: map[int]Input{}, all: make(chan struct{})}
+	rc := &receiver{expect: o.Expect, parts: map[int]Input{}, all: make(chan struct{}),
+		starting: map[int]bool{}, gate: make(chan struct{})}
 	srv := &http.Server{Handler: rc.routes(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -109,6 +113,7 @@ func (rc *receiver) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 	mux.HandleFunc("PUT /results/{index}", rc.put)
+	mux.HandleFunc("GET /start/{index}", rc.start)
 	mux.HandleFunc("GET /merged", func(w http.ResponseWriter, _ *http.Request) {
 		rc.mu.Lock()
 		doc := rc.merged
@@ -171,6 +176,33 @@ func (rc *receiver) put(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 	if rc.complete() {
 		close(rc.all)
+	}
+}
+
+// start is the start gate (load --start-url): each index's request is
+// held until every index has asked, then all are answered at once, so the
+// segments start together wherever and whenever their pods came up. Once
+// open it stays open (a pod run again after a disruption starts at once).
+func (rc *receiver) start(w http.ResponseWriter, r *http.Request) {
+	index, err := strconv.Atoi(r.PathValue("index"))
+	if err != nil || index < 0 || index >= rc.expect {
+		http.Error(w, fmt.Sprintf("index %q: want 0..%d", r.PathValue("index"), rc.expect-1), http.StatusNotFound)
+		return
+	}
+	rc.mu.Lock()
+	rc.starting[index] = true
+	if len(rc.starting) == rc.expect {
+		select {
+		case <-rc.gate:
+		default:
+			close(rc.gate)
+		}
+	}
+	rc.mu.Unlock()
+	select {
+	case <-rc.gate:
+		_, _ = io.WriteString(w, "go\n")
+	case <-r.Context().Done():
 	}
 }
 

@@ -177,3 +177,52 @@ func TestReceiveGivesUpNamingWhatIsMissing(t *testing.T) {
 		}
 	}
 }
+
+// The start gate holds each index's request until every index has asked,
+// then answers them all; once open it stays open.
+func TestReceiveStartGate(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	go func() {
+		_, _ = Receive(ctx, ReceiveOptions{Options: Options{Stdout: io.Discard}, Listen: "127.0.0.1:0",
+			Expect: 3, Wait: time.Minute, Ready: func(a string) { ready <- a }})
+	}()
+	base := "http://" + <-ready
+	// Alone, index 0 is held: its request outlives a short client timeout.
+	short := &http.Client{Timeout: 200 * time.Millisecond}
+	if resp, err := short.Get(base + "/start/0"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("index 0 alone was answered %s, want it held at the gate", resp.Status)
+	}
+	answered := make(chan int, 2)
+	for _, i := range []int{1, 2} {
+		go func() {
+			resp, err := http.Get(fmt.Sprintf("%s/start/%d", base, i))
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					answered <- i
+					return
+				}
+			}
+			answered <- -1
+		}()
+	}
+	// 0 asked (and gave up), 1 and 2 ask: the gate opens for all three.
+	for range 2 {
+		if i := <-answered; i < 0 {
+			t.Fatal("a start request failed")
+		}
+	}
+	resp, err := short.Get(base + "/start/0")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("index 0 after the gate opened: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if resp, err := http.Get(base + "/start/3"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("index out of range: %v %v, want 404", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+}

@@ -37,7 +37,9 @@ the k6-operator's TestRun does, without an operator):
   NAME-load     Indexed Job, completions = parallelism = N: pod i runs
                 "load --execution-segment-index i" of the sequence (N even
                 segments, or --execution-segment-sequence), i taken from
-                JOB_COMPLETION_INDEX, and PUTs its document to the Service
+                JOB_COMPLETION_INDEX, waits at the merge pod's start gate
+                until all N are up (so they start together), and PUTs its
+                document to the Service
 
 No shared volume is needed (no ReadWriteMany): the documents travel over the
 cluster network. Each index runs once (backoffLimitPerIndex 0) unless its pod

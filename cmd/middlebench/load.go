@@ -87,7 +87,8 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 
   # the same, each process naming only its place in the split (a Kubernetes Indexed Job's pod)
   middlebench load --rate 400/s --duration 10s --execution-segment-sequence 0,1/4,2/4,3/4,1 \
-      --execution-segment-index 1 --results-url http://merge:8080/results/1 http://10.0.0.9:8080/
+      --execution-segment-index 1 --start-url http://merge:8080/start/1 \
+      --results-url http://merge:8080/results/1 http://10.0.0.9:8080/
 
   # look at the requests and responses (heads; =full adds bodies)
   middlebench load --iterations 2 --http-debug http://127.0.0.1:8080/`,
@@ -165,6 +166,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 	f.StringVar(&o.SummaryExport, "summary-export", "", "write k6's legacy summary export (JSON, key for key as k6) to this file")
 	f.StringVar(&o.Results, "results", "", "write middlebench's results document (JSON: handleSummary shape, histograms, steps) to this file")
 	f.BoolVar(&o.NoThresholdExit, "no-threshold-exit", false, "evaluate and report thresholds but exit 0 when one is crossed (a segment of a split test: merge judges the whole)")
+	f.StringVar(&o.StartURL, "start-url", "", `start the run when this URL answers 200 ("middlebench merge --listen" opens GET /start/INDEX when every segment asked): segments start together`)
 	f.StringVar(&o.ResultsURL, "results-url", "", `PUT the results document to this URL at the end ("middlebench merge --listen" receives it); retried for 5 min`)
 	f.StringVar(&o.SummaryMode, "summary-mode", "compact", "end-of-test summary: compact, full (phases, scenario, steps) or disabled")
 	f.StringSliceVar(&o.SummaryTrendStats, "summary-trend-stats", nil, `trend stats of the summary and --summary-export, e.g. avg,p(99.9),count (default "avg,min,med,max,p(90),p(95)")`)

@@ -51,6 +51,7 @@ type Options struct {
 	SummaryExport     string // k6's legacy --summary-export file
 	Results           string // middlebench's results document
 	ResultsURL        string // --results-url: PUT the results document there (merge --listen)
+	StartURL          string // --start-url: start when it answers 200 (merge --listen's start gate)
 	SegmentIndex      *int   // --execution-segment-index: the segment is this one of the sequence
 	SummaryMode       string // compact, full or disabled
 	SummaryTrendStats []string
@@ -114,6 +115,10 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Verbose {
 		fmt.Fprintf(o.Stderr, "middlebench: %d scenario(s), up to %d VUs, at most %s; outputs: %s\n", len(lines), maxVUs, maxDur, outs.describe())
+	}
+	if err := waitStart(ctx, o); err != nil {
+		_ = outs.close()
+		return err
 	}
 	defer load.TuneGC()()
 	res, runErr := load.Run(ctx, cfg, opts)
@@ -203,7 +208,10 @@ func checkOutputOptions(o *Options) error {
 			return fmt.Errorf("--summary-trend-stats: %w", err)
 		}
 	}
-	if err := checkResultsURL(o.ResultsURL); err != nil {
+	if err := checkURL("--results-url", o.ResultsURL); err != nil {
+		return err
+	}
+	if err := checkURL("--start-url", o.StartURL); err != nil {
 		return err
 	}
 	for _, out := range o.Out {

@@ -33,17 +33,54 @@ func applySegmentIndex(cfg *load.Config, index *int) error {
 	return nil
 }
 
-// checkResultsURL checks --results-url before the run: an http(s) URL.
-func checkResultsURL(raw string) error {
+// checkURL checks --results-url or --start-url before the run: an http(s) URL.
+func checkURL(flag, raw string) error {
 	if raw == "" {
 		return nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--results-url %q: want an http:// or https:// URL (e.g. http://merge:8080/results/0)", raw)
+		return fmt.Errorf("%s %q: want an http:// or https:// URL (e.g. http://merge:8080/results/0)", flag, raw)
 	}
 	return nil
 }
+
+// waitStart is --start-url: the run starts when the URL answers 200 ("merge
+// --listen" holds each segment's request until every segment has asked),
+// so the segments of a split test start together. A receiver not up yet
+// is retried for startPatience (pods may wait to be scheduled); a 4xx is
+// final.
+func waitStart(ctx context.Context, o Options) error {
+	if o.StartURL == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, startPatience)
+	defer cancel()
+	client := &http.Client{}
+	for {
+		err := getOnce(ctx, client, o.StartURL)
+		var final *refusedError
+		if err == nil || errors.As(err, &final) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("--start-url %s: no start after %s: %w", o.StartURL, startPatience, err)
+		case <-time.After(sendRetry):
+		}
+	}
+}
+
+func getOnce(ctx context.Context, client *http.Client, target string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return err
+	}
+	return answer(client, req, "--start-url")
+}
+
+// startPatience bounds the wait at the start gate.
+const startPatience = 30 * time.Minute
 
 // How long the results document is offered to a receiver that is not up
 // yet (its pod still starting) before the run gives up.
@@ -92,6 +129,12 @@ func putOnce(ctx context.Context, client *http.Client, target string, body []byt
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	return answer(client, req, "--results-url")
+}
+
+// answer sends req: nil on 2xx, a refusedError (final) on 4xx, an error
+// worth retrying otherwise.
+func answer(client *http.Client, req *http.Request, flag string) error {
 	resp, err := client.Do(req)
 	if err != nil {
 		return err
@@ -102,7 +145,7 @@ func putOnce(ctx context.Context, client *http.Client, target string, body []byt
 	case resp.StatusCode/100 == 2:
 		return nil
 	case resp.StatusCode/100 == 4:
-		return &refusedError{fmt.Sprintf("--results-url %s: refused (%s): %s", target, resp.Status, bytes.TrimSpace(msg))}
+		return &refusedError{fmt.Sprintf("%s %s: refused (%s): %s", flag, req.URL, resp.Status, bytes.TrimSpace(msg))}
 	default:
 		return fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(msg))
 	}

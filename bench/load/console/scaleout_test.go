@@ -81,8 +81,31 @@ func TestSendResults(t *testing.T) {
 		t.Errorf("err %v, want the refusal and its reason", err)
 	}
 	for _, bad := range []string{"merge:8080/results/0", "ftp://x/y", "http://"} {
-		if checkResultsURL(bad) == nil {
+		if checkURL("--results-url", bad) == nil {
 			t.Errorf("--results-url %q accepted", bad)
 		}
+	}
+}
+
+// The run waits for the start gate: a 503 (not up) is retried, 200 starts,
+// a 404 is final.
+func TestWaitStart(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path != "/start/0":
+			http.Error(w, "index: want 0..0", http.StatusNotFound)
+		case calls.Add(1) == 1:
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+		default:
+			_, _ = w.Write([]byte("go\n"))
+		}
+	}))
+	defer srv.Close()
+	if err := waitStart(context.Background(), Options{StartURL: srv.URL + "/start/0"}); err != nil || calls.Load() != 2 {
+		t.Errorf("err %v after %d calls, want the start after a retry", err, calls.Load())
+	}
+	if err := waitStart(context.Background(), Options{StartURL: srv.URL + "/start/7"}); err == nil || !strings.Contains(err.Error(), "want 0..0") {
+		t.Errorf("a refused start: err %v", err)
 	}
 }
