@@ -41,7 +41,8 @@ the k6-operator's TestRun does, without an operator):
                 until all N are up (so they start together), and PUTs its
                 document to the Service
 
-No shared volume is needed (no ReadWriteMany): the documents travel over the
+It needs Kubernetes 1.29 or later (backoffLimitPerIndex). No shared volume
+is needed (no ReadWriteMany): the documents travel over the
 cluster network. Each index runs once (backoffLimitPerIndex 0) unless its pod
 was disrupted; a failed segment does not stop the others. Pods run as
 non-root on a read-only root. The image must hold a static middlebench at
