@@ -25,12 +25,16 @@ func (s childSpec) env() string {
 	return childEnv + "=" + string(b)
 }
 
-// ServeChild makes this process the serving child the harness asked for,
+// ServeChild makes this process the serving child (or a generator child:
+// generators.go) the harness asked for,
 // when it is one: it serves the run's server and path, prints where (one
 // JSON line on stdout) and stops when stdin closes. It reports whether the
 // process was a child; a program that runs experiments with isolate calls
 // it first thing in main (and a test binary in TestMain).
 func ServeChild(ctx context.Context, stdin io.Reader, stdout io.Writer) (bool, error) {
+	if ok, err := runGeneratorChild(ctx, stdin, stdout); ok {
+		return true, err
+	}
 	raw, ok := os.LookupEnv(childEnv)
 	if !ok {
 		return false, nil

@@ -260,6 +260,9 @@ func (rn *Runner) runAllK6(ctx context.Context, x *ExperimentResult) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted before run %q with k6", x.Exp.Runs[i].Name)
 		}
+		if x.Exp.Runs[i].Generators > 1 {
+			continue // the engine split over processes (generators.go): k6 would be one generator
+		}
 		kr, err := rn.runK6(ctx, x.Exp, &x.Exp.Runs[i])
 		if kr != nil {
 			x.K6 = append(x.K6, kr)

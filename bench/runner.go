@@ -166,7 +166,7 @@ var ErrTainted = errors.New("the harness could not undo what it changed")
 func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *RunResult, err error) {
 	t0 := rn.now()
 	rr = &RunResult{Spec: rs, PathCfg: e.pathFor(rs)}
-	pl, err := rn.place(ctx, e, rs, true)
+	pl, err := rn.place(ctx, e, rs, rs.Generators < 2)
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +177,9 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *R
 	cfg, err := aim(rs.Load, tgt.entry())
 	if err != nil {
 		return nil, err
+	}
+	if rs.Generators > 1 {
+		return rn.runGenerators(ctx, e, rs, rr, tgt, t0)
 	}
 	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name, cfg)
 	observer := rn.Observer

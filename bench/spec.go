@@ -43,6 +43,11 @@ type RunSpec struct {
 	Server *fakeserver.Config `yaml:"server"` // instead of the experiment's server
 	Load   load.Config        `yaml:"load"`   // url may be relative: it is resolved against the path's entry
 	Expect Expect             `yaml:"expect"`
+	// Generators > 1 runs the load as that many child processes, each
+	// segment i of as many even execution segments and pinned to its own
+	// CPU (the i-th, round the CPUs), their documents merged exactly: the
+	// fix for a saturated generator (E7). 0 or 1: one generator, this process.
+	Generators int `yaml:"generators"`
 }
 
 // Isolation keeps the generator from stealing the server's CPU (E7): the
@@ -169,6 +174,12 @@ func (e *Experiment) validate() error {
 			if err := r.Server.Validate(); err != nil {
 				return fmt.Errorf("%s: server: %w", where, err)
 			}
+		}
+		if r.Generators < 0 || r.Generators > maxGenerators {
+			return fmt.Errorf("%s: generators %d: want 1 to %d processes", where, r.Generators, maxGenerators)
+		}
+		if r.Generators > 1 && (r.Load.ExecutionSegment != "" || r.Load.ExecutionSegmentSequence != "") {
+			return fmt.Errorf("%s: generators %d: the generators are the segments; give no executionSegment", where, r.Generators)
 		}
 		if r.Load.URL == "" && len(r.Load.Requests) == 0 {
 			r.Load.URL = "/"

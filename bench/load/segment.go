@@ -121,12 +121,7 @@ func newStripe(segment, sequence string) (*stripe, error) {
 	if bounds == nil {
 		bounds = []*big.Rat{seg.from, seg.to}
 	}
-	if bounds[0].Sign() != 0 {
-		bounds = append([]*big.Rat{big.NewRat(0, 1)}, bounds...)
-	}
-	if one := big.NewRat(1, 1); bounds[len(bounds)-1].Cmp(one) != 0 {
-		bounds = append(bounds, one)
-	}
+	bounds = fillSequence(bounds)
 	segs := make([]segmentBounds, len(bounds)-1)
 	index := -1
 	var text []string
@@ -142,6 +137,17 @@ func newStripe(segment, sequence string) (*stripe, error) {
 		return nil, configErr("executionSegment", "segment %s is not one of the sequence %s", seg, strings.Join(text, ","))
 	}
 	return newStripeOf(segs, index, strings.Join(text, ","))
+}
+
+// fillSequence starts the boundaries at 0 and ends them at 1, as k6 does.
+func fillSequence(bounds []*big.Rat) []*big.Rat {
+	if bounds[0].Sign() != 0 {
+		bounds = append([]*big.Rat{big.NewRat(0, 1)}, bounds...)
+	}
+	if one := big.NewRat(1, 1); bounds[len(bounds)-1].Cmp(one) != 0 {
+		bounds = append(bounds, one)
+	}
+	return bounds
 }
 
 func newStripeOf(segs []segmentBounds, index int, seq string) (*stripe, error) {

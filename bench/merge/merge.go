@@ -29,14 +29,22 @@ func ReadFiles(paths []string) ([]Input, error) {
 		if err != nil {
 			return nil, err
 		}
-		var d metrics.Document
-		dec := json.NewDecoder(bytes.NewReader(b))
-		if err := dec.Decode(&d); err != nil {
-			return nil, fmt.Errorf("%s: not a results document: %w", p, err)
+		x, err := decodeInput(p, b)
+		if err != nil {
+			return nil, err
 		}
-		in = append(in, Input{Name: p, Doc: &d})
+		in = append(in, x)
 	}
 	return in, nil
+}
+
+// decodeInput reads one results document; name says where it came from.
+func decodeInput(name string, b []byte) (Input, error) {
+	var d metrics.Document
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&d); err != nil {
+		return Input{}, fmt.Errorf("%s: not a results document: %w", name, err)
+	}
+	return Input{Name: name, Doc: &d}, nil
 }
 
 // Merge merges the documents of the segments of one test. It refuses

@@ -28,25 +28,28 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return res, report(o, len(in), res)
+}
+
+// report writes the merged document (when asked), prints k6's summary of
+// it and the analyzer's findings.
+func report(o Options, parts int, res *Result) error {
 	if o.Output != "" {
 		if err := atomicfile.Write(o.Output, res.Doc.Write); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	w := o.Stdout
-	fmt.Fprintf(w, "merged %d documents: execution segments %s\n", len(in), res.Segments)
+	fmt.Fprintf(w, "merged %d documents: execution segments %s\n", parts, res.Segments)
 	if res.Segments != "0:1" {
 		fmt.Fprintln(w, "note: the segments do not cover the whole test: the merge is a part of it")
 	}
 	if err := metrics.WriteSummary(w, res.Doc, metrics.SummaryOptions{TrendStats: res.Doc.Options.SummaryTrendStats}); err != nil {
-		return nil, err
+		return err
 	}
 	rep, err := Analyze(res.Doc, o.Output)
 	if err != nil {
-		return nil, fmt.Errorf("analyze the merge: %w", err)
+		return fmt.Errorf("analyze the merge: %w", err)
 	}
-	if err := rep.WriteText(w); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return rep.WriteText(w)
 }

@@ -20,6 +20,7 @@ func newLoadCmd() *cobra.Command {
 		userAgent              string
 		gracefulStop, rampDown units.Duration
 		maxRedirects           int
+		segmentIndex           int
 		env, tags              []string
 	)
 	dash := new(dashFlags)
@@ -84,6 +85,11 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
       --execution-segment-sequence 0,1/4,2/4,3/4,1 --results part2.json http://127.0.0.1:8080/
   middlebench merge part1.json part2.json part3.json part4.json -o merged.json
 
+  # the same, each process naming only its place in the split (a Kubernetes Indexed Job's pod)
+  middlebench load --rate 400/s --duration 10s --execution-segment-sequence 0,1/4,2/4,3/4,1 \
+      --execution-segment-index 1 --start-url http://merge:8080/start/1 \
+      --results-url http://merge:8080/results/1 http://10.0.0.9:8080/
+
   # look at the requests and responses (heads; =full adds bodies)
   middlebench load --iterations 2 --http-debug http://127.0.0.1:8080/`,
 		Args: cobra.MaximumNArgs(1),
@@ -100,6 +106,9 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 			}
 			if f.Changed("max-redirects") {
 				cfg.MaxRedirects = &maxRedirects
+			}
+			if f.Changed("execution-segment-index") {
+				o.SegmentIndex = &segmentIndex
 			}
 			if len(args) == 1 {
 				o.URL = args[0]
@@ -137,6 +146,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 	f.IntVar(&cfg.MaxVUs, "max-vus", 0, "VUs an arrival-rate run may grow to")
 	f.StringVar(&cfg.ExecutionSegment, "execution-segment", "", `run only this segment of the test, k6's form ("1/4:2/4", "25%:50%"); merge the results with "middlebench merge"`)
 	f.StringVar(&cfg.ExecutionSegmentSequence, "execution-segment-sequence", "", `every segment of the split test ("0,1/4,2/4,3/4,1"), so each process takes its stripes`)
+	f.IntVar(&segmentIndex, "execution-segment-index", 0, "run the segment at this place (from 0) of --execution-segment-sequence, e.g. from a Kubernetes Indexed Job's $(JOB_COMPLETION_INDEX)")
 	f.Var(&gracefulStop, "graceful-stop", "time iterations in flight get at the end (default 30s)")
 	f.Var(&rampDown, "graceful-ramp-down", "time a ramped-down VU gets to finish its iteration (default 30s)")
 	f.StringVarP(&cfg.Method, "method", "X", "", "HTTP method (default GET, or POST with --body-size)")
@@ -155,6 +165,9 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 	f.Var(console.ThresholdFlag{Thresholds: &cfg.Thresholds}, "threshold", `k6 threshold METRIC:EXPR, e.g. 'http_req_failed:rate<0.01'; repeatable`)
 	f.StringVar(&o.SummaryExport, "summary-export", "", "write k6's legacy summary export (JSON, key for key as k6) to this file")
 	f.StringVar(&o.Results, "results", "", "write middlebench's results document (JSON: handleSummary shape, histograms, steps) to this file")
+	f.BoolVar(&o.NoThresholdExit, "no-threshold-exit", false, "evaluate and report thresholds but exit 0 when one is crossed (a segment of a split test: merge judges the whole)")
+	f.StringVar(&o.StartURL, "start-url", "", `start the run when this URL answers 200 ("middlebench merge --listen" opens GET /start/INDEX when every segment asked): segments start together`)
+	f.StringVar(&o.ResultsURL, "results-url", "", `PUT the results document to this URL at the end ("middlebench merge --listen" receives it); retried for 5 min`)
 	f.StringVar(&o.SummaryMode, "summary-mode", "compact", "end-of-test summary: compact, full (phases, scenario, steps) or disabled")
 	f.StringSliceVar(&o.SummaryTrendStats, "summary-trend-stats", nil, `trend stats of the summary and --summary-export, e.g. avg,p(99.9),count (default "avg,min,med,max,p(90),p(95)")`)
 	f.StringVar(&o.SummaryTimeUnit, "summary-time-unit", "", "time unit of the summary: s, ms or us (default: k6's automatic)")

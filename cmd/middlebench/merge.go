@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/middlebench/middlebench/bench/load/console"
 	"github.com/middlebench/middlebench/bench/merge"
@@ -9,9 +10,12 @@ import (
 )
 
 func newMergeCmd() *cobra.Command {
-	var o merge.Options
+	var (
+		o  merge.Options
+		ro merge.ReceiveOptions
+	)
 	cmd := &cobra.Command{
-		Use:   "merge FILE...",
+		Use:   "merge FILE... | merge --listen ADDR --expect N",
 		Short: "Merge the results of the execution segments of one test into one",
 		Long: `merge reads the results documents (load --results) of the processes that
 ran the segments of one test (load --execution-segment A:B
@@ -25,17 +29,43 @@ It refuses documents of different tests (run.url, executor, scenario,
 durationMs, iterations and executionSegmentSequence must be equal) and
 segments that overlap.
 
+With --listen it reads no files: it receives the documents over HTTP, what
+"load --results-url http://ADDR/results/INDEX" PUTs (INDEX from 0 to
+--expect - 1; a document of another test or an overlapping segment is
+refused with 400, a second one for the same index replaces the first),
+merges when all --expect are in, then serves the merge at GET /merged for
+--keep (GET /healthz answers while it waits). This is how "middlebench k8s"
+collects the pods' results without a shared volume.
+
 Exit status: 0 when merged, 99 when a threshold fails on the merge, 2 when a
-file cannot be read or the documents cannot be merged.`,
+file cannot be read, the documents cannot be merged, or not all arrived
+within --wait.`,
 		Example: `  # on each of 4 machines, one quarter of the test
   middlebench load --rate 400/s --duration 10s --execution-segment 0:1/4 \
       --execution-segment-sequence 0,1/4,2/4,3/4,1 --results part1.json http://10.0.0.9:8080/
   # then, anywhere
-  middlebench merge part1.json part2.json part3.json part4.json -o merged.json`,
-		Args: cobra.MinimumNArgs(1),
+  middlebench merge part1.json part2.json part3.json part4.json -o merged.json
+
+  # or receive them: each machine adds --results-url http://10.0.0.5:24080/results/INDEX
+  middlebench merge --listen 10.0.0.5:24080 --expect 4 --wait 30m -o merged.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Files, o.Stdout = args, cmd.OutOrStdout()
-			res, err := merge.Run(o)
+			var (
+				res *merge.Result
+				err error
+			)
+			if ro.Listen != "" {
+				if len(args) > 0 {
+					return &exitError{code: 2, err: fmt.Errorf("--listen receives the documents: give no files")}
+				}
+				ro.Options = merge.Options{Output: o.Output, Stdout: cmd.OutOrStdout()}
+				res, err = merge.Receive(cmd.Context(), ro)
+			} else {
+				if len(args) == 0 {
+					return &exitError{code: 2, err: fmt.Errorf("give the results documents to merge, or --listen")}
+				}
+				o.Files, o.Stdout = args, cmd.OutOrStdout()
+				res, err = merge.Run(o)
+			}
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -45,6 +75,11 @@ file cannot be read or the documents cannot be merged.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write the merged results document here")
+	f := cmd.Flags()
+	f.StringVarP(&o.Output, "output", "o", "", "write the merged results document here")
+	f.StringVar(&ro.Listen, "listen", "", "receive the documents over HTTP on this address (PUT /results/INDEX) instead of reading files")
+	f.IntVar(&ro.Expect, "expect", 0, "with --listen: how many documents (segments) make the whole test")
+	f.DurationVar(&ro.Wait, "wait", time.Hour, "with --listen: give up when not all documents arrived by then")
+	f.DurationVar(&ro.Keep, "keep", 0, "with --listen: serve the merged document at GET /merged this long after merging")
 	return cmd
 }

@@ -50,11 +50,15 @@ type Options struct {
 
 	SummaryExport     string // k6's legacy --summary-export file
 	Results           string // middlebench's results document
+	ResultsURL        string // --results-url: PUT the results document there (merge --listen)
+	StartURL          string // --start-url: start when it answers 200 (merge --listen's start gate)
+	SegmentIndex      *int   // --execution-segment-index: the segment is this one of the sequence
 	SummaryMode       string // compact, full or disabled
 	SummaryTrendStats []string
 	SummaryTimeUnit   string
 	NoSummary         bool
 	NoThresholds      bool
+	NoThresholdExit   bool     // --no-threshold-exit: thresholds reported, a crossed one does not exit 99 (a segment's: the merge judges)
 	Out               []string // json[=FILE|-], csv[=FILE|-]
 	HTTPDebug         string   // "", "headers" or "full"
 	Progress          bool     // the progress even when it would not be shown
@@ -112,6 +116,10 @@ func Run(ctx context.Context, o Options) error {
 	if o.Verbose {
 		fmt.Fprintf(o.Stderr, "middlebench: %d scenario(s), up to %d VUs, at most %s; outputs: %s\n", len(lines), maxVUs, maxDur, outs.describe())
 	}
+	if err := waitStart(ctx, o); err != nil {
+		_ = outs.close()
+		return err
+	}
 	defer load.TuneGC()()
 	res, runErr := load.Run(ctx, cfg, opts)
 	if err := outs.close(); err != nil && runErr == nil {
@@ -148,6 +156,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := writeFiles(o, doc, stats); err != nil {
 		return err
 	}
+	if err := sendResults(ctx, o, doc); err != nil {
+		return err
+	}
 	switch {
 	case runErr != nil:
 		return runErr
@@ -155,7 +166,7 @@ func Run(ctx context.Context, o Options) error {
 		return &ExitError{ExitThresholds, fmt.Errorf("thresholds on metrics %s were crossed; at least one has abortOnFail enabled, stopping test prematurely", failedMetrics(doc))}
 	case res.Aborted:
 		return &ExitError{ExitAborted, fmt.Errorf("test run was aborted after %s (interrupted); the summary shows what was measured", res.Duration().Round(time.Millisecond))}
-	case res.ThresholdsFailed > 0:
+	case res.ThresholdsFailed > 0 && !o.NoThresholdExit:
 		return &ExitError{ExitThresholds, fmt.Errorf("thresholds on metrics %s have been crossed", failedMetrics(doc))}
 	}
 	return nil
@@ -196,6 +207,12 @@ func checkOutputOptions(o *Options) error {
 		if _, err := metrics.NewTrend().Stat(s); err != nil {
 			return fmt.Errorf("--summary-trend-stats: %w", err)
 		}
+	}
+	if err := checkURL("--results-url", o.ResultsURL); err != nil {
+		return err
+	}
+	if err := checkURL("--start-url", o.StartURL); err != nil {
+		return err
 	}
 	for _, out := range o.Out {
 		if _, _, err := parseOut(out); err != nil {

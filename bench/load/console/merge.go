@@ -45,6 +45,9 @@ func buildConfig(o Options) (*load.Config, error) {
 		}
 		cfg.Tags = tags
 	}
+	if err := applySegmentIndex(cfg, o.SegmentIndex); err != nil {
+		return nil, err
+	}
 	if err := load.ExpandEnv(cfg, o.Env); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A run with generators: 3 is run by three child processes (this binary,
+// through ServeChild), each a third of the arrivals, merged: the counts
+// one process would make (50/s for 1.2 s: 60 arrivals), the server
+// (in a child of its own) seeing every request, each generator on a CPU.
+func TestGeneratorsSplitAndMergeARun(t *testing.T) {
+	src := `title: split
+isolate: {}
+server: {work: 1ms}
+runs:
+  - name: three generators
+    direct: true
+    generators: 3
+    load: {executor: constant-arrival-rate, rate: 50/s, duration: 1200ms, preAllocatedVUs: 3, maxVUs: 9}
+    expect:
+      bands:
+        - {metric: server requests, equals: "60"}
+`
+	file := filepath.Join(t.TempDir(), "split.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := LoadExperiment(file, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	x := (&Runner{}).Run(ctx, e)
+	if x.Err != nil {
+		t.Fatal(x.Err)
+	}
+	r := x.Runs[0]
+	if started := r.Result.Iterations + r.Result.Dropped; started != 60 || r.Result.Requests != 60-r.Result.Dropped {
+		t.Errorf("merged: %d iterations + %d dropped, %d requests; want 60 started, one request each", r.Result.Iterations, r.Result.Dropped, r.Result.Requests)
+	}
+	if r.Doc.Run.ExecutionSegment != "" || r.Doc.Run.ExecutionSegmentSequence != "" {
+		t.Errorf("merged run covers %q of %q, want the whole test", r.Doc.Run.ExecutionSegment, r.Doc.Run.ExecutionSegmentSequence)
+	}
+	for _, want := range []string{"3 generator processes, segments of 0,1/3,2/3,1", "0:1/3 on CPU", "2/3:1 on CPU", "server and path in a child process"} {
+		if canPin && !strings.Contains(r.Pinned, want) {
+			t.Errorf("pinned %q lacks %q", r.Pinned, want)
+		}
+	}
+	if !x.Passed() {
+		t.Errorf("failures %q", x.Failures())
+	}
+}
+
+func TestGeneratorsRefused(t *testing.T) {
+	base := "title: t\nserver: {work: 1ms}\n"
+	for _, c := range []struct{ src, want string }{
+		{base + "runs: [{name: a, generators: -1}]\n", "generators -1"},
+		{base + "runs: [{name: a, generators: 65}]\n", "generators 65"},
+		{base + "runs: [{name: a, generators: 2, load: {executionSegment: \"0:1/2\"}}]\n", "give no executionSegment"},
+		{base + "runs: [{name: a, generator: 2}]\n", "generator"},
+	} {
+		if _, err := ParseExperiment([]byte(c.src), false); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err %v, want one saying %q", c.src, err, c.want)
+		}
+	}
+}
