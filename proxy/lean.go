@@ -270,8 +270,8 @@ func (lc *leanConn) readRequest() (req *http.Request, n int, ok bool, err error)
 			head = buf[:i+4]
 			break
 		}
-		if br.Buffered() == br.Size() {
-			return nil, 0, false, nil // a head larger than the buffer: net/http's limits apply
+		if br.Buffered() == br.Size() || bareLF(buf) {
+			return nil, 0, false, nil // a head larger than the buffer, or lines ended by LF alone: net/http's rules apply
 		}
 		if _, err := br.Peek(br.Buffered() + 1); err != nil {
 			return nil, 0, false, err // a partial head, then EOF, a reset or the timeout: no answer, as net/http
@@ -363,6 +363,17 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 		lc.ctx.bodyDone = true
 	}
 	return r.WithContext(lc.ctx), nil
+}
+
+// bareLF reports whether b has a line ended by LF alone (net/http reads
+// such heads; the lean loop leaves them to it).
+func bareLF(b []byte) bool {
+	for i, c := range b {
+		if c == '\n' && (i == 0 || b[i-1] != '\r') {
+			return true
+		}
+	}
+	return false
 }
 
 // headerHasToken reports whether a comma-separated header value lists tok.

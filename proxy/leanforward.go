@@ -343,8 +343,8 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 			head = buf[:i+4]
 			break
 		}
-		if br.Buffered() == br.Size() {
-			h.generic = true // a head larger than the buffer
+		if br.Buffered() == br.Size() || bareLF(buf) {
+			h.generic = true // a head larger than the buffer, or lines ended by LF alone
 			return h, nil
 		}
 		if _, err := br.Peek(br.Buffered() + 1); err != nil {
