@@ -12,6 +12,11 @@
 #   throughput   hey -z DURATION -c CONNS, requests/s
 #   latency      wrk -t1 -c1 -d LAT_DURATION --latency: what each box adds to
 #                the direct p50 and p99 at one connection, in the same round
+#   CPU/req      CPU time (user + system, /proc) the target's own processes
+#                spent per request answered during the hey runs: what the
+#                proxy costs the machine the generator and origin share, a
+#                figure that load from other processes moves far less than
+#                req/s
 # Targets (issue 16): box(http) ≥ 1.0× toxiproxy's requests/s, box(bytes) ≥
 # 1.2×, and each box's added p50 and p99 ≤ toxiproxy's.
 #
@@ -77,18 +82,22 @@ wait_port() {
 
 ORIGIN=$(free_port)
 "$BIN" server --listen "127.0.0.1:$ORIGIN" >"$TMP/origin.log" 2>&1 & pids+=($!)
+ORIGIN_PID=$!
 wait_port "$ORIGIN"
 
 BYTES=$(free_port)
 "$BIN" proxy --listen "127.0.0.1:$BYTES" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m >"$TMP/bytes.log" 2>&1 & pids+=($!)
+BYTES_PID=$!
 HTTPBOX=$(free_port)
 "$BIN" proxy --listen "127.0.0.1:$HTTPBOX" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m \
 	--stage waf --stage 'ratelimit:rate=1000000000/s' --stage 'uablock:patterns=[^never-matches$]' --stage fault \
 	>"$TMP/http.log" 2>&1 & pids+=($!)
+HTTP_PID=$!
 wait_port "$BYTES"; wait_port "$HTTPBOX"
 
 TOXI_API=$(free_port); TOXI=$(free_port)
 "$TOXIPROXY" -host 127.0.0.1 -port "$TOXI_API" >"$TMP/toxiproxy.log" 2>&1 & pids+=($!)
+TOXI_PID=$!
 wait_port "$TOXI_API"
 curl -fsS -X POST "http://127.0.0.1:$TOXI_API/proxies" \
 	-d "{\"name\":\"bench\",\"listen\":\"127.0.0.1:$TOXI\",\"upstream\":\"127.0.0.1:$ORIGIN\"}" >/dev/null
@@ -96,6 +105,7 @@ wait_port "$TOXI"
 
 names=(direct 'box(bytes)' 'box(http)' toxiproxy)
 ports=("$ORIGIN" "$BYTES" "$HTTPBOX" "$TOXI")
+procs=("$ORIGIN_PID" "$BYTES_PID" "$HTTP_PID" "$TOXI_PID")
 if command -v nginx >/dev/null; then
 	NGINX=$(free_port)
 	mkdir -p "$TMP/nginx/logs"
@@ -119,13 +129,27 @@ http {
 CONF
 	nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -g 'daemon off;' & pids+=($!)
 	wait_port "$NGINX"
-	names+=(nginx); ports+=("$NGINX")
+	names+=(nginx); ports+=("$NGINX"); procs+=("$!")
 fi
 n=${#names[@]}
 
-# rps PORT: one hey run's requests/s.
+# ticks PID: CPU clock ticks (user + system) of PID and its children (nginx's workers).
+ticks() {
+	local t=0 p
+	for p in "$1" $(pgrep -P "$1" || true); do
+		t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+HZ=$(getconf CLK_TCK)
+
+# rps PORT PID: one hey run; prints "req/s answers cpu-ticks" (the ticks PID spent).
 rps() {
-	"$HEY" -z "$DURATION" -c "$CONNS" -disable-compression "http://127.0.0.1:$1/" 2>&1 | awk '/Requests\/sec:/ {print $2; f=1} END {if (!f) print 0}'
+	local t0 t1 out
+	t0=$(ticks "$2")
+	out=$("$HEY" -z "$DURATION" -c "$CONNS" -disable-compression "http://127.0.0.1:$1/" 2>&1)
+	t1=$(ticks "$2")
+	awk -v t=$((t1 - t0)) '/Requests\/sec:/ {r=$2} /^ *\[[0-9]+\] +[0-9]+ responses/ {n+=$2} END {printf "%s %d %d\n", r+0, n+0, t}' <<<"$out"
 }
 
 # lat PORT: one wrk run at one connection; prints "p50 p99" in µs.
@@ -141,11 +165,12 @@ lat() {
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-declare -A R P50 P99
+declare -A R P50 P99 ANS TCK
 for round in $(seq 1 "$ROUNDS"); do
 	for k in $(seq 0 $((n - 1))); do
 		i=$(((k + round - 1) % n))
-		R[$i]+="$(rps "${ports[$i]}") "
+		read -r a b c <<<"$(rps "${ports[$i]}" "${procs[$i]}")"
+		R[$i]+="$a "; ANS[$i]=$((${ANS[$i]:-0} + b)); TCK[$i]=$((${TCK[$i]:-0} + c))
 	done
 	for k in $(seq 0 $((n - 1))); do
 		i=$(((k + round - 1) % n))
@@ -176,10 +201,13 @@ done
 
 echo "throughput: hey -z $DURATION -c $CONNS; latency: wrk -t1 -c1 -d $LAT_DURATION; $ROUNDS interleaved rounds, medians"
 echo "load average before $load_before, after $load_after (shared 2-core machine, generators on the same cores)"
-printf '%-12s %9s %9s %-30s %11s %11s\n' target 'req/s' 'vs toxi' 'rounds' '+p50 µs/hop' '+p99 µs/hop'
+# cpu I: CPU µs per answered request of target I's processes.
+cpu() { awk -v t="${TCK[$1]}" -v n="${ANS[$1]}" -v hz="$HZ" 'BEGIN{printf "%.1f", (n>0)?t*1e6/hz/n:0}'; }
+printf '%-12s %9s %8s %11s %11s %11s  %s\n' target 'req/s' 'vs toxi' '+p50 µs/hop' '+p99 µs/hop' 'CPU µs/req' 'req/s by round'
 for i in $(seq 0 $((n - 1))); do
-	printf '%-12s %9.0f %9s %-30s %11.1f %11.1f\n' "${names[$i]}" "${MED[$i]}" "$(ratio "${MED[$i]}" "${MED[$toxi_i]}")×" "${R[$i]}" "${ADD50[$i]}" "${ADD99[$i]}"
+	printf '%-12s %9.0f %8s %11.1f %11.1f %11s  %s\n' "${names[$i]}" "${MED[$i]}" "$(ratio "${MED[$i]}" "${MED[$toxi_i]}")×" "${ADD50[$i]}" "${ADD99[$i]}" "$(cpu "$i")" "$(printf '%.0f ' ${R[$i]})"
 done
+echo "CPU per request vs toxiproxy's: box(bytes) $(ratio "$(cpu 1)" "$(cpu $toxi_i)")×, box(http) $(ratio "$(cpu 2)" "$(cpu $toxi_i)")× (direct: the origin's own)"
 
 # verdict NAME VALUE WANT: "met"/"missed" for VALUE ≥ WANT.
 verdict() { awk -v a="$2" -v b="$3" 'BEGIN{exit !(a>=b)}' && echo "met   : $1" || echo "missed: $1 (shared machine: rerun before concluding)"; }
@@ -189,3 +217,24 @@ for i in 1 2; do
 	verdict "${names[$i]} adds p50 ${ADD50[$i]} µs ≤ toxiproxy's ${ADD50[$toxi_i]} µs" "${ADD50[$toxi_i]}" "${ADD50[$i]}"
 	verdict "${names[$i]} adds p99 ${ADD99[$i]} µs ≤ toxiproxy's ${ADD99[$toxi_i]} µs" "${ADD99[$toxi_i]}" "${ADD99[$i]}"
 done
+
+# RSS_REQUESTS=N: N requests through each box after the rounds, the box's
+# resident set sampled every second; its growth after the first tenth (the
+# pools' warm-up) is printed.
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+if [ "${RSS_REQUESTS:-0}" -gt 0 ]; then
+	for i in 1 2; do
+		pid=${procs[$i]}
+		samples=()
+		"$HEY" -n "$RSS_REQUESTS" -c "$CONNS" -disable-compression "http://127.0.0.1:${ports[$i]}/" >"$TMP/rss.out" 2>&1 &
+		hey_pid=$!
+		while kill -0 "$hey_pid" 2>/dev/null; do samples+=("$(rss_kib "$pid")"); sleep 1; done
+		wait "$hey_pid" || true
+		samples+=("$(rss_kib "$pid")")
+		answered=$(awk '/^ *\[[0-9]+\] +[0-9]+ responses/ {n+=$2} END {print n+0}' "$TMP/rss.out")
+		k=${#samples[@]}
+		warm=${samples[$((k / 10))]}
+		peak=$(printf '%s\n' "${samples[@]}" | sort -n | tail -1)
+		echo "RSS ${names[$i]}: $answered of $RSS_REQUESTS requests answered in $k s; ${samples[0]} KiB at the start, $warm KiB after a tenth, ${samples[$((k - 1))]} KiB at the end (peak $peak KiB): $(( ${samples[$((k - 1))]} - warm )) KiB growth after the warm-up"
+	done
+fi
