@@ -31,6 +31,9 @@ DURATION=${DURATION:-5s}
 LAT_DURATION=${LAT_DURATION:-3s}
 ROUNDS=${ROUNDS:-3}
 BIN=bin/middlebench
+# BEFORE_BIN=path: also run its boxes as box(bytes)@before and box(http)@before,
+# interleaved with the others: before and after measured in the same run.
+BEFORE_BIN=${BEFORE_BIN:-}
 PEERS=$PWD/.bench/bin
 TOXIPROXY_VERSION=v2.5.0
 HEY_VERSION=v0.1.5
@@ -131,6 +134,16 @@ CONF
 	wait_port "$NGINX"
 	names+=(nginx); ports+=("$NGINX"); procs+=("$!")
 fi
+if [ -n "$BEFORE_BIN" ]; then
+	for kind in bytes http; do
+		port=$(free_port)
+		stages=()
+		[ "$kind" = http ] && stages=(--stage waf --stage 'ratelimit:rate=1000000000/s' --stage 'uablock:patterns=[^never-matches$]' --stage fault)
+		"$BEFORE_BIN" proxy --listen "127.0.0.1:$port" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m "${stages[@]}" >"$TMP/before-$kind.log" 2>&1 & pids+=($!)
+		names+=("box($kind)@before"); ports+=("$port"); procs+=("$!")
+		wait_port "$port"
+	done
+fi
 n=${#names[@]}
 
 # ticks PID: CPU clock ticks (user + system) of PID and its children (nginx's workers).
@@ -203,9 +216,9 @@ echo "throughput: hey -z $DURATION -c $CONNS; latency: wrk -t1 -c1 -d $LAT_DURAT
 echo "load average before $load_before, after $load_after (shared 2-core machine, generators on the same cores)"
 # cpu I: CPU µs per answered request of target I's processes.
 cpu() { awk -v t="${TCK[$1]}" -v n="${ANS[$1]}" -v hz="$HZ" 'BEGIN{printf "%.1f", (n>0)?t*1e6/hz/n:0}'; }
-printf '%-12s %9s %8s %11s %11s %11s  %s\n' target 'req/s' 'vs toxi' '+p50 µs/hop' '+p99 µs/hop' 'CPU µs/req' 'req/s by round'
+printf '%-17s %9s %8s %11s %11s %11s  %s\n' target 'req/s' 'vs toxi' '+p50 µs/hop' '+p99 µs/hop' 'CPU µs/req' 'req/s by round'
 for i in $(seq 0 $((n - 1))); do
-	printf '%-12s %9.0f %8s %11.1f %11.1f %11s  %s\n' "${names[$i]}" "${MED[$i]}" "$(ratio "${MED[$i]}" "${MED[$toxi_i]}")×" "${ADD50[$i]}" "${ADD99[$i]}" "$(cpu "$i")" "$(printf '%.0f ' ${R[$i]})"
+	printf '%-17s %9.0f %8s %11.1f %11.1f %11s  %s\n' "${names[$i]}" "${MED[$i]}" "$(ratio "${MED[$i]}" "${MED[$toxi_i]}")×" "${ADD50[$i]}" "${ADD99[$i]}" "$(cpu "$i")" "$(printf '%.0f ' ${R[$i]})"
 done
 echo "CPU per request vs toxiproxy's: box(bytes) $(ratio "$(cpu 1)" "$(cpu $toxi_i)")×, box(http) $(ratio "$(cpu 2)" "$(cpu $toxi_i)")× (direct: the origin's own)"
 
