@@ -162,7 +162,7 @@ rps() {
 	t0=$(ticks "$2")
 	out=$("$HEY" -z "$DURATION" -c "$CONNS" -disable-compression "http://127.0.0.1:$1/" 2>&1)
 	t1=$(ticks "$2")
-	awk -v t=$((t1 - t0)) '/Requests\/sec:/ {r=$2} /^ *\[[0-9]+\] +[0-9]+ responses/ {n+=$2} END {printf "%s %d %d\n", r+0, n+0, t}' <<<"$out"
+	awk -v t=$((t1 - t0)) '/Requests\/sec:/ {r=$2} /^[ \t]*\[[0-9]+\][ \t]+[0-9]+ responses/ {n+=$2} END {printf "%s %d %d\n", r+0, n+0, t}' <<<"$out"
 }
 
 # lat PORT: one wrk run at one connection; prints "p50 p99" in µs.
@@ -244,7 +244,7 @@ if [ "${RSS_REQUESTS:-0}" -gt 0 ]; then
 		while kill -0 "$hey_pid" 2>/dev/null; do samples+=("$(rss_kib "$pid")"); sleep 1; done
 		wait "$hey_pid" || true
 		samples+=("$(rss_kib "$pid")")
-		answered=$(awk '/^ *\[[0-9]+\] +[0-9]+ responses/ {n+=$2} END {print n+0}' "$TMP/rss.out")
+		answered=$(awk '/^[ \t]*\[[0-9]+\][ \t]+[0-9]+ responses/ {n+=$2} END {print n+0}' "$TMP/rss.out")
 		k=${#samples[@]}
 		warm=${samples[$((k / 10))]}
 		peak=$(printf '%s\n' "${samples[@]}" | sort -n | tail -1)
