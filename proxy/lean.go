@@ -181,8 +181,7 @@ func (lc *leanConn) loop() (handedOff bool) {
 			}
 		}
 		t0 := time.Now()
-		_ = lc.c.SetReadDeadline(t0.Add(b.limits.ReadHeaderTimeout.D()))
-		req, n, ok, err := lc.readRequest()
+		req, n, ok, err := lc.readRequest(t0)
 		if err != nil {
 			return false // EOF, reset or timeout before a whole head: no answer, as net/http
 		}
@@ -190,7 +189,12 @@ func (lc *leanConn) loop() (handedOff bool) {
 			return lc.handOff(time.Since(t0))
 		}
 		_, _ = lc.br.Discard(n)
-		_ = lc.c.SetReadDeadline(t0.Add(b.limits.ReadTimeout.D()))
+		// The whole-request deadline, for what reads the client from here
+		// on: the body, or the watch (which sets it itself when it starts).
+		lc.cr.setDeadline(t0.Add(b.limits.ReadTimeout.D()))
+		if req.ContentLength > 0 {
+			_ = lc.c.SetReadDeadline(t0.Add(b.limits.ReadTimeout.D()))
+		}
 		if !lc.serve(req) {
 			return false
 		}
@@ -255,11 +259,16 @@ func (lc *leanConn) serve(r *http.Request) (keep bool) {
 var errHandOff = errors.New("hand off")
 
 // readRequest reads a request head; ok false means: hand the connection
-// over (nothing consumed). n is the head's length in the buffer.
-func (lc *leanConn) readRequest() (req *http.Request, n int, ok bool, err error) {
+// over (nothing consumed). n is the head's length in the buffer. The
+// header deadline (readHeaderTimeout from t0) is set before the first wait
+// for bytes: a head that came whole with its first read needs none.
+func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool, err error) {
 	var head []byte
 	br := lc.br
+	armed := false
 	if br.Buffered() == 0 {
+		_ = lc.c.SetReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
+		armed = true
 		if _, err := br.Peek(1); err != nil {
 			return nil, 0, false, err
 		}
@@ -272,6 +281,10 @@ func (lc *leanConn) readRequest() (req *http.Request, n int, ok bool, err error)
 		}
 		if br.Buffered() == br.Size() || bareLF(buf) {
 			return nil, 0, false, nil // a head larger than the buffer, or lines ended by LF alone: net/http's rules apply
+		}
+		if !armed {
+			_ = lc.c.SetReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
+			armed = true
 		}
 		if _, err := br.Peek(br.Buffered() + 1); err != nil {
 			return nil, 0, false, err // a partial head, then EOF, a reset or the timeout: no answer, as net/http

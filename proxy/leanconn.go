@@ -25,7 +25,7 @@ type leanCtx struct {
 	bodyDone bool // the body was read to its end (or there is none)
 	wantWait bool // watch once the body is done
 	watching bool
-	onCancel func()
+	upstream net.Conn // interrupted (its deadline expired) when the context ends
 }
 
 func newLeanCtx(lc *leanConn, ex *exchange) *leanCtx {
@@ -105,32 +105,35 @@ func (c *leanCtx) cancel() {
 	if c.done != nil {
 		close(c.done)
 	}
-	f := c.onCancel
-	c.onCancel = nil
+	up := c.upstream
+	c.upstream = nil
 	c.mu.Unlock()
-	if f != nil {
-		f()
+	if up != nil {
+		_ = up.SetDeadline(time.Unix(1, 0))
 	}
 }
 
-// afterCancel runs f when the context ends (at once if it has); the
-// returned stop reports whether it removed f before it ran.
-func (c *leanCtx) afterCancel(f func()) (stop func() bool) {
+// interruptOnCancel has up's exchange interrupted when the context ends
+// (at once if it has).
+func (c *leanCtx) interruptOnCancel(up net.Conn) {
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		f()
-		return func() bool { return false }
+		_ = up.SetDeadline(time.Unix(1, 0))
+		return
 	}
-	c.onCancel = f
+	c.upstream = up
 	c.mu.Unlock()
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		had := c.onCancel != nil
-		c.onCancel = nil
-		return had
-	}
+}
+
+// release undoes interruptOnCancel; false when the context ended first
+// (the deadline is then expired).
+func (c *leanCtx) release() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	had := c.upstream != nil
+	c.upstream = nil
+	return had
 }
 
 // connReader is the client connection under the lean loop's bufio.Reader:
@@ -146,6 +149,16 @@ type connReader struct {
 	byteBuf [1]byte
 	inRead  bool
 	aborted bool
+	// deadline: the request's whole-request deadline, which the watch
+	// reads under (a handler still running at readTimeout sees its
+	// context end, as in net/http).
+	deadline time.Time
+}
+
+func (cr *connReader) setDeadline(t time.Time) {
+	cr.mu.Lock()
+	cr.deadline = t
+	cr.mu.Unlock()
 }
 
 func (cr *connReader) init(c net.Conn) {
@@ -189,8 +202,7 @@ func (cr *connReader) startBackgroundRead() {
 		return
 	}
 	cr.inRead = true
-	// The whole-request deadline stays, as in net/http: a handler still
-	// running at readTimeout sees its context end.
+	_ = cr.conn.SetReadDeadline(cr.deadline)
 	go cr.backgroundRead()
 }
 

@@ -54,13 +54,13 @@ func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *le
 			f.b.proxyError(w, r, ctxOr(ctx, err))
 			return
 		}
-		stop := ctx.afterCancel(func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+		ctx.interruptOnCancel(c)
 		h, err := f.exchange(c, lc, r)
 		if err == nil {
-			f.respond(w, r, ctx, c, h, stop)
+			f.respond(w, r, ctx, c, h)
 			return
 		}
-		stop()
+		ctx.release()
 		c.Close()
 		var ne net.Error
 		if !reused || !replayable || ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() {
@@ -126,11 +126,11 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 
 // respond copies the answer to the client, straight or through w, and
 // gives c back to the pool when its body was read to the end.
-func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *leanCtx, c *upstreamConn, h respHead, stop func() bool) {
+func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *leanCtx, c *upstreamConn, h respHead) {
 	lw := ctx.lc.w
 	aw, bare := w.(*answerWriter)
 	if h.generic || !bare || aw.ResponseWriter != http.ResponseWriter(lw) {
-		f.respondThrough(w, r, c, stop)
+		f.respondThrough(w, r, c, ctx.release)
 		return
 	}
 	_, _ = c.br.Discard(h.n)
@@ -146,14 +146,14 @@ func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *le
 		got, err = copyN(lw, c.br, h.cl)
 	}
 	if err == nil {
-		if stop() && !h.close {
+		if ctx.release() && !h.close {
 			f.tr.put(c)
 		} else {
 			c.Close()
 		}
 		return
 	}
-	stop()
+	ctx.release()
 	c.Close()
 	if lw.err == nil && ctx.Err() == nil { // the next hop's doing, not the client's
 		f.b.upstreamCuts.Add(1)
@@ -380,7 +380,7 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 			return h, nil
 		}
 		value = bytes.Trim(value, " \t")
-		switch strings.ToLower(string(name)) {
+		switch headerKind(name) {
 		case "content-length":
 			v, err := strconv.ParseInt(string(value), 10, 64)
 			if hasCL || err != nil || v < 0 {
@@ -443,6 +443,20 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 		h.generic = true
 	}
 	return h, nil
+}
+
+// specialHeaders are the answer headers the lean forwarder acts on.
+var specialHeaders = [...]string{"content-length", "transfer-encoding", "connection", "proxy-connection", "keep-alive",
+	"proxy-authenticate", "proxy-authorization", "te", "upgrade", "trailer", "content-type", "date"}
+
+// headerKind is name's entry in specialHeaders, in lower case, or "".
+func headerKind(name []byte) string {
+	for _, k := range specialHeaders {
+		if len(k) == len(name) && strings.EqualFold(k, string(name)) {
+			return k
+		}
+	}
+	return ""
 }
 
 // copyN copies n body bytes from br to the client.
