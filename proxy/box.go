@@ -43,6 +43,7 @@ type Box struct {
 	rp       http.Handler
 	inner    http.Handler     // HTTP boxes: the stages and the forwarder
 	handoff  *handoffListener // HTTP boxes on the lean loop: connections given to srv
+	waits    waitList         // … and their requests waiting for the next hop
 	date     dateCache
 	desc     string // the box's name for Server-Timing
 	// ledgerHeader: answers carry the stages' Server-Timing entries.
@@ -223,6 +224,7 @@ func (b *Box) startHTTP(env boxEnv) {
 	ln := b.wrapped
 	if b.leanable() {
 		b.handoff = newHandoffListener(b.wrapped.Addr())
+		b.waits = waitList{done: b.handoff.done, wg: &b.wg}
 		ln = b.handoff
 		b.wg.Add(1)
 		go b.acceptLoop(b.serveLean)

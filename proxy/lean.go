@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -54,7 +53,87 @@ const rstAvoidanceDelay = 500 * time.Millisecond
 // watchAfter: how long a request may wait for the next hop before the loop
 // starts watching the client's connection for its end (net/http watches
 // from the start of every request, a goroutine and a read each time).
+// One ticker per box finds such requests (see waitList).
 const watchAfter = time.Millisecond
+
+// waitList holds a box's lean requests waiting for the next hop; one
+// goroutine ticking every watchAfter starts the client watch of those
+// waiting longer. A timer per request would be the earliest of the
+// process's timers each time it is armed, and each arming would wake the
+// runtime's poller to learn it (a system call and a thread woken per
+// request); the ticker runs while requests come, and stops after a second
+// without any.
+type waitList struct {
+	mu      sync.Mutex
+	waiting map[*leanCtx]time.Time
+	running bool
+	done    chan struct{} // closed with the box
+	wg      *sync.WaitGroup
+}
+
+func (l *waitList) add(ctx *leanCtx) {
+	l.mu.Lock()
+	if l.waiting == nil {
+		l.waiting = map[*leanCtx]time.Time{}
+	}
+	l.waiting[ctx] = time.Now()
+	if !l.running {
+		select {
+		case <-l.done:
+		default:
+			l.running = true
+			l.wg.Add(1) // the caller's connection holds the box's group above zero
+			go l.tick()
+		}
+	}
+	l.mu.Unlock()
+}
+
+func (l *waitList) remove(ctx *leanCtx) {
+	l.mu.Lock()
+	delete(l.waiting, ctx)
+	l.mu.Unlock()
+}
+
+func (l *waitList) tick() {
+	defer l.wg.Done()
+	t := time.NewTicker(watchAfter)
+	defer t.Stop()
+	var idleSince time.Time
+	var due []*leanCtx
+	for {
+		select {
+		case <-l.done:
+			l.mu.Lock()
+			l.running = false
+			l.mu.Unlock()
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		due = due[:0]
+		l.mu.Lock()
+		for ctx, since := range l.waiting {
+			if now.Sub(since) >= watchAfter {
+				due = append(due, ctx)
+				delete(l.waiting, ctx)
+			}
+		}
+		if len(l.waiting) > 0 || len(due) > 0 {
+			idleSince = time.Time{}
+		} else if idleSince.IsZero() {
+			idleSince = now
+		} else if now.Sub(idleSince) > time.Second {
+			l.running = false
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+		for _, ctx := range due {
+			ctx.watch() // a request over meanwhile has its context ended: no watch starts
+		}
+	}
+}
 
 var leanReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, leanBufSize) }}
 var leanWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, leanBufSize) }}
@@ -139,10 +218,8 @@ type leanConn struct {
 	remote string
 	head   []byte // the upstream request head, rebuilt for each request
 	resp   []byte // the answer's header lines passed on
-	watch  *time.Timer
-	armed  atomic.Pointer[leanCtx] // the request the watch timer is for
-	ctx    *leanCtx                // the request being served
-	w      *leanWriter             // … and its writer
+	ctx    *leanCtx    // the request being served
+	w      *leanWriter // … and its writer
 }
 
 // serveLean runs the lean loop on one accepted connection.
@@ -154,10 +231,7 @@ func (b *Box) serveLean(c net.Conn) {
 	lc.br.Reset(&lc.cr)
 	lc.bw = leanWriters.Get().(*bufio.Writer)
 	lc.bw.Reset(c)
-	lc.watch = time.AfterFunc(time.Hour, lc.startWatch)
-	lc.watch.Stop()
 	keep := lc.loop()
-	lc.watch.Stop()
 	b.untrack(c)
 	if keep {
 		return // handed to net/http, buffers and all
@@ -457,14 +531,6 @@ func validHost(s string) bool {
 		return false
 	}
 	return true
-}
-
-// startWatch begins watching the client's connection for its end (the
-// watch timer's function: the next hop is slow to answer).
-func (lc *leanConn) startWatch() {
-	if ctx := lc.armed.Load(); ctx != nil {
-		ctx.watch()
-	}
 }
 
 // leanBody is a Content-Length request body read from the connection.

@@ -98,12 +98,8 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 	if f.tr.headerTimeout > 0 {
 		_ = c.SetReadDeadline(time.Now().Add(f.tr.headerTimeout))
 	}
-	lc.armed.Store(lc.ctx)
-	lc.watch.Reset(watchAfter)
-	defer func() {
-		lc.watch.Stop()
-		lc.armed.Store(nil)
-	}()
+	lc.b.waits.add(lc.ctx)
+	defer lc.b.waits.remove(lc.ctx)
 	for {
 		h, err := readRespHead(c.br, r, lc.resp[:0])
 		if err != nil {
