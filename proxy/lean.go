@@ -216,8 +216,8 @@ type leanConn struct {
 	bw     *bufio.Writer
 	id     uint64
 	remote string
-	head   []byte // the upstream request head, rebuilt for each request
-	resp   []byte // the answer's header lines passed on
+	head   []byte      // the upstream request head, rebuilt for each request
+	resp   []byte      // the answer's header lines passed on
 	ctx    *leanCtx    // the request being served
 	w      *leanWriter // … and its writer
 }
