@@ -3,6 +3,7 @@ package proxy
 import (
 	"io"
 	"net/http"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -168,6 +169,37 @@ func BenchmarkBandwidthCap(b *testing.B) {
 				got := float64(total.Load()) / elapsed.Seconds()
 				b.ReportMetric(got/(1<<20), "MiB/s")
 				b.ReportMetric((got-want)/want*100, "err-%")
+			}
+		})
+	}
+}
+
+// BenchmarkBoxAllocs: heap allocations per request of the box itself. The
+// process's mallocs over n keep-alive requests through the box, less those
+// of n requests straight to the origin by the same client in the same
+// round (client and origin allocate alike in both).
+func BenchmarkBoxAllocs(b *testing.B) {
+	up := origin(b)
+	for _, tt := range []struct{ name, cfg string }{{"bytes-box", "boxes: [{name: plain}]"}, {"http-box-inactive", inactiveHTTP}} {
+		b.Run(tt.name, func(b *testing.B) {
+			box := startYAML(b, tt.cfg, up.URL)
+			c := benchClient(1)
+			const n = 2000
+			mallocs := func(url string) (uint64, uint64) {
+				fetch(b, c, url) // the connection, dialed outside the count
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for range n {
+					fetch(b, c, url)
+				}
+				runtime.ReadMemStats(&after)
+				return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
+			}
+			for b.Loop() {
+				dm, db := mallocs(up.URL)
+				bm, bb := mallocs(box.URL())
+				b.ReportMetric((float64(bm)-float64(dm))/n, "box-allocs/req")
+				b.ReportMetric((float64(bb)-float64(db))/n, "box-B/req")
 			}
 		})
 	}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/middlebench/middlebench/internal/clock"
 )
@@ -42,6 +41,13 @@ type Box struct {
 	log      *log.Logger
 	srv      *http.Server
 	rp       http.Handler
+	inner    http.Handler     // HTTP boxes: the stages and the forwarder
+	handoff  *handoffListener // HTTP boxes on the lean loop: connections given to srv
+	waits    waitList         // … and their requests waiting for the next hop
+	date     dateCache
+	desc     string // the box's name for Server-Timing
+	// ledgerHeader: answers carry the stages' Server-Timing entries.
+	ledgerHeader bool
 
 	limits BoxLimits // with the defaults filled in
 
@@ -53,7 +59,7 @@ type Box struct {
 	bytesUp, bytesDown, acceptErrors atomic.Int64
 
 	mu     sync.Mutex
-	conns  map[net.Conn]struct{} // bytes mode: open client connections
+	conns  map[net.Conn]struct{} // open client connections of the bytes and lean loops
 	closed bool
 	wg     sync.WaitGroup
 }
@@ -165,7 +171,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 		b.startHTTP(env)
 	} else {
 		b.wg.Add(1)
-		go b.acceptBytes()
+		go b.acceptLoop(b.forward)
 	}
 	return b, nil
 }
@@ -189,41 +195,57 @@ func (l *stagedListener) Accept() (net.Conn, error) {
 }
 
 func (b *Box) startHTTP(env boxEnv) {
-	b.rp = b.reverseProxy()
-	var h = b.rp
+	rp := b.reverseProxy()
+	b.rp = rp
+	var h http.Handler = &forwardHandler{b: b, rp: rp, tr: rp.tr}
 	for i := len(b.lay.https) - 1; i >= 0; i-- {
 		h = b.lay.https[i].Wrap(h)
 	}
-	inner := h
-	desc := strings.ReplaceAll(b.name, `"`, "'")
+	b.inner = h
+	b.ledgerHeader = env.ledgerHeader
+	b.desc = strings.ReplaceAll(b.name, `"`, "'")
 	b.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b.requests.Add(1)
 			id, _ := r.Context().Value(connKey{}).(uint64)
 			ex := &exchange{conn: id, req: b.reqSeq.Add(1)}
-			watchClientBody(r, ex)
-			r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
-			if env.ledgerHeader {
-				w = &timingWriter{ResponseWriter: w, ex: ex, desc: desc}
-			}
-			serveExchange(inner, w, r, ex)
+			b.handle(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)), ex)
 		}),
 		ReadHeaderTimeout: b.limits.ReadHeaderTimeout.D(),
 		ReadTimeout:       b.limits.ReadTimeout.D(),
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       idleTimeoutClient,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          b.log,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, connID(c))
 		},
 	}
+	// The lean loop takes the connections and hands net/http those it
+	// does not serve itself; a TLS box stays on net/http throughout.
+	ln := b.wrapped
+	if b.leanable() {
+		b.handoff = newHandoffListener(b.wrapped.Addr())
+		b.waits = waitList{done: b.handoff.done, wg: &b.wg}
+		ln = b.handoff
+		b.wg.Add(1)
+		go b.acceptLoop(b.serveLean)
+	}
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
-		if err := b.srv.Serve(b.wrapped); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := b.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			b.log.Printf("serve: %v", err)
 		}
 	}()
+}
+
+// handle runs one request, on either path, through the box's handler chain.
+func (b *Box) handle(w http.ResponseWriter, r *http.Request, ex *exchange) {
+	b.requests.Add(1)
+	watchClientBody(r, ex)
+	if b.ledgerHeader {
+		w = &timingWriter{ResponseWriter: w, ex: ex, desc: b.desc}
+	}
+	serveExchange(b.inner, w, r, ex)
 }
 
 // Name is the box's name.
@@ -308,8 +330,11 @@ func (b *Box) close() error {
 	var err error
 	if b.srv != nil {
 		err = b.srv.Close()
-	} else {
-		err = b.wrapped.Close()
+	}
+	if b.srv == nil || b.handoff != nil {
+		if cerr := b.wrapped.Close(); err == nil {
+			err = cerr
+		}
 	}
 	for _, c := range conns {
 		c.Close()

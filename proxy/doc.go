@@ -22,7 +22,9 @@
 // nearest the client) and a forwarder to the next hop: when all its stages
 // are connection stages it forwards bytes without parsing HTTP (io.Copy,
 // splice where the kernel can), otherwise it parses each request once and
-// forwards it with httputil.ReverseProxy over keep-alive connections. A path
+// forwards it over keep-alive connections: on plain HTTP with the lean
+// HTTP/1.1 loop (lean.go), which hands what it does not parse in full to
+// net/http's server and httputil.ReverseProxy, the path of TLS boxes. A path
 // is boxes chained client → box 1 → … → box n → upstream, each on its own
 // 127.0.0.1 port with its own counters.
 //

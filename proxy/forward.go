@@ -15,8 +15,9 @@ import (
 // proxy (32 KiB, io.Copy's size).
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// acceptBytes is a byte-forwarding box's accept loop.
-func (b *Box) acceptBytes() {
+// acceptLoop accepts the box's connections and serves each on its own
+// goroutine: forward (bytes) or serveLean (HTTP).
+func (b *Box) acceptLoop(serve func(net.Conn)) {
 	defer b.wg.Done()
 	var backoff time.Duration
 	for {
@@ -37,7 +38,7 @@ func (b *Box) acceptBytes() {
 			return
 		}
 		b.wg.Add(1)
-		go b.forward(c)
+		go serve(c)
 	}
 }
 

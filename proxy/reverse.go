@@ -17,7 +17,7 @@ type reverseProxy struct {
 
 func (r *reverseProxy) closeIdle() { r.tr.close() }
 
-func (b *Box) reverseProxy() http.Handler {
+func (b *Box) reverseProxy() *reverseProxy {
 	idle := b.cfg.MaxIdleConnsPerHost
 	if idle == 0 {
 		idle = 1024

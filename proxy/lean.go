@@ -1,0 +1,289 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// The lean HTTP/1.1 loop serves a plain-HTTP box's connections without
+// net/http's server: per client connection one goroutine reads each request
+// head into a reused buffer, builds the *http.Request the stages expect
+// (HTTPStage's interface is unchanged), runs the same handler chain, and the
+// lean forwarder (leanforward.go) writes the request to an upstream
+// keep-alive connection and copies the answer back. Profiles of net/http's
+// path put the time in its per-request machinery: the background read
+// goroutine started for every request, contexts, header maps cloned by
+// ReverseProxy, the Transport's request and response rewriting.
+//
+// The loop takes only what it parses in full: an HTTP/1.1 request in
+// origin-form whose head fits its 4 KiB buffer, with a single Host, a
+// Content-Length body or none, and no Expect, Upgrade, Transfer-Encoding or
+// Pragma. Anything else — another version, chunked or malformed requests,
+// oversized heads, CONNECT, OPTIONS *, WebSocket — hands the connection, with
+// the bytes already read, to the box's net/http server, which answers it as
+// before (400, 431, 501, 505, 100-continue, 417 …) and keeps it. Its header
+// timeouts start from the lean loop's, so a handed-over client gets no
+// extra time.
+
+// leanBufSize is the lean loop's read and write buffer per connection:
+// net/http's 4 KiB, so memory per idle connection is what it was.
+const leanBufSize = 4 << 10
+
+// maxPostHandlerRead: a request body the handler left unread is drained up
+// to this much so that the connection can be reused (net/http's
+// maxPostHandlerReadBytes); more, and the connection closes after the reply.
+const maxPostHandlerRead = 256 << 10
+
+// rstAvoidanceDelay: closing with unread request bytes would reset the
+// connection, losing the reply; the write side closes first and the close
+// waits this long (net/http's value).
+const rstAvoidanceDelay = 500 * time.Millisecond
+
+// watchAfter: how long a request may wait for the next hop before the loop
+// starts watching the client's connection for its end (net/http watches
+// from the start of every request, a goroutine and a read each time).
+// One ticker per box finds such requests (see waitList).
+const watchAfter = time.Millisecond
+
+var leanReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, leanBufSize) }}
+var leanWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, leanBufSize) }}
+
+// leanable reports whether an HTTP box can run the lean loop: it does not
+// terminate TLS (its connections would need ALPN and HTTP/2), and its next
+// hop has no path of its own to join.
+func (b *Box) leanable() bool {
+	return b.lay.certs == nil && (b.next.Path == "" || b.next.Path == "/") && b.next.RawQuery == ""
+}
+
+// handoffListener hands connections from the lean loop to net/http's server.
+type handoffListener struct {
+	addr net.Addr
+	ch   chan net.Conn
+	done chan struct{}
+	once sync.Once
+}
+
+func newHandoffListener(addr net.Addr) *handoffListener {
+	return &handoffListener{addr: addr, ch: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (l *handoffListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.ch:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *handoffListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *handoffListener) Addr() net.Addr { return l.addr }
+
+// give passes c to the server; false when the box is closing.
+func (l *handoffListener) give(c net.Conn) bool {
+	select {
+	case l.ch <- c:
+		return true
+	case <-l.done:
+		return false
+	}
+}
+
+// handoffConn is a connection given to net/http: it reads first what the
+// lean loop had buffered, and moves the first two read deadlines net/http
+// sets (the request's header and whole-request deadlines, counted from
+// its own start) back to the lean loop's start.
+type handoffConn struct {
+	net.Conn
+	r      io.Reader
+	shift  time.Duration
+	shifts int
+}
+
+func (c *handoffConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func (c *handoffConn) SetReadDeadline(t time.Time) error {
+	if !t.IsZero() && c.shifts < 2 {
+		c.shifts++
+		t = t.Add(-c.shift)
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+// NetConn returns the connection under it, for connID and abortConn.
+func (c *handoffConn) NetConn() net.Conn { return c.Conn }
+
+// leanConn is one client connection on the lean loop.
+type leanConn struct {
+	b      *Box
+	c      net.Conn
+	cr     connReader
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	id     uint64
+	remote string
+	head   []byte      // the upstream request head, rebuilt for each request
+	resp   []byte      // the answer's header lines passed on
+	ctx    *leanCtx    // the request being served
+	w      *leanWriter // … and its writer
+}
+
+// serveLean runs the lean loop on one accepted connection.
+func (b *Box) serveLean(c net.Conn) {
+	defer b.wg.Done()
+	lc := &leanConn{b: b, c: c, id: connID(c), remote: c.RemoteAddr().String()}
+	lc.cr.init(c)
+	lc.br = leanReaders.Get().(*bufio.Reader)
+	lc.br.Reset(&lc.cr)
+	lc.bw = leanWriters.Get().(*bufio.Writer)
+	lc.bw.Reset(c)
+	keep := lc.loop()
+	b.untrack(c)
+	if keep {
+		return // handed to net/http, buffers and all
+	}
+	c.Close()
+	lc.bw.Reset(nil)
+	leanWriters.Put(lc.bw)
+	lc.br.Reset(nil)
+	leanReaders.Put(lc.br)
+}
+
+// loop serves requests until the connection ends; true when it was handed
+// to net/http instead.
+func (lc *leanConn) loop() (handedOff bool) {
+	b := lc.b
+	for first := true; ; first = false {
+		if !first {
+			_ = lc.c.SetReadDeadline(time.Now().Add(idleTimeoutClient))
+			if _, err := lc.br.Peek(1); err != nil {
+				return false
+			}
+		}
+		t0 := time.Now()
+		req, n, ok, err := lc.readRequest(t0)
+		if err != nil {
+			return false // EOF, reset or timeout before a whole head: no answer, as net/http
+		}
+		if !ok {
+			return lc.handOff(time.Since(t0))
+		}
+		_, _ = lc.br.Discard(n)
+		// The whole-request deadline, for what reads the client from here
+		// on: the body, or the watch (which sets it itself when it starts).
+		lc.cr.setDeadline(t0.Add(b.limits.ReadTimeout.D()))
+		if req.ContentLength > 0 {
+			_ = lc.c.SetReadDeadline(t0.Add(b.limits.ReadTimeout.D()))
+		}
+		if !lc.serve(req) {
+			return false
+		}
+	}
+}
+
+// idleTimeoutClient is how long a client connection may sit idle between
+// requests (the net/http server's IdleTimeout in startHTTP).
+const idleTimeoutClient = 2 * time.Minute
+
+// handOff gives the connection to net/http; false when the box closes.
+func (lc *leanConn) handOff(elapsed time.Duration) bool {
+	hc := &handoffConn{Conn: lc.c, r: lc.br, shift: elapsed}
+	if !lc.b.handoff.give(hc) {
+		return false
+	}
+	return true
+}
+
+// serve runs one request through the stages and the forwarder; false when
+// the connection must close (or was taken by a stage).
+func (lc *leanConn) serve(r *http.Request) (keep bool) {
+	b := lc.b
+	ctx := lc.ctx
+	w := newLeanWriter(lc, r)
+	lc.w = w
+	defer func() {
+		lc.w = nil
+		ctx.cancel() // first: no watch starts after it
+		lc.cr.abortPendingRead()
+		if v := recover(); v != nil {
+			keep = false
+			if v != http.ErrAbortHandler {
+				buf := make([]byte, 64<<10)
+				buf = buf[:runtime.Stack(buf, false)]
+				b.log.Printf("http: panic serving %v: %v\n%s", lc.remote, v, buf)
+			}
+			if !w.hijacked {
+				_ = lc.bw.Flush()
+			}
+		}
+	}()
+	b.handle(w, r, ctx.ex)
+	if w.hijacked {
+		return false
+	}
+	w.finish()
+	if w.err != nil || ctx.Err() != nil {
+		return false
+	}
+	if w.closeAfter {
+		if w.unreadBody {
+			closeWrite(lc.c)
+			time.Sleep(rstAvoidanceDelay)
+		}
+		return false
+	}
+	return true
+}
+
+// errHandOff: the request is one the lean loop does not take.
+var errHandOff = errors.New("hand off")
+
+// readRequest reads a request head; ok false means: hand the connection
+// over (nothing consumed). n is the head's length in the buffer. The
+// header deadline (readHeaderTimeout from t0) is set before the first wait
+// for bytes: a head that came whole with its first read needs none.
+func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool, err error) {
+	var head []byte
+	br := lc.br
+	armed := false
+	if br.Buffered() == 0 {
+		_ = lc.c.SetReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
+		armed = true
+		if _, err := br.Peek(1); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	for {
+		buf, _ := br.Peek(br.Buffered())
+		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
+			head = buf[:i+4]
+			break
+		}
+		if br.Buffered() == br.Size() || bareLF(buf) {
+			return nil, 0, false, nil // a head larger than the buffer, or lines ended by LF alone: net/http's rules apply
+		}
+		if !armed {
+			_ = lc.c.SetReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
+			armed = true
+		}
+		if _, err := br.Peek(br.Buffered() + 1); err != nil {
+			return nil, 0, false, err // a partial head, then EOF, a reset or the timeout: no answer, as net/http
+		}
+	}
+	req, err = lc.parse(head)
+	if err != nil {
+		return nil, 0, false, nil
+	}
+	return req, len(head), true, nil
+}

@@ -1,0 +1,311 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// forwardHandler ends an HTTP box's handler chain: requests of the lean
+// loop go through the lean forwarder, those net/http serves (handed-over
+// connections) through ReverseProxy as before.
+type forwardHandler struct {
+	b  *Box
+	rp http.Handler
+	tr *upstreamTransport
+}
+
+func (f *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx, ok := r.Context().(*leanCtx)
+	if !ok || ctx.lc.w == nil {
+		f.rp.ServeHTTP(w, r)
+		return
+	}
+	f.forward(w, r, ctx)
+}
+
+// The lean forwarder does what ReverseProxy (with the box's Rewrite) and
+// upstreamTransport do, on the handler's goroutine: the request goes out
+// with the same headers (hop-by-hop ones and any Forwarded / X-Forwarded-*
+// removed, X-Forwarded-For, -Host and -Proto set, the client's Host kept,
+// "Te: trailers" kept) and the answer comes back with hop-by-hop headers
+// removed. A head whose framing it copies as bytes — Content-Length,
+// chunked, or no body — is written straight to the client; anything else
+// (a body ended by the close, a missing Content-Type to sniff, headers it
+// does not parse, a stage's Server-Timing entries to add) is read with
+// http.ReadResponse and written through the handler chain's writer, as
+// ReverseProxy would. Errors answer as proxyError says (502, 504, 400,
+// client gone) and a body cut by the next hop aborts the client's
+// connection.
+func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *leanCtx) {
+	lc := ctx.lc
+	lc.head = appendRequestHead(lc.head[:0], r)
+	replayable := r.ContentLength == 0
+	for {
+		c, reused, err := f.tr.get(ctx)
+		if err != nil {
+			f.b.proxyError(w, r, ctxOr(ctx, err))
+			return
+		}
+		ctx.interruptOnCancel(c)
+		h, err := f.exchange(c, lc, r)
+		if err == nil {
+			f.respond(w, r, ctx, c, h)
+			return
+		}
+		ctx.release()
+		c.Close()
+		var ne net.Error
+		if !reused || !replayable || ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() {
+			f.b.proxyError(w, r, ctxOr(ctx, err))
+			return
+		}
+	}
+}
+
+// ctxOr is the context's error once it has ended, else err (as
+// upstreamTransport's exchange reports it).
+func ctxOr(ctx *leanCtx, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// exchange writes the request on c and reads the answer's head (1xx heads
+// skipped), left unconsumed in c.br.
+func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request) (respHead, error) {
+	c.bw.Write(lc.head)
+	if r.ContentLength > 0 {
+		n, err := io.CopyN(c.bw, r.Body, r.ContentLength)
+		if err != nil {
+			if err == io.EOF {
+				err = fmt.Errorf("http: ContentLength=%d with Body length %d", r.ContentLength, n)
+			}
+			return respHead{}, err
+		}
+	}
+	if err := c.bw.Flush(); err != nil {
+		return respHead{}, err
+	}
+	if f.tr.headerTimeout > 0 {
+		_ = c.SetReadDeadline(time.Now().Add(f.tr.headerTimeout))
+	}
+	lc.b.waits.add(lc.ctx)
+	defer lc.b.waits.remove(lc.ctx)
+	for {
+		h, err := readRespHead(c.br, r, lc.resp[:0])
+		if err != nil {
+			return h, err
+		}
+		lc.resp = h.lines
+		if h.status >= 100 && h.status <= 199 && !h.generic {
+			_, _ = c.br.Discard(h.n)
+			continue // 100 Continue, 103 Early Hints: the final answer follows
+		}
+		if f.tr.headerTimeout > 0 {
+			_ = c.SetReadDeadline(time.Time{}) // the body takes as long as it takes
+			if lc.ctx.Err() != nil {
+				_ = c.SetDeadline(time.Unix(1, 0)) // the client left meanwhile: keep its interruption
+			}
+		}
+		return h, nil
+	}
+}
+
+// respond copies the answer to the client, straight or through w, and
+// gives c back to the pool when its body was read to the end.
+func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *leanCtx, c *upstreamConn, h respHead) {
+	lw := ctx.lc.w
+	aw, bare := w.(*answerWriter)
+	if h.generic || !bare || aw.ResponseWriter != http.ResponseWriter(lw) {
+		f.respondThrough(w, r, c, ctx.release)
+		return
+	}
+	_, _ = c.br.Discard(h.n)
+	aw.wrote = true
+	lw.rawHead(h.status, h.lines, h.hasDate, h.chunked)
+	var got int64
+	var err error
+	switch {
+	case lw.noBody:
+	case h.chunked:
+		got, err = copyChunked(lw, c.br)
+	default:
+		got, err = copyN(lw, c.br, h.cl)
+	}
+	if err == nil {
+		if ctx.release() && !h.close {
+			f.tr.put(c)
+		} else {
+			c.Close()
+		}
+		return
+	}
+	ctx.release()
+	c.Close()
+	if lw.err == nil && ctx.Err() == nil { // the next hop's doing, not the client's
+		f.b.upstreamCuts.Add(1)
+		of := ""
+		if !h.chunked {
+			of = fmt.Sprintf(" of %d announced", h.cl)
+		}
+		f.b.record(ctx.ex, ActCut, 0, fmt.Sprintf("the next hop ended the body after %d bytes%s (%v): the client's connection was aborted", got, of, err))
+	}
+	panic(http.ErrAbortHandler) // as ReverseProxy: the client must see an error, not a short body
+}
+
+// respondThrough reads the answer with net/http's parser and writes it
+// through w, as ReverseProxy does.
+func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, c *upstreamConn, stop func() bool) {
+	resp, err := http.ReadResponse(c.br, r)
+	if err != nil {
+		stop()
+		c.Close()
+		f.b.proxyError(w, r, err)
+		return
+	}
+	resp.Request = r
+	resp.Body = &upstreamBody{ReadCloser: resp.Body, c: c, t: f.tr, stop: stop, reuse: !resp.Close}
+	_ = f.b.watchResponse(resp)
+	removeHopByHop(resp.Header)
+	dst := w.Header()
+	for k, vv := range resp.Header {
+		for _, v := range vv {
+			dst.Add(k, v)
+		}
+	}
+	if n := len(resp.Trailer); n > 0 {
+		keys := make([]string, 0, n)
+		for k := range resp.Trailer {
+			keys = append(keys, k)
+		}
+		dst.Add("Trailer", strings.Join(keys, ", "))
+	}
+	w.WriteHeader(resp.StatusCode)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	flush := resp.ContentLength == -1
+	for {
+		n, rerr := resp.Body.Read(*bp)
+		if n > 0 {
+			if _, werr := w.Write((*bp)[:n]); werr != nil {
+				resp.Body.Close()
+				panic(http.ErrAbortHandler)
+			}
+			if flush {
+				http.NewResponseController(w).Flush()
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			resp.Body.Close()
+			f.b.log.Printf("read error during body copy: %v", rerr)
+			panic(http.ErrAbortHandler)
+		}
+	}
+	resp.Body.Close()
+	if len(resp.Trailer) > 0 {
+		f.leanWriterOf(w).trailer = resp.Trailer
+	}
+}
+
+func (f *forwardHandler) leanWriterOf(w http.ResponseWriter) *leanWriter {
+	for range 16 {
+		switch v := w.(type) {
+		case *leanWriter:
+			return v
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return &leanWriter{}
+		}
+	}
+	return &leanWriter{}
+}
+
+// removeHopByHop deletes the hop-by-hop headers and those Connection names.
+func removeHopByHop(h http.Header) {
+	for _, v := range h["Connection"] {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				h.Del(f)
+			}
+		}
+	}
+	for _, k := range hopByHop {
+		h.Del(k)
+	}
+}
+
+// hopByHop: ReverseProxy's list.
+var hopByHop = [...]string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// appendRequestHead appends the request head the next hop gets.
+func appendRequestHead(b []byte, r *http.Request) []byte {
+	b = append(b, r.Method...)
+	b = append(b, ' ')
+	b = append(b, r.URL.EscapedPath()...)
+	if r.URL.ForceQuery || r.URL.RawQuery != "" {
+		b = append(b, '?')
+		b = append(b, r.URL.RawQuery...)
+	}
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, r.Host...)
+	b = append(b, "\r\n"...)
+	conn := r.Header["Connection"]
+	for k, vv := range r.Header {
+		switch k {
+		case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer",
+			"Transfer-Encoding", "Upgrade", "Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "Content-Length":
+			continue
+		}
+		if len(conn) > 0 && listed(conn, k) {
+			continue
+		}
+		for _, v := range vv {
+			b = append(b, k...)
+			b = append(b, ": "...)
+			b = append(b, v...)
+			b = append(b, "\r\n"...)
+		}
+	}
+	if te := r.Header["Te"]; len(te) > 0 && headerHasToken(strings.Join(te, ","), "trailers") {
+		b = append(b, "Te: trailers\r\n"...)
+	}
+	if r.ContentLength > 0 {
+		b = append(b, "Content-Length: "...)
+		b = strconv.AppendInt(b, r.ContentLength, 10)
+		b = append(b, "\r\n"...)
+	}
+	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		b = append(b, "X-Forwarded-For: "...)
+		b = append(b, ip...)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "X-Forwarded-Host: "...)
+	b = append(b, r.Host...)
+	b = append(b, "\r\nX-Forwarded-Proto: http\r\n\r\n"...)
+	return b
+}
+
+// listed reports whether a Connection header names k.
+func listed(conn []string, k string) bool {
+	for _, v := range conn {
+		for v != "" {
+			var t string
+			t, v, _ = strings.Cut(v, ",")
+			if strings.EqualFold(strings.TrimSpace(t), k) {
+				return true
+			}
+		}
+	}
+	return false
+}

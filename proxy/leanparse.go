@@ -1,0 +1,217 @@
+package proxy
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// parse turns a whole head into a request, or errHandOff for anything the
+// lean loop leaves to net/http.
+func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
+	s := string(raw) // one string: every key and value below is a piece of it
+	line, rest, _ := strings.Cut(s, "\r\n")
+	method, line, ok1 := strings.Cut(line, " ")
+	target, proto, ok2 := strings.Cut(line, " ")
+	if !ok1 || !ok2 || proto != "HTTP/1.1" || !validToken(method) || method == "CONNECT" || method == "PRI" ||
+		len(target) == 0 || target[0] != '/' || strings.ContainsAny(target, " \t") {
+		return nil, errHandOff
+	}
+	var (
+		host    string
+		hosts   int
+		cl      int64
+		hasCL   bool
+		conn    string
+		nvalues int
+	)
+	for l := rest; len(l) > 2; {
+		i := strings.Index(l, "\r\n")
+		l = l[i+2:]
+		nvalues++
+	}
+	h := make(http.Header, nvalues)
+	vals := make([]string, 0, nvalues)
+	for len(rest) > 2 {
+		var hl string
+		hl, rest, _ = strings.Cut(rest, "\r\n")
+		name, value, ok := strings.Cut(hl, ":")
+		if !ok || !validToken(name) || !validValue(value) {
+			return nil, errHandOff // obs-fold, a bare LF, a space before the colon, a control byte …
+		}
+		value = strings.Trim(value, " \t")
+		key := canonicalKey(name)
+		switch key {
+		case "Host":
+			host, hosts = value, hosts+1
+			continue
+		case "Content-Length":
+			if hasCL {
+				return nil, errHandOff
+			}
+			v, err := strconv.ParseUint(value, 10, 63)
+			if err != nil || value == "" || value[0] == '+' {
+				return nil, errHandOff
+			}
+			cl, hasCL = int64(v), true
+		case "Transfer-Encoding", "Expect", "Upgrade", "Pragma", "Http2-Settings":
+			return nil, errHandOff
+		case "Connection":
+			conn += "," + value
+		}
+		if vs, ok := h[key]; ok {
+			h[key] = append(vs, value)
+		} else { // one backing array for the values of distinct keys
+			vals = append(vals, value)
+			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+		}
+	}
+	if hosts != 1 || !validHost(host) {
+		return nil, errHandOff
+	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return nil, errHandOff
+	}
+	closeReq := headerHasToken(conn, "close")
+	r := &http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: host,
+		RequestURI: target, RemoteAddr: lc.remote, ContentLength: cl, Close: closeReq, Body: http.NoBody}
+	ex := &exchange{conn: lc.id, req: lc.b.reqSeq.Add(1)}
+	lc.ctx = newLeanCtx(lc, ex)
+	if cl > 0 {
+		lc.ctx.body = &leanBody{lc: lc, left: cl}
+		r.Body = lc.ctx.body
+	} else {
+		lc.ctx.bodyDone = true
+	}
+	return r.WithContext(lc.ctx), nil
+}
+
+// bareLF reports whether b has a line ended by LF alone (net/http reads
+// such heads; the lean loop leaves them to it).
+func bareLF(b []byte) bool {
+	for i, c := range b {
+		if c == '\n' && (i == 0 || b[i-1] != '\r') {
+			return true
+		}
+	}
+	return false
+}
+
+// headerHasToken reports whether a comma-separated header value lists tok.
+func headerHasToken(v, tok string) bool {
+	for v != "" {
+		var t string
+		t, v, _ = strings.Cut(v, ",")
+		if strings.EqualFold(strings.Trim(t, " \t"), tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// commonKeys are header names already canonical, looked up without
+// allocating (textproto keeps such a table too).
+var commonKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Connection",
+		"Content-Length", "Content-Type", "Cookie", "Authorization", "Cache-Control", "Origin", "Referer",
+		"Transfer-Encoding", "Expect", "Upgrade", "Pragma", "Http2-Settings", "Keep-Alive", "Te", "Trailer",
+		"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "Forwarded", "X-Request-Id", "K6-Test"} {
+		m[k] = k
+		m[strings.ToLower(k)] = k
+	}
+	return m
+}()
+
+func canonicalKey(name string) string {
+	if k, ok := commonKeys[name]; ok {
+		return k
+	}
+	return http.CanonicalHeaderKey(name)
+}
+
+// validToken: RFC 9110 token characters (method, header name).
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// validValue: no control byte but tab, no DEL (a bare CR or LF is one).
+func validValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// validHost: the characters of a host[:port] (net/http checks these too).
+func validHost(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:[]%!$&'()*+,;=", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// leanBody is a Content-Length request body read from the connection.
+type leanBody struct {
+	lc     *leanConn
+	left   int64
+	err    error
+	closed bool
+}
+
+func (b *leanBody) Read(p []byte) (int, error) {
+	if b.closed {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.left == 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.lc.br.Read(p)
+	b.left -= int64(n)
+	if b.left == 0 {
+		b.err = io.EOF
+		b.lc.ctx.bodyEOF()
+		return n, nil
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *leanBody) Close() error {
+	b.closed = true
+	return nil
+}
+
+// String names the body in errors (net/http's body says "http: …").
+func (b *leanBody) String() string { return fmt.Sprintf("lean body, %d bytes left", b.left) }

@@ -1,0 +1,250 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// respHead is an answer's head as the lean forwarder reads it.
+type respHead struct {
+	n       int // the head's length in the buffer
+	status  int
+	lines   []byte // header lines to pass on
+	cl      int64
+	chunked bool
+	close   bool // the next hop closes after it
+	hasDate bool
+	generic bool // not copied as bytes: read with http.ReadResponse
+}
+
+// readRespHead peeks an answer's head in br and sorts it.
+func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, error) {
+	h := respHead{lines: lines, cl: -1}
+	var head []byte
+	if br.Buffered() == 0 {
+		if _, err := br.Peek(1); err != nil {
+			return h, err
+		}
+	}
+	for {
+		buf, _ := br.Peek(br.Buffered())
+		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
+			head = buf[:i+4]
+			break
+		}
+		if br.Buffered() == br.Size() || bareLF(buf) {
+			h.generic = true // a head larger than the buffer, or lines ended by LF alone
+			return h, nil
+		}
+		if _, err := br.Peek(br.Buffered() + 1); err != nil {
+			h.generic = true // a partial head: net/http's parser names what is wrong
+			return h, nil
+		}
+	}
+	h.n = len(head)
+	status, rest, _ := bytes.Cut(head, []byte("\r\n"))
+	proto, code, _ := bytes.Cut(status, []byte(" "))
+	code, _, _ = bytes.Cut(code, []byte(" "))
+	v11 := string(proto) == "HTTP/1.1"
+	if !v11 && string(proto) != "HTTP/1.0" || len(code) != 3 {
+		h.generic = true
+		return h, nil
+	}
+	n, err := strconv.Atoi(string(code))
+	if err != nil || n < 100 {
+		h.generic = true
+		return h, nil
+	}
+	h.status = n
+	if n < 200 {
+		return h, nil
+	}
+	var hasCT, hasCL, keepAlive bool
+	for len(rest) > 2 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !validToken(string(name)) || !validValue(string(value)) {
+			h.generic = true
+			return h, nil
+		}
+		value = bytes.Trim(value, " \t")
+		switch headerKind(name) {
+		case "content-length":
+			v, err := strconv.ParseInt(string(value), 10, 64)
+			if hasCL || err != nil || v < 0 {
+				h.generic = true
+				return h, nil
+			}
+			h.cl, hasCL = v, true
+			h.lines = append(h.lines, line...)
+			h.lines = append(h.lines, "\r\n"...)
+		case "transfer-encoding":
+			if h.chunked || !v11 || !strings.EqualFold(string(value), "chunked") {
+				h.generic = true
+				return h, nil
+			}
+			h.chunked = true
+		case "connection":
+			for _, t := range strings.Split(string(value), ",") {
+				switch t = strings.ToLower(strings.TrimSpace(t)); t {
+				case "close":
+					h.close = true
+				case "keep-alive":
+					keepAlive = true
+				case "":
+				default:
+					h.generic = true // it names headers to drop
+					return h, nil
+				}
+			}
+		case "proxy-connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "upgrade":
+		case "trailer":
+			h.lines = append(h.lines, line...) // the trailers pass with the chunks
+			h.lines = append(h.lines, "\r\n"...)
+		case "content-type":
+			hasCT = true
+			h.lines = append(h.lines, line...)
+			h.lines = append(h.lines, "\r\n"...)
+		case "date":
+			h.hasDate = true
+			fallthrough
+		default:
+			h.lines = append(h.lines, line...)
+			h.lines = append(h.lines, "\r\n"...)
+		}
+	}
+	if !v11 && !keepAlive {
+		h.close = true
+	}
+	noBody := r.Method == http.MethodHead || n == http.StatusNoContent || n == http.StatusNotModified
+	switch {
+	case h.chunked && hasCL, n == http.StatusSwitchingProtocols:
+		h.generic = true
+	case noBody:
+		h.chunked = false
+	case !h.chunked && !hasCL: // ended by the close
+		h.generic = true
+	case !hasCT && (h.chunked || h.cl > 0): // net/http would sniff a Content-Type
+		h.generic = true
+	}
+	if !h.chunked && !noBody && !hasCL {
+		h.generic = true
+	}
+	return h, nil
+}
+
+// specialHeaders are the answer headers the lean forwarder acts on.
+var specialHeaders = [...]string{"content-length", "transfer-encoding", "connection", "proxy-connection", "keep-alive",
+	"proxy-authenticate", "proxy-authorization", "te", "upgrade", "trailer", "content-type", "date"}
+
+// headerKind is name's entry in specialHeaders, in lower case, or "".
+func headerKind(name []byte) string {
+	for _, k := range specialHeaders {
+		if len(k) == len(name) && strings.EqualFold(k, string(name)) {
+			return k
+		}
+	}
+	return ""
+}
+
+// copyN copies n body bytes from br to the client.
+func copyN(lw *leanWriter, br *bufio.Reader, n int64) (int64, error) {
+	var got int64
+	for got < n {
+		if br.Buffered() == 0 {
+			if _, err := br.Peek(1); err != nil {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return got, err
+			}
+		}
+		k := int(min(int64(br.Buffered()), n-got))
+		p, _ := br.Peek(k)
+		if _, err := lw.rawWrite(p); err != nil {
+			return got, err
+		}
+		_, _ = br.Discard(k)
+		got += int64(k)
+	}
+	return got, nil
+}
+
+// copyChunked copies a chunked body, framing and trailers as they come,
+// checking the framing so that the answer's end is known; it flushes
+// whenever the next hop has nothing more buffered (ReverseProxy flushes
+// bodies of unknown length at once).
+func copyChunked(lw *leanWriter, br *bufio.Reader) (got int64, err error) {
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return got, chunkErr(err)
+		}
+		size, ok := chunkSize(line)
+		if !ok {
+			return got, errors.New("malformed chunked encoding")
+		}
+		if _, err := lw.rawWrite(line); err != nil {
+			return got, err
+		}
+		if size == 0 {
+			for { // trailers, then the empty line
+				line, err := br.ReadSlice('\n')
+				if err != nil {
+					return got, chunkErr(err)
+				}
+				if _, err := lw.rawWrite(line); err != nil {
+					return got, err
+				}
+				if len(line) <= 2 {
+					if !bytes.Equal(line, []byte("\r\n")) {
+						return got, errors.New("malformed chunked encoding")
+					}
+					return got, nil
+				}
+			}
+		}
+		k, err := copyN(lw, br, size)
+		got += k
+		if err != nil {
+			return got, err
+		}
+		crlf, err := br.Peek(2)
+		if err != nil || !bytes.Equal(crlf, []byte("\r\n")) {
+			return got, errors.New("malformed chunked encoding")
+		}
+		_, _ = lw.rawWrite(crlf)
+		_, _ = br.Discard(2)
+		if br.Buffered() == 0 {
+			lw.Flush()
+		}
+	}
+}
+
+func chunkErr(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// chunkSize parses a chunk-size line ("1a;ext\r\n").
+func chunkSize(line []byte) (int64, bool) {
+	line, ok := bytes.CutSuffix(line, []byte("\r\n"))
+	if !ok {
+		return 0, false
+	}
+	line, _, _ = bytes.Cut(line, []byte(";"))
+	line = bytes.TrimRight(line, " \t")
+	if len(line) == 0 || len(line) > 16 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(line), 16, 63)
+	return int64(n), err == nil
+}

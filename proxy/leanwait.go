@@ -1,0 +1,85 @@
+package proxy
+
+import (
+	"sync"
+	"time"
+)
+
+// waitList holds a box's lean requests waiting for the next hop; one
+// goroutine ticking every watchAfter starts the client watch of those
+// waiting longer. A timer per request would be the earliest of the
+// process's timers each time it is armed, and each arming would wake the
+// runtime's poller to learn it (a system call and a thread woken per
+// request); the ticker runs while requests come, and stops after a second
+// without any.
+type waitList struct {
+	mu      sync.Mutex
+	waiting map[*leanCtx]time.Time
+	running bool
+	done    chan struct{} // closed with the box
+	wg      *sync.WaitGroup
+}
+
+func (l *waitList) add(ctx *leanCtx) {
+	l.mu.Lock()
+	if l.waiting == nil {
+		l.waiting = map[*leanCtx]time.Time{}
+	}
+	l.waiting[ctx] = time.Now()
+	if !l.running {
+		select {
+		case <-l.done:
+		default:
+			l.running = true
+			l.wg.Add(1) // the caller's connection holds the box's group above zero
+			go l.tick()
+		}
+	}
+	l.mu.Unlock()
+}
+
+func (l *waitList) remove(ctx *leanCtx) {
+	l.mu.Lock()
+	delete(l.waiting, ctx)
+	l.mu.Unlock()
+}
+
+func (l *waitList) tick() {
+	defer l.wg.Done()
+	t := time.NewTicker(watchAfter)
+	defer t.Stop()
+	var idleSince time.Time
+	var due []*leanCtx
+	for {
+		select {
+		case <-l.done:
+			l.mu.Lock()
+			l.running = false
+			l.mu.Unlock()
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		due = due[:0]
+		l.mu.Lock()
+		for ctx, since := range l.waiting {
+			if now.Sub(since) >= watchAfter {
+				due = append(due, ctx)
+				delete(l.waiting, ctx)
+			}
+		}
+		if len(l.waiting) > 0 || len(due) > 0 {
+			idleSince = time.Time{}
+		} else if idleSince.IsZero() {
+			idleSince = now
+		} else if now.Sub(idleSince) > time.Second {
+			l.running = false
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+		for _, ctx := range due {
+			ctx.watch() // a request over meanwhile has its context ended: no watch starts
+		}
+	}
+}
