@@ -23,9 +23,11 @@ type fidelityRow struct {
 	EngAvg, K6Avg          float64
 	EngP95, K6P95          float64
 	AvgOK, P95OK           bool
-	Reason                 string // why not, where not
-	EngCPU, K6CPU          float64
+	Reason                 string  // why not, where not
+	EngCPU, K6CPU          float64 // % of the generator's cores
+	EngCPUms, K6CPUms      float64 // generator CPU per request, ms
 	EngRequests, K6Request int64
+	eng, k6                *RunResult
 }
 
 // within is the fidelity bar: max(5 %, 1 ms) of the engine's figure.
@@ -60,7 +62,8 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 			row := fidelityRow{Run: kr.Spec.Name, Phase: p.head,
 				EngAvg: eng.phaseValue(p.ref, "avg"), K6Avg: kr.phaseValue(p.ref, "avg"),
 				EngP95: eng.phaseValue(p.ref, "p(95)"), K6P95: kr.phaseValue(p.ref, "p(95)"),
-				EngCPU: cpuOf(eng), K6CPU: cpuOf(kr.RunResult), EngRequests: eng.Result.Requests, K6Request: kr.Result.Requests}
+				EngCPU: cpuOf(eng), K6CPU: cpuOf(kr.RunResult), EngRequests: eng.Result.Requests, K6Request: kr.Result.Requests,
+				EngCPUms: cpuPerRequest(eng), K6CPUms: cpuPerRequest(kr.RunResult), eng: eng, k6: kr.RunResult}
 			row.AvgOK, row.P95OK = within(row.EngAvg, row.K6Avg), within(row.EngP95, row.K6P95)
 			if !row.AvgOK || !row.P95OK {
 				row.Reason = row.why()
@@ -69,20 +72,6 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 		}
 	}
 	return rows
-}
-
-// why names what the two runs did differently, where the harness can
-// see it: each generator's CPU (a generator out of CPU measures itself),
-// a different number of requests.
-func (r fidelityRow) why() string {
-	why := []string{fmt.Sprintf("CPU: engine %.0f %% (with the server and path, in its process unless isolated), k6 %.0f %%", r.EngCPU, r.K6CPU)}
-	if r.EngCPU >= cpuBound || r.K6CPU >= cpuBound {
-		why = append(why, "CPU-bound")
-	}
-	if d := math.Abs(float64(r.K6Request - r.EngRequests)); d > 0.05*float64(r.EngRequests) {
-		why = append(why, fmt.Sprintf("k6 sent %d requests, the engine %d", r.K6Request, r.EngRequests))
-	}
-	return strings.Join(why, "; ")
 }
 
 func mark(ok bool) string {
