@@ -86,6 +86,29 @@ func TestFidelityTable(t *testing.T) {
 	}
 }
 
+// TestFidelityAgain: a row out of tolerance shows the round both
+// generators ran again alike beside the replay's, whose verdict stands.
+func TestFidelityAgain(t *testing.T) {
+	x := &ExperimentResult{Exp: &Experiment{ID: "e6"},
+		Runs: []*RunResult{fakeRun("blocked", 0.2, 0.3, 97, 200000)},
+		K6:   []*K6Run{{RunResult: fakeRun("blocked", 1.5, 3, 99, 40000)}},
+		// Again: waiting 0.25 / 0.3 ms and p95 0.35 / 6 ms: the average
+		// within the 1 ms floor, the p95 not.
+		Fair: []fairRound{{Run: "blocked", Eng: fakeRun("blocked", 0.25, 0.35, 50, 100000),
+			K6: &K6Run{RunResult: fakeRun("blocked", 0.3, 6, 50, 50000)}, Load: [2]string{"1, 1, 1", "2, 2, 2"}}}}
+	var b bytes.Buffer
+	writeFidelity(&b, &Summary{Experiments: []*ExperimentResult{x}, K6Version: "k6 v1.8.1"})
+	md := b.String()
+	// 50 % of 2 cores for 5 s = 5 s of CPU: 50 µs a request over 100000, 100 µs over 50000.
+	for _, want := range []string{"12 of 14 figures", "Of the 2 that do not, 2 were measured again", "and 1 of those agree",
+		"| e6 | blocked | waiting | 200µs / 1.5ms ❌ | 300µs / 3ms ❌ | 250µs / 300µs ✅; 350µs / 6ms ❌ (CPU per request 50µs / 100µs; load 1, 1, 1 → 2, 2, 2) |",
+		"| e6 | blocked | sending | 1ms / 1ms ✅ | 1ms / 1ms ✅ |  |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 // TestFidelityWhy: a row out of tolerance names what the two rounds
 // measured differently, from the figures each round configured here.
 func TestFidelityWhy(t *testing.T) {
