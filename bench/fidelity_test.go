@@ -148,6 +148,15 @@ func TestFidelityWhy(t *testing.T) {
 		want:     []string{"avg: the target's own time 500ms → 501ms (server work 50ms + server queue 0s + waf.waf delay 450ms → server work 50ms + server queue 0s + waf.waf delay 451ms)"},
 		wantNone: []string{"of the", "p95 of", "new connections"},
 	}, {
+		// Every request rejected by the box before the server: the server
+		// and the stages report 0 in both rounds.
+		name:     "the target took no time",
+		phase:    "waiting",
+		eng:      withBox(serverAt(fakeRun("blocked", 0.6, 1.4, 57, 75000), 0, 0, 0), 10, "uablock", 0),
+		k6:       withBox(serverAt(fakeRun("blocked", 2.9, 7.2, 38, 15000), 0, 0, 0), 10, "uablock", 0),
+		want:     []string{"avg: the target took no time in either round", "p95: the target took no time in either round"},
+		wantNone: []string{"target's own time"},
+	}, {
 		// 3 VUs reusing connections over 36 requests: 3 of 36 (8 %) open
 		// one, so the p95 of connecting is a new connection's.
 		name:     "p95 over new connections",

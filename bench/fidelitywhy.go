@@ -144,6 +144,10 @@ func (r fidelityRow) statWhy(stat string, eng, k6 float64) []string {
 	if te, partsE := targetTime(r.eng, r.Phase, stat); !math.IsNaN(te) {
 		tk, partsK := targetTime(r.k6, r.Phase, stat)
 		shift, gap := tk-te, k6-eng
+		if te == 0 && tk == 0 {
+			why = append(why, name+": the target took no time in either round (server and stages report 0): the gap is the generators' own")
+			return append(why, r.fewWhy(stat)...)
+		}
 		s := fmt.Sprintf("%s: the target's own time %s → %s (%s → %s)", name, fmtMs(te), fmtMs(tk),
 			strings.Join(partsE, " + "), strings.Join(partsK, " + "))
 		if !math.IsNaN(shift) && within(eng, eng+gap-shift) {
@@ -152,6 +156,13 @@ func (r fidelityRow) statWhy(stat string, eng, k6 float64) []string {
 		}
 		why = append(why, s)
 	}
+	return append(why, r.fewWhy(stat)...)
+}
+
+// fewWhy is what makes a p95 fragile: few requests, or a p95 that sits on
+// the requests that opened a connection.
+func (r fidelityRow) fewWhy(stat string) []string {
+	var why []string
 	if stat == "p(95)" {
 		if n := min(r.EngRequests, r.K6Request); n > 0 && n < fewRequests {
 			why = append(why, fmt.Sprintf("p95 of %d and %d requests: their top one or two", r.EngRequests, r.K6Request))
