@@ -91,6 +91,7 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 							EngRequests: f.Eng.Result.Requests, K6Request: f.K6.Result.Requests, eng: f.Eng, k6: f.K6.RunResult}
 						row.Fair.Reason = again.why()
 					}
+					row.Reason += row.selfSpread()
 				}
 			}
 			rows = append(rows, row)
@@ -104,6 +105,25 @@ func mark(ok bool) string {
 		return "✅"
 	}
 	return "❌"
+}
+
+// selfSpread says where the engine's own two rounds (the replay and the
+// re-measured one) differ by more than the tolerance: the conditions moved
+// as much as the generators differ.
+func (r fidelityRow) selfSpread() string {
+	var s []string
+	for _, m := range []struct {
+		name         string
+		replay, fair float64
+	}{{"avg", r.EngAvg, r.Fair.EngAvg}, {"p95", r.EngP95, r.Fair.EngP95}} {
+		if !within(m.replay, m.fair) {
+			s = append(s, fmt.Sprintf("%s %s vs %s", m.name, fmtMs(m.replay), fmtMs(m.fair)))
+		}
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return "; the engine against itself, replay vs again: " + strings.Join(s, ", ") + ", out of max(5 %, 1 ms) too"
 }
 
 // cell is the re-measured round's figures for the table ("" when the

@@ -99,6 +99,17 @@ func TestFidelityAgain(t *testing.T) {
 	var b bytes.Buffer
 	writeFidelity(&b, &Summary{Experiments: []*ExperimentResult{x}, K6Version: "k6 v1.8.1"})
 	md := b.String()
+	// The engine's own p95, 0.3 ms in the replay and 0.35 ms again, is
+	// within the 1 ms floor: no spread to report on waiting.
+	if strings.Contains(md, "the engine against itself") {
+		t.Errorf("engine's rounds 0.2/0.25 ms, 0.3/0.35 ms reported apart:\n%s", md)
+	}
+	x.Fair[0].Eng = fakeRun("blocked", 0.25, 2.5, 50, 100000)
+	b.Reset()
+	writeFidelity(&b, &Summary{Experiments: []*ExperimentResult{x}, K6Version: "k6 v1.8.1"})
+	if want := "the engine against itself, replay vs again: p95 300µs vs 2.5ms, out of max(5 %, 1 ms) too"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
 	// 50 % of 2 cores for 5 s = 5 s of CPU: 50 µs a request over 100000, 100 µs over 50000.
 	for _, want := range []string{"12 of 14 figures", "Of the 2 that do not, 2 were measured again", "and 1 of those agree",
 		"| e6 | blocked | waiting | 200µs / 1.5ms ❌ | 300µs / 3ms ❌ | 250µs / 300µs ✅; 350µs / 6ms ❌ (load 1, 1, 1 → 2, 2, 2; CPU per request: engine 50µs (50 %",
@@ -166,6 +177,15 @@ func TestFidelityWhy(t *testing.T) {
 		k6:       withBox(fakePhaseRun("device", "http_req_connecting", 0.4, 1.8, 2, 36), 3, "waf", 450),
 		want:     []string{"p95 over new connections: 3 of 36 requests opened one with the engine, 3 of 36 with k6", "p95 of 36 and 36 requests"},
 		wantNone: []string{"target's own time"},
+	}, {
+		// noConnectionReuse: every request opens one, so the p95 is not a
+		// minority's.
+		name:     "every request opens a connection",
+		phase:    "http_req_connecting",
+		eng:      withBox(fakePhaseRun("new", "http_req_connecting", 0.4, 1, 1, 300), 300, "waf", 0),
+		k6:       withBox(fakePhaseRun("new", "http_req_connecting", 1.1, 3.6, 2, 280), 280, "waf", 0),
+		want:     []string{"CPU per request"},
+		wantNone: []string{"p95 over new connections"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
