@@ -58,8 +58,9 @@ type RunResult struct {
 type ExperimentResult struct {
 	Exp     *Experiment
 	Runs    []*RunResult
-	K6      []*K6Run // the same runs with real k6, when asked
-	Err     error    // an experiment that could not run at all, or was interrupted
+	K6      []*K6Run    // the same runs with real k6, when asked
+	Fair    []fairRound // runs with a phase out of tolerance, re-measured by both generators alike
+	Err     error       // an experiment that could not run at all, or was interrupted
 	Elapsed time.Duration
 }
 
@@ -129,6 +130,9 @@ func (rn *Runner) Run(ctx context.Context, e *Experiment) *ExperimentResult {
 	}
 	if x.Err == nil && rn.K6 != "" {
 		x.Err = rn.runAllK6(ctx, x)
+	}
+	if x.Err == nil && rn.K6 != "" {
+		x.Fair, x.Err = rn.fairRounds(ctx, x)
 	}
 	x.Elapsed = rn.now().Sub(t0)
 	printExperiment(rn.out(), x)
