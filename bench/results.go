@@ -43,6 +43,9 @@ func writeHeader(b *bytes.Buffer, s *Summary) {
 	m := s.Machine
 	fmt.Fprintf(b, "# middlebench results\n\n")
 	fmt.Fprintf(b, "Written by `make run` (`middlebench bench`) on %s", m.Date)
+	if s.K6Version != "" {
+		fmt.Fprintf(b, ", with %s replaying every run beside the engine (`--k6`; see the last section)", s.K6Version)
+	}
 	if s.Quick {
 		b.WriteString(" in **quick** mode (shortened runs)")
 	}
