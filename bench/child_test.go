@@ -49,17 +49,7 @@ runs:
       bands:
         - {metric: server requests, equals: "5"}
 `
-	file := filepath.Join(t.TempDir(), "isolated.yaml")
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e, err := LoadExperiment(file, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	x := (&Runner{}).Run(ctx, e)
+	x := replaySource(t, "isolated.yaml", src)
 	if x.Err != nil || !x.Passed() {
 		t.Fatalf("err %v, failures %q", x.Err, x.Failures())
 	}
@@ -97,4 +87,21 @@ func (s stuckTarget) close() error {
 		return nil
 	}
 	return errors.New("did not stop")
+}
+
+// replaySource replays the experiment YAML src, written to a file of that
+// name, with a fresh Runner (a minute at most).
+func replaySource(t *testing.T, name, src string) *ExperimentResult {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := LoadExperiment(file, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	return (&Runner{}).Run(ctx, e)
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/merge"
 	"github.com/middlebench/middlebench/bench/metrics"
@@ -252,30 +251,9 @@ func (rn *Runner) runGenerators(ctx context.Context, e *Experiment, rs *RunSpec,
 		pinned += "; " + server // the placement's generator is not this run's
 	}
 	rr.Pinned = pinned
-	settle(ctx, tgt)
-	view, err := tgt.serverView(context.WithoutCancel(ctx))
-	if err != nil {
+	rr.Result = resultOf(doc)
+	if err := rn.finishRun(ctx, e, tgt, rr, doc); err != nil {
 		return nil, err
-	}
-	ps, err := tgt.pathStats(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, err
-	}
-	rr.Server, rr.Path = view, ps
-	doc.Server = &view
-	if ps != nil {
-		if doc.Stages, err = json.Marshal(ps); err != nil {
-			return nil, err
-		}
-	}
-	rr.Doc, rr.Result = doc, resultOf(doc)
-	obs, err := diagnose.FromDocument(doc)
-	if err != nil {
-		return nil, fmt.Errorf("diagnose: %w", err)
-	}
-	rr.Report = diagnose.Analyze(obs, diagnose.DefaultConfig())
-	if rn.OnRun != nil {
-		rn.OnRun(e.ID, rr)
 	}
 	rr.Elapsed = rn.now().Sub(t0)
 	return rr, nil

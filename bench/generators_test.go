@@ -1,12 +1,8 @@
 package bench
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A run with generators: 3 is run by three child processes (this binary,
@@ -26,17 +22,7 @@ runs:
       bands:
         - {metric: server requests, equals: "60"}
 `
-	file := filepath.Join(t.TempDir(), "split.yaml")
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e, err := LoadExperiment(file, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	x := (&Runner{}).Run(ctx, e)
+	x := replaySource(t, "split.yaml", src)
 	if x.Err != nil {
 		t.Fatal(x.Err)
 	}

@@ -197,38 +197,46 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *R
 		return nil, err
 	}
 	rr.Result = res
-	// The collected views must wait for requests the engine gave up on.
-	settle(ctx, tgt)
-	view, err := tgt.serverView(context.WithoutCancel(ctx))
-	if err != nil {
+	if err := rn.finishRun(ctx, e, tgt, rr, res.Document()); err != nil {
 		return nil, err
-	}
-	ps, err := tgt.pathStats(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, err
-	}
-	rr.Server, rr.Path = view, ps
-	doc := res.Document()
-	doc.Server = &view
-	if ps != nil {
-		if doc.Stages, err = json.Marshal(ps); err != nil {
-			return nil, err
-		}
-	}
-	rr.Doc = doc
-	obs, err := diagnose.FromDocument(doc)
-	if err != nil {
-		return nil, fmt.Errorf("diagnose: %w", err)
-	}
-	rr.Report = diagnose.Analyze(obs, diagnose.DefaultConfig())
-	if rn.OnRun != nil {
-		rn.OnRun(e.ID, rr)
 	}
 	rr.Elapsed = rn.now().Sub(t0)
 	if res.Aborted {
 		return rr, errors.New("interrupted (Ctrl-C): the measurements so far are kept")
 	}
 	return rr, nil
+}
+
+// finishRun completes a run's record from its results document: the
+// server's and the path's own views (once the requests the generator gave
+// up on have settled), the document they join, and the analyzer's report.
+func (rn *Runner) finishRun(ctx context.Context, e *Experiment, tgt target, rr *RunResult, doc *metrics.Document) error {
+	settle(ctx, tgt)
+	view, err := tgt.serverView(context.WithoutCancel(ctx))
+	if err != nil {
+		return err
+	}
+	ps, err := tgt.pathStats(context.WithoutCancel(ctx))
+	if err != nil {
+		return err
+	}
+	rr.Server, rr.Path = view, ps
+	doc.Server = &view
+	if ps != nil {
+		if doc.Stages, err = json.Marshal(ps); err != nil {
+			return err
+		}
+	}
+	rr.Doc = doc
+	obs, err := diagnose.FromDocument(doc)
+	if err != nil {
+		return fmt.Errorf("diagnose: %w", err)
+	}
+	rr.Report = diagnose.Analyze(obs, diagnose.DefaultConfig())
+	if rn.OnRun != nil {
+		rn.OnRun(e.ID, rr)
+	}
+	return nil
 }
 
 // undo restores the CPU mask and stops the target; what it cannot undo is

@@ -1,13 +1,10 @@
 package bench
 
 import (
-	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/middlebench/middlebench/wire"
 )
@@ -38,17 +35,7 @@ runs:
         - {metric: server requests, equals: "5"}
         - {metric: http_req_connecting min, min: 20ms, max: 25ms}
 `
-	file := filepath.Join(t.TempDir(), "isolated-wire.yaml")
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e, err := LoadExperiment(file, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	x := (&Runner{}).Run(ctx, e)
+	x := replaySource(t, "isolated-wire.yaml", src)
 	if errors.Is(x.Err, wire.ErrUnavailable) {
 		t.Skipf("skipping: %v", x.Err)
 	}
