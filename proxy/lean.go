@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -254,32 +253,12 @@ var errHandOff = errors.New("hand off")
 // header deadline (readHeaderTimeout from t0) is set before the first wait
 // for bytes: a head that came whole with its first read needs none.
 func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool, err error) {
-	var head []byte
-	br := lc.br
-	armed := false
-	if br.Buffered() == 0 {
-		_ = lc.c.SetReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
-		armed = true
-		if _, err := br.Peek(1); err != nil {
-			return nil, 0, false, err
-		}
+	head, whole, err := peekHead(lc.br, lc.c, t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
+	if err != nil {
+		return nil, 0, false, err // a partial head, then EOF, a reset or the timeout: no answer, as net/http
 	}
-	for {
-		buf, _ := br.Peek(br.Buffered())
-		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
-			head = buf[:i+4]
-			break
-		}
-		if br.Buffered() == br.Size() || bareLF(buf) {
-			return nil, 0, false, nil // a head larger than the buffer, or lines ended by LF alone: net/http's rules apply
-		}
-		if !armed {
-			_ = lc.c.SetReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
-			armed = true
-		}
-		if _, err := br.Peek(br.Buffered() + 1); err != nil {
-			return nil, 0, false, err // a partial head, then EOF, a reset or the timeout: no answer, as net/http
-		}
+	if !whole {
+		return nil, 0, false, nil // a head larger than the buffer, or lines ended by LF alone: net/http's rules apply
 	}
 	req, err = lc.parse(head)
 	if err != nil {

@@ -1,12 +1,16 @@
 package proxy
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // parse turns a whole head into a request, or errHandOff for anything the
@@ -89,6 +93,33 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 	}
 	return r.WithContext(lc.ctx), nil
 }
+
+// peekHead waits until br holds a whole head, up to its blank line, and
+// returns it still in the buffer. whole is false for a head the lean path
+// leaves to net/http: larger than the buffer, or lines ended by LF alone.
+// With a conn, its read deadline is set once, before the first wait for
+// bytes: a head that came whole with its first read needs none.
+func peekHead(br *bufio.Reader, c net.Conn, deadline time.Time) (head []byte, whole bool, err error) {
+	armed := false
+	for {
+		buf, _ := br.Peek(br.Buffered())
+		if i := bytes.Index(buf, crlfcrlf); i >= 0 {
+			return buf[:i+4], true, nil
+		}
+		if br.Buffered() == br.Size() || bareLF(buf) {
+			return nil, false, nil
+		}
+		if c != nil && !armed {
+			_ = c.SetReadDeadline(deadline)
+			armed = true
+		}
+		if _, err := br.Peek(br.Buffered() + 1); err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+var crlfcrlf = []byte("\r\n\r\n")
 
 // bareLF reports whether b has a line ended by LF alone (net/http reads
 // such heads; the lean loop leaves them to it).

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // respHead is an answer's head as the lean forwarder reads it.
@@ -25,26 +26,13 @@ type respHead struct {
 // readRespHead peeks an answer's head in br and sorts it.
 func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, error) {
 	h := respHead{lines: lines, cl: -1}
-	var head []byte
-	if br.Buffered() == 0 {
-		if _, err := br.Peek(1); err != nil {
-			return h, err
-		}
+	head, whole, err := peekHead(br, nil, time.Time{})
+	if err != nil && br.Buffered() == 0 {
+		return h, err
 	}
-	for {
-		buf, _ := br.Peek(br.Buffered())
-		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
-			head = buf[:i+4]
-			break
-		}
-		if br.Buffered() == br.Size() || bareLF(buf) {
-			h.generic = true // a head larger than the buffer, or lines ended by LF alone
-			return h, nil
-		}
-		if _, err := br.Peek(br.Buffered() + 1); err != nil {
-			h.generic = true // a partial head: net/http's parser names what is wrong
-			return h, nil
-		}
+	if err != nil || !whole {
+		h.generic = true // a partial head, one larger than the buffer, or lines ended by LF alone: net/http's parser reads it (and names what is wrong)
+		return h, nil
 	}
 	h.n = len(head)
 	status, rest, _ := bytes.Cut(head, []byte("\r\n"))
