@@ -28,24 +28,32 @@ func scripted(t *testing.T, answer func(head string) (resp string, closeAfter bo
 		defer c.Close()
 		br := bufio.NewReader(c)
 		for {
-			var head strings.Builder
-			for {
-				line, err := br.ReadString('\n')
-				if err != nil {
-					return
-				}
-				head.WriteString(line)
-				if line == "\r\n" {
-					break
-				}
+			head, err := readTestHead(br)
+			if err != nil {
+				return
 			}
-			got.Add(int64(head.Len()))
-			resp, closeAfter := answer(head.String())
+			got.Add(int64(len(head)))
+			resp, closeAfter := answer(head)
 			if _, err := c.Write([]byte(resp)); err != nil || closeAfter {
 				return
 			}
 		}
 	}) + "/", got
+}
+
+// readTestHead reads one request head, through its blank line.
+func readTestHead(br *bufio.Reader) (string, error) {
+	var head strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return "", err
+		}
+		head.WriteString(line)
+		if line == "\r\n" {
+			return head.String(), nil
+		}
+	}
 }
 
 func answers(resp string, closeAfter bool) func(string) (string, bool) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,22 +26,15 @@ func (h *headRecorder) serve(c net.Conn) {
 	defer c.Close()
 	br := bufio.NewReader(c)
 	for {
-		var head bytes.Buffer
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			head.WriteString(line)
-			if line == "\r\n" {
-				break
-			}
+		head, err := readTestHead(br)
+		if err != nil {
+			return
 		}
 		h.mu.Lock()
-		h.heads = append(h.heads, head.String())
+		h.heads = append(h.heads, head)
 		h.mu.Unlock()
 		resp := "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n"
-		if bytes.HasPrefix(head.Bytes(), []byte("HEAD ")) {
+		if strings.HasPrefix(head, "HEAD ") {
 			resp = resp[:len(resp)-3]
 		}
 		if _, err := c.Write([]byte(resp)); err != nil {
