@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -169,10 +170,23 @@ func TestLeanBehavesAsNetHTTP(t *testing.T) {
 			if tt.class != "" {
 				want.errors[tt.class] = n
 			}
-			for _, o := range got {
-				if o.requests != want.requests || o.failed != want.failed || !maps.Equal(o.statuses, want.statuses) ||
-					!maps.Equal(o.errors, want.errors) || o.connect != want.connect {
-					t.Errorf("got %v\nwant %v", o, want)
+			for i, o := range got {
+				w := want
+				if tt.retried && i == 0 {
+					// net/http re-sends a request whose kept-alive connection the
+					// server closed before its reader saw it, and by k6's tracer
+					// rule (GotConn on the dead connection stamped connect start
+					// and end) that request's dial falls in blocked: one connect
+					// fewer per head net/http wrote that the server never read.
+					perHead := float64(heard[0]) / n
+					resent := math.Round(max(std.sent-float64(heard[0]), 0) / perHead)
+					if o.connect <= want.connect && o.connect >= want.connect-resent {
+						w.connect = o.connect
+					}
+				}
+				if o.requests != w.requests || o.failed != w.failed || !maps.Equal(o.statuses, w.statuses) ||
+					!maps.Equal(o.errors, w.errors) || o.connect != w.connect {
+					t.Errorf("got %v\nwant %v", o, w)
 				}
 			}
 			if !maps.Equal(std.codes, h1.codes) || std.received != h1.received {
@@ -182,7 +196,9 @@ func TestLeanBehavesAsNetHTTP(t *testing.T) {
 			// it re-sends on a connection the server closed, more); net/http
 			// may count a last write after the iteration that made it has
 			// ended, and so leave it out.
-			if (!tt.retried && h1.sent != float64(heard[1])) || h1.sent < float64(heard[1]) || std.sent > float64(heard[0]) {
+			// When the server drops kept-alive connections, net/http's re-sent
+			// heads count too (their number bounds its missing connects above).
+			if (!tt.retried && h1.sent != float64(heard[1])) || h1.sent < float64(heard[1]) || (!tt.retried && std.sent > float64(heard[0])) {
 				t.Errorf("data_sent: lean %v, the server read %d; net/http %v, the server read %d", h1.sent, heard[1], std.sent, heard[0])
 			}
 		})
