@@ -145,6 +145,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(time.Millisecond)
+		// Not faster: a wire's Stats is a request to its line process,
+		// ahead of other processes' threads (urgentWhile).
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -282,23 +282,48 @@ func pairName() string {
 // realtime asks the kernel to run the calling (locked) thread under
 // SCHED_FIFO, so that a releaser wakes at its deadline even when other
 // processes keep every CPU busy; it reports whether it could. The thread
-// only ever spins for spinBelow, and the kernel's RT throttling bounds it.
-//
-// Not on a single CPU: there a SCHED_FIFO thread that waits for one that
-// is not (or for another of the runtime's) never lets it run (measured:
-// a line process pinned to one CPU stopped moving packets).
+// runs one locked goroutine of its own (a releaser or a reader: system
+// calls and a spin of at most the lead), and the kernel's RT throttling
+// bounds it. Not on a single CPU: there a SCHED_FIFO thread that waits for
+// one that is not never lets it run.
 func realtime() bool { return setRealtime(0) }
 
-// rtPriority is low among real-time priorities: above every normal
-// thread, below the kernel's own real-time threads.
-const rtPriority = 10
+// lineRTPriority is the line threads': above the urgent threads (so that
+// none of the runtime's loops ever holds a releaser up), below the
+// kernel's own real-time threads.
+const (
+	urgentRTPriority = 10
+	lineRTPriority   = urgentRTPriority + 1
+)
 
-func setRealtime(tid int) bool {
+// setUrgent puts a thread (and those it makes later) under SCHED_RR at
+// urgentRTPriority, ahead of every other process's threads, where it can
+// (root, two CPUs), and at nice −20 where it cannot. Not SCHED_FIFO: the
+// Go runtime's loops are not written for it; an equal-priority FIFO
+// thread that spins is never preempted (measured: with every thread of a
+// line process under SCHED_FIFO, its background sweeper spun on both CPUs
+// waiting for a thread that could not run, and the wire stopped moving
+// packets for good). Under SCHED_RR such a spin ends with its time slice.
+func setUrgent(tid int) {
+	_ = unix.Setpriority(unix.PRIO_PROCESS, tid, -20)
+	setPolicy(tid, unix.SCHED_RR, urgentRTPriority)
+}
+
+// setNormal puts a thread back under the default policy at nice 0.
+func setNormal(tid int) {
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+	_ = unix.SchedSetAttr(tid, &attr, 0)
+	_ = unix.Setpriority(unix.PRIO_PROCESS, tid, 0)
+}
+
+func setRealtime(tid int) bool { return setPolicy(tid, unix.SCHED_FIFO, lineRTPriority) }
+
+func setPolicy(tid int, policy uint32, priority uint32) bool {
 	var cpus unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &cpus); err != nil || cpus.Count() < 2 {
 		return false
 	}
-	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: rtPriority}
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: policy, Priority: priority}
 	return unix.SchedSetAttr(tid, &attr, 0) == nil
 }
 

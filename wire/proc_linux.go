@@ -313,12 +313,12 @@ func serveLines(spec procSpec) error {
 	// Spare Ps: each of the four line threads, woken, finds one idle.
 	runtime.GOMAXPROCS(extraProcs + 1)
 	if !spec.NoRealtime {
-		// Every thread of this process, not only the line's, at one
-		// priority: a runtime thread that holds the scheduler's lock or a
-		// P, preempted by the loaded machine's other processes, would hold
-		// the line up with it (measured: p99 1.7 ms late with the line
-		// threads alone under SCHED_FIFO).
-		eachThread(func(tid int) { setRealtime(tid) })
+		// Every thread of this process ahead of other processes' (the line
+		// threads themselves take SCHED_FIFO): a runtime thread that holds
+		// the scheduler's lock or a P, preempted by the loaded machine's
+		// other processes, would hold the line up with it (measured: p99
+		// 1.7 ms late with the line threads alone ahead of the others).
+		eachThread(setUrgent)
 	}
 	var wmu sync.Mutex
 	send := func(m procMsg) {
@@ -338,6 +338,11 @@ func serveLines(spec procSpec) error {
 	_, err = io.WriteString(ctrl, "ready\n")
 	wmu.Unlock()
 	if err == nil {
+		// The counters' percentiles and encoded histograms are CPU work
+		// (milliseconds under the race detector) that must not take a CPU
+		// from the lines or from the connection's ends.
+		runtime.LockOSThread()
+		setNormal(0)
 		sc := bufio.NewScanner(ctrl)
 		for sc.Scan() { // until the parent closes its end (or dies)
 			if sc.Text() == "stats" {

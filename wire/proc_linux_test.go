@@ -12,8 +12,9 @@ import (
 )
 
 // TestLineProcessEndsWithTheWire: with EnableLineProcess (TestMain) the
-// delay line runs in a child, under SCHED_FIFO as root where it has two
-// CPUs, whose counters the parent reads; Close ends the child.
+// delay line runs in a child, its line threads under SCHED_FIFO as root
+// where it has two CPUs, whose counters the parent reads; Close ends the
+// child.
 func TestLineProcessEndsWithTheWire(t *testing.T) {
 	w := startWire(t, Config{Link: Link{Latency: ms(1)}}, Options{})
 	if w.remote == nil {

@@ -61,10 +61,10 @@ const payloadShare = 1448.0 / 1500
 // standing queue, not a full one; TestBufferbloat fills the queue.
 func TestRate(t *testing.T) {
 	const rate = 10e6 // bit/s
-	// Both TCP ends (this process) under SCHED_FIFO: a receiver stalled by
+	// Both TCP ends (this process) ahead of other processes: a receiver stalled by
 	// other processes for a while leaves the rate's time unused (under
 	// -race at load 8 the goodput read 0.957 of the rate).
-	realtimeWhile(t)
+	urgentWhile(t)
 	w := startWire(t, Config{Link: Link{Rate: mbit(10), Queue: Queue{Bytes: 1 << 20}}}, Options{})
 	bulkAddr := serve(t, w, bulk)
 	ping := dial(t, w, serve(t, w, echo))
@@ -122,9 +122,9 @@ func TestRate(t *testing.T) {
 func TestBufferbloat(t *testing.T) {
 	const rate = 10e6
 	queue := int64(1 << 20)
-	// The flood's thread under SCHED_FIFO: stalled by other processes for
+	// The flood's thread ahead of other processes: stalled by them for
 	// 40 ms, it let the queue drain 5 % before a probe (under -race at load 8).
-	realtimeWhile(t)
+	urgentWhile(t)
 	w := startWire(t, Config{Link: Link{Rate: mbit(10), Queue: Queue{Bytes: queue}}}, Options{})
 	ping := dial(t, w, serve(t, w, echo))
 	defer ping.Close()

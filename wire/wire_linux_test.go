@@ -16,7 +16,6 @@ import (
 
 	"github.com/middlebench/middlebench/internal/realtimetest"
 	"github.com/middlebench/middlebench/internal/selfsigned"
-	"golang.org/x/sys/unix"
 )
 
 // startWire starts a wire for a test, or skips the test naming what the
@@ -119,7 +118,7 @@ func TestConnectPaysTheRoundTrip(t *testing.T) {
 			})
 		}
 	}
-	realtimeWhile(t) // as TestTLSHandshakeRoundTrips: other processes' load is not the wire's
+	urgentWhile(t) // as TestTLSHandshakeRoundTrips: other processes' load is not the wire's
 	base := connects(startWire(t, Config{}, Options{}))
 	w := startWire(t, Config{Link: Link{Latency: ms(20)}}, Options{})
 	far := connects(w)
@@ -171,11 +170,11 @@ func TestTLSHandshakeRoundTrips(t *testing.T) {
 			return time.Since(t0)
 		}
 	}
-	// The handshakes' own threads under SCHED_FIFO too, as the wire's:
+	// The handshakes' own threads ahead of other processes', as the wire's:
 	// on a machine loaded by other processes, a thread woken after 20 ms
 	// asleep waits for a CPU, one kept busy over a 0 ms wire does not, and
 	// the difference read milliseconds above the round trips.
-	realtimeWhile(t)
+	urgentWhile(t)
 	base := handshakes(startWire(t, Config{}, Options{}))
 	w := startWire(t, Config{Link: Link{Latency: ms(20)}}, Options{})
 	far := handshakes(w)
@@ -235,14 +234,12 @@ func median(ds []time.Duration) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// realtimeWhile puts every thread of the test process under SCHED_FIFO
-// until the test ends (where it can: root, two CPUs), then back.
-func realtimeWhile(t *testing.T) {
-	eachThread(func(tid int) { setRealtime(tid) })
+// urgentWhile makes every thread of the test process urgent (setUrgent)
+// until the test ends, then puts it back: ahead of other processes, as a
+// wire's own threads are.
+func urgentWhile(t *testing.T) {
+	eachThread(setUrgent)
 	t.Cleanup(func() {
-		eachThread(func(tid int) {
-			attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
-			_ = unix.SchedSetAttr(tid, &attr, 0)
-		})
+		eachThread(setNormal)
 	})
 }
