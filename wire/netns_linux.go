@@ -294,6 +294,10 @@ func realtime() bool { return setRealtime(0) }
 const (
 	urgentRTPriority = 10
 	lineRTPriority   = urgentRTPriority + 1
+	// endsRTPriority is the wire's tests' own (both ends of their
+	// connections): below every thread of the line's process, so that
+	// none of those waits a time slice behind them.
+	endsRTPriority = urgentRTPriority - 5
 )
 
 // setUrgent puts a thread (and those it makes later) under SCHED_RR at
@@ -304,9 +308,11 @@ const (
 // line process under SCHED_FIFO, its background sweeper spun on both CPUs
 // waiting for a thread that could not run, and the wire stopped moving
 // packets for good). Under SCHED_RR such a spin ends with its time slice.
-func setUrgent(tid int) {
+func setUrgent(tid int) { setUrgentAt(tid, urgentRTPriority) }
+
+func setUrgentAt(tid int, priority uint32) {
 	_ = unix.Setpriority(unix.PRIO_PROCESS, tid, -20)
-	setPolicy(tid, unix.SCHED_RR, urgentRTPriority)
+	setPolicy(tid, unix.SCHED_RR, priority)
 }
 
 // setNormal puts a thread back under the default policy at nice 0.

@@ -338,11 +338,6 @@ func serveLines(spec procSpec) error {
 	_, err = io.WriteString(ctrl, "ready\n")
 	wmu.Unlock()
 	if err == nil {
-		// The counters' percentiles and encoded histograms are CPU work
-		// (milliseconds under the race detector) that must not take a CPU
-		// from the lines or from the connection's ends.
-		runtime.LockOSThread()
-		setNormal(0)
 		sc := bufio.NewScanner(ctrl)
 		for sc.Scan() { // until the parent closes its end (or dies)
 			if sc.Text() == "stats" {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,58 +62,64 @@ const payloadShare = 1448.0 / 1500
 // standing queue, not a full one; TestBufferbloat fills the queue.
 func TestRate(t *testing.T) {
 	const rate = 10e6 // bit/s
-	// Both TCP ends (this process) ahead of other processes: a receiver stalled by
-	// other processes for a while leaves the rate's time unused (under
-	// -race at load 8 the goodput read 0.957 of the rate).
+	// Both TCP ends (this process) ahead of other processes: a receiver
+	// stalled by them leaves the rate's time unused (under -race at load 8
+	// the goodput read 0.957 of the rate). A stall only ever lowers the
+	// goodput, so a round judges rate ÷ goodput: above the band is a
+	// disturbed round, measured again (best of three); below, the wire
+	// passed more than its rate.
 	urgentWhile(t)
 	w := startWire(t, Config{Link: Link{Rate: mbit(10), Queue: Queue{Bytes: 1 << 20}}}, Options{})
 	bulkAddr := serve(t, w, bulk)
 	ping := dial(t, w, serve(t, w, echo))
 	defer ping.Close()
-	idle := time.Hour
-	for range 5 {
-		idle = min(idle, pingOnce(t, ping))
-	}
-	c := dial(t, w, bulkAddr)
-	defer c.Close()
-	buf := make([]byte, 256<<10)
-	if _, err := io.ReadFull(c, buf[:1]); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	before := w.Stats().Down.PassedBytes
-	var probes []time.Duration
-	var wg sync.WaitGroup
-	wg.Go(func() { // a small request every 400 ms from 1 s in
-		for at := time.Second; at < 4800*time.Millisecond; at += 400 * time.Millisecond {
-			time.Sleep(time.Until(start.Add(at)))
-			probes = append(probes, pingOnce(t, ping)-idle)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		waitFor(t, "an empty wire", func() bool { return w.Stats().Down.InFlight == 0 })
+		idle := time.Hour
+		for range 5 {
+			idle = min(idle, pingOnce(t, ping))
+		}
+		c := dial(t, w, bulkAddr)
+		defer c.Close()
+		buf := make([]byte, 256<<10)
+		if _, err := io.ReadFull(c, buf[:1]); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		before := w.Stats().Down.PassedBytes
+		var probes []time.Duration
+		var wg sync.WaitGroup
+		wg.Go(func() { // a small request every 400 ms from 1 s in
+			for at := time.Second; at < 4800*time.Millisecond; at += 400 * time.Millisecond {
+				time.Sleep(time.Until(start.Add(at)))
+				probes = append(probes, pingOnce(t, ping)-idle)
+			}
+		})
+		_ = c.SetReadDeadline(start.Add(5 * time.Second))
+		got := 1 // the first byte
+		for {
+			n, err := c.Read(buf)
+			got += n
+			if err != nil {
+				break
+			}
+		}
+		elapsed := time.Since(start)
+		after := w.Stats().Down.PassedBytes
+		wg.Wait()
+		goodput := float64(got) * 8 / elapsed.Seconds()
+		line := float64(after-before) * 8 / elapsed.Seconds()
+		s := w.Stats().Down
+		slices.Sort(probes)
+		t.Logf("over %v: TCP payload %.4g Mbit/s, IP packets through the wire %.4g Mbit/s; released late p99 %.3f ms max %.3f ms",
+			elapsed, goodput/1e6, line/1e6, s.Late["p(99)"], s.Late["max"])
+		t.Logf("idle round trip %v; extra wait of small requests during the download %v; longest queue wait %.1f ms, drops %v",
+			idle, probes, s.Queued["max"], s.Dropped)
+		r.Band("(10 Mbit/s × 1448/1500) ÷ goodput", rate*payloadShare/goodput, 1/1.02, 1/0.98)
+		if line > rate*1.02 {
+			t.Errorf("the wire passed %.4g Mbit/s, over its 10 Mbit/s", line/1e6)
 		}
 	})
-	_ = c.SetReadDeadline(start.Add(5 * time.Second))
-	got := 1 // the first byte
-	for {
-		n, err := c.Read(buf)
-		got += n
-		if err != nil {
-			break
-		}
-	}
-	elapsed := time.Since(start)
-	after := w.Stats().Down.PassedBytes
-	wg.Wait()
-	goodput := float64(got) * 8 / elapsed.Seconds()
-	line := float64(after-before) * 8 / elapsed.Seconds()
-	s := w.Stats().Down
-	slices.Sort(probes)
-	t.Logf("over %v: TCP payload %.4g Mbit/s, IP packets through the wire %.4g Mbit/s; released late p99 %.3f ms max %.3f ms",
-		elapsed, goodput/1e6, line/1e6, s.Late["p(99)"], s.Late["max"])
-	t.Logf("idle round trip %v; extra wait of small requests during the download %v; longest queue wait %.1f ms, drops %v",
-		idle, probes, s.Queued["max"], s.Dropped)
-	realtimetest.Band(t, "goodput ÷ (10 Mbit/s × 1448/1500)", goodput/(rate*payloadShare), 0.98, 1.02)
-	if line > rate*1.02 {
-		t.Errorf("the wire passed %.4g Mbit/s, over its 10 Mbit/s", line/1e6)
-	}
 }
 
 // TestBufferbloat: a sender faster than the rate (UDP at 12 Mbit/s, no
@@ -155,16 +162,23 @@ func TestBufferbloat(t *testing.T) {
 	defer flood.Close()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { // 1472-byte datagrams (1500-byte packets) at 12 Mbit/s
+	var longestPause atomic.Int64 // between two of the flood's rounds, since the last reset
+	// 1472-byte datagrams (1500-byte packets) at 12 Mbit/s
+	wg.Go(func() {
 		dgram := make([]byte, 1472)
-		start, sent := time.Now(), 0
+		start, sent, last := time.Now(), 0, time.Now()
 		for {
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			for due := int(time.Since(start).Seconds() * 12e6 / 8 / 1500); sent < due; sent++ {
+			now := time.Now()
+			if pause := int64(now.Sub(last)); pause > longestPause.Load() {
+				longestPause.Store(pause)
+			}
+			last = now
+			for due := int(now.Sub(start).Seconds() * 12e6 / 8 / 1500); sent < due; sent++ {
 				_, _ = flood.Write(dgram)
 			}
 			time.Sleep(time.Millisecond)
@@ -173,14 +187,28 @@ func TestBufferbloat(t *testing.T) {
 	defer func() { close(stop); wg.Wait() }()
 	// The queue fills at 2 Mbit/s net: 0.42 s; wait for drops to begin.
 	waitFor(t, "a full queue", func() bool { return w.Stats().Down.Dropped["queue full"] > 0 })
-	best := time.Hour
-	for range 3 {
-		best = min(best, pingOnce(t, ping)-idle)
+	// A flood held up by other processes lets the queue drain (by the
+	// rate: 1.25 kB a millisecond) under a probe that is then answered
+	// sooner; such a probe proves nothing and is sent again, up to eight
+	// probes for three undisturbed ones.
+	const stalled = 10 * time.Millisecond
+	best, undisturbed := time.Hour, 0
+	for probe := 0; probe < 8 && undisturbed < 3; probe++ {
+		longestPause.Store(0)
+		wait := pingOnce(t, ping) - idle
+		if pause := time.Duration(longestPause.Load()); pause > stalled {
+			t.Logf("probe %d: the flood paused %v (over %v): sent again", probe+1, pause, stalled)
+			continue
+		}
+		best, undisturbed = min(best, wait), undisturbed+1
+	}
+	if undisturbed == 0 {
+		t.Fatalf("the flood paused over %v during each of 8 probes: the queue was never held full", stalled)
 	}
 	full := time.Duration(float64(queue) * 8 / rate * float64(time.Second))
 	s := w.Stats().Down
-	t.Logf("idle round trip %v; best of 3 small requests on a full queue waits %v more; queue ÷ rate %v; longest queue wait %.1f ms; drops %v",
-		idle, best, full, s.Queued["max"], s.Dropped)
+	t.Logf("idle round trip %v; best of %d small requests on a full queue waits %v more; queue ÷ rate %v; longest queue wait %.1f ms; drops %v",
+		idle, undisturbed, best, full, s.Queued["max"], s.Dropped)
 	realtimetest.Band(t, "extra wait ÷ (queue ÷ rate)", float64(best)/float64(full), 0.98, 1.02)
 }
 

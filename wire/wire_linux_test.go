@@ -234,11 +234,15 @@ func median(ds []time.Duration) time.Duration {
 	return ds[len(ds)/2]
 }
 
-// urgentWhile makes every thread of the test process urgent (setUrgent)
-// until the test ends, then puts it back: ahead of other processes, as a
-// wire's own threads are.
+// urgentWhile puts every thread of the test process under SCHED_RR at
+// endsRTPriority and nice −20 until the test ends, then back: ahead of
+// other processes, below the line's process. Measured at load 4–8 under
+// -race: at nice −20 alone, a handshake's thread woken after 20 ms asleep
+// waited for a CPU and the TLS differences read 1.5–3.6 ms above the
+// round trips; at the line process's own priority, its threads waited
+// behind the tests' and released packets up to a second late.
 func urgentWhile(t *testing.T) {
-	eachThread(setUrgent)
+	eachThread(func(tid int) { setUrgentAt(tid, endsRTPriority) })
 	t.Cleanup(func() {
 		eachThread(setNormal)
 	})
