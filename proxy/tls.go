@@ -161,6 +161,25 @@ func (c *tlsConn) Close() error {
 	return c.Conn.Close()
 }
 
+// handshaker is a connection whose stage makes a handshake before any of
+// its bytes pass (tlsConn): the box may run it before the first Read.
+type handshaker interface{ handshake() error }
+
+// pendingHandshake finds the handshaker under c's wrappers, or nil.
+func pendingHandshake(c net.Conn) handshaker {
+	for range 16 {
+		switch v := c.(type) {
+		case handshaker:
+			return v
+		case interface{ NetConn() net.Conn }:
+			c = v.NetConn()
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
 func (c *tlsConn) handshake() error {
 	c.once.Do(func() { c.err = c.s.handshake(c) })
 	return c.err
