@@ -140,3 +140,39 @@ func TestTLSHandshakeAndDialFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestTLSCurves: the key exchange a Go client (which, as k6, offers the
+// hybrid X25519MLKEM768 and X25519, with a key share for each) agrees on
+// is the one the box's curves allow, Go's preferred when several are; one
+// the client sent no key share for still works (a HelloRetryRequest). The
+// stage counts each handshake under its key exchange.
+func TestTLSCurves(t *testing.T) {
+	up := origin(t)
+	for _, tt := range []struct {
+		curves string
+		want   tls.CurveID
+		name   string
+	}{
+		{"", tls.X25519MLKEM768, "X25519MLKEM768"},
+		{"        curves: [X25519]\n", tls.X25519, "X25519"},
+		{"        curves: [p-256, X25519]\n", tls.X25519, "X25519"},
+		{"        curves: [P-256]\n", tls.CurveP256, "P-256"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startYAML(t, "boxes:\n  - stages:\n      - kind: tls\n"+tt.curves, up.URL)
+			c, err := tlsDial(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := c.ConnectionState().CurveID
+			c.Close()
+			if got != tt.want {
+				t.Errorf("agreed on %v, want %v", got, tt.want)
+			}
+			s := waitStats(t, p, func(s BoxStats) bool { return s.Stages[0].Extra["kx."+tt.name] == 1 })
+			if n := s.Stages[0].Extra["kx."+tt.name]; n != 1 {
+				t.Errorf("stage counts %d handshakes under kx.%s, want 1 (%v)", n, tt.name, s.Stages[0].Extra)
+			}
+		})
+	}
+}
