@@ -240,7 +240,17 @@ func (s *tlsStage) handshake(c *tlsConn) error {
 		s.c.addDelay(applied)
 		entry.AskedMs, entry.AppliedMs = ms(asked), ms(applied)
 	}
-	if err := c.Conn.HandshakeContext(ctx); err != nil {
+	// Handshake, not HandshakeContext: that one starts a goroutine per
+	// handshake to watch ctx and, done, waits for it to answer — a wake-up
+	// on the path of the connection's first request. The timeout (or a
+	// Close) sets a deadline in the past instead, which fails the socket's
+	// reads and writes.
+	stop := context.AfterFunc(ctx, func() { _ = c.raw.SetDeadline(time.Unix(1, 0)) })
+	err := c.Conn.Handshake()
+	if !stop() {
+		err = fmt.Errorf("tls: handshake: %w", ctx.Err())
+	}
+	if err != nil {
 		return s.failed(entry, err)
 	}
 	st := c.Conn.ConnectionState()

@@ -176,3 +176,35 @@ func TestTLSCurves(t *testing.T) {
 		})
 	}
 }
+
+// TestTLSHandshakeTimeout: a client that connects and says nothing is cut
+// off at the stage's handshakeTimeout (200 ms here), not before, and its
+// handshake counts as failed with the deadline as its reason.
+func TestTLSHandshakeTimeout(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, "boxes:\n  - stages:\n      - kind: tls\n        handshakeTimeout: 200ms\n", up.URL)
+	c, err := net.Dial("tcp", p.Boxes()[0].Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	start := time.Now()
+	_, _ = io.Copy(io.Discard, c) // until the box closes
+	if waited := time.Since(start); waited < 200*time.Millisecond {
+		t.Errorf("cut off after %v, before the 200ms handshakeTimeout", waited)
+	}
+	s := waitStats(t, p, func(s BoxStats) bool { return s.Stages[0].Extra["failed"] == 1 })
+	if s.Stages[0].Extra["failed"] != 1 {
+		t.Fatalf("failed handshakes %d, want 1", s.Stages[0].Extra["failed"])
+	}
+	var why string
+	for _, e := range p.Ledger() {
+		if e.Action == ActRejected {
+			why = e.Note
+		}
+	}
+	if !strings.Contains(why, "deadline exceeded") {
+		t.Errorf("ledger says %q, want the handshake's deadline", why)
+	}
+}
