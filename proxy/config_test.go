@@ -94,6 +94,9 @@ func TestPathConfigErrors(t *testing.T) {
 		{"negative perKiB", "boxes:\n  - stages:\n      - kind: waf\n        perKiB: -1ms\n", []string{"line 4", "perKiB", "negative"}},
 		{"bad percent", "boxes:\n  - stages:\n      - kind: fault\n        abortPercent: 150\n", []string{"line 4", "abortPercent", "0 to 100"}},
 		{"bad tls version", "boxes:\n  - stages:\n      - kind: tls\n        minVersion: \"1.0\"\n", []string{"line 4", "minVersion", "1.2 or 1.3"}},
+		{"bad tls curve", "boxes:\n  - stages:\n      - kind: tls\n        curves: [X25519, x448]\n", []string{"line 4", "curves", `"x448"`, "X25519MLKEM768, SecP256r1MLKEM768"}},
+		{"tls curve twice", "boxes:\n  - stages:\n      - kind: tls\n        curves: [x25519, X25519]\n", []string{"line 4", "curves", "X25519 is listed twice"}},
+		{"pq curves for tls 1.2", "boxes:\n  - stages:\n      - kind: tls\n        maxVersion: \"1.2\"\n        curves: [X25519MLKEM768]\n", []string{"curves", "TLS 1.3 only"}},
 		{"unknown box field", "boxes:\n  - name: a\n    stagez: []\n", []string{"line 3", `box "a"`, "stagez", `did you mean "stages"`}},
 		{"queue without capacity", "boxes:\n  - stages:\n      - kind: waf\n        queue: 3\n", []string{"line 4", "queue", "needs maxConcurrent"}},
 	}
