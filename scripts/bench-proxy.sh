@@ -235,10 +235,12 @@ done
 # resident set sampled every second; its growth after the first tenth (the
 # pools' warm-up) is printed.
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+threads() { awk '/^Threads:/ {print $2}' "/proc/$1/status"; }
 if [ "${RSS_REQUESTS:-0}" -gt 0 ]; then
 	for i in 1 2; do
 		pid=${procs[$i]}
 		samples=()
+		threads0=$(threads "$pid")
 		"$HEY" -n "$RSS_REQUESTS" -c "$CONNS" -disable-compression "http://127.0.0.1:${ports[$i]}/" >"$TMP/rss.out" 2>&1 &
 		hey_pid=$!
 		while kill -0 "$hey_pid" 2>/dev/null; do samples+=("$(rss_kib "$pid")"); sleep 1; done
@@ -248,6 +250,6 @@ if [ "${RSS_REQUESTS:-0}" -gt 0 ]; then
 		k=${#samples[@]}
 		warm=${samples[$((k / 10))]}
 		peak=$(printf '%s\n' "${samples[@]}" | sort -n | tail -1)
-		echo "RSS ${names[$i]}: $answered of $RSS_REQUESTS requests answered in $k s; ${samples[0]} KiB at the start, $warm KiB after a tenth, ${samples[$((k - 1))]} KiB at the end (peak $peak KiB): $(( ${samples[$((k - 1))]} - warm )) KiB growth after the warm-up"
+		echo "RSS ${names[$i]}: $answered of $RSS_REQUESTS requests answered in $k s; ${samples[0]} KiB at the start, $warm KiB after a tenth, ${samples[$((k - 1))]} KiB at the end (peak $peak KiB): $(( ${samples[$((k - 1))]} - warm )) KiB growth after the warm-up; OS threads $threads0 → $(threads "$pid") (each adds its stack's touched pages)"
 	done
 fi
