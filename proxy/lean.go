@@ -209,7 +209,7 @@ func (lc *leanConn) handOff(elapsed time.Duration) bool {
 func (lc *leanConn) serve(r *http.Request) (keep bool) {
 	b := lc.b
 	ctx := lc.ctx
-	w := newLeanWriter(lc, r)
+	w := ctx.newWriter(r)
 	lc.w = w
 	defer func() {
 		lc.w = nil

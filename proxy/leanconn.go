@@ -26,10 +26,17 @@ type leanCtx struct {
 	wantWait bool // watch once the body is done
 	watching bool
 	upstream net.Conn // interrupted (its deadline expired) when the context ends
+
+	// The request's exchange and writer live in the same allocation (one
+	// per request instead of three); ex and the writer point into it.
+	exchange exchange
+	writer   leanWriter
 }
 
-func newLeanCtx(lc *leanConn, ex *exchange) *leanCtx {
-	c := &leanCtx{lc: lc, ex: ex}
+// newLeanCtx makes request req's context on lc, with its exchange.
+func newLeanCtx(lc *leanConn, req uint64) *leanCtx {
+	c := &leanCtx{lc: lc, exchange: exchange{conn: lc.id, req: req}}
+	c.ex = &c.exchange
 	lc.cr.mu.Lock()
 	lc.cr.ctx = c
 	lc.cr.mu.Unlock()

@@ -81,10 +81,10 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 		return nil, errHandOff
 	}
 	closeReq := headerHasToken(conn, "close")
-	r := &http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: host,
+	// r stays on the stack: WithContext below makes the one copy kept.
+	r := http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: host,
 		RequestURI: target, RemoteAddr: lc.remote, ContentLength: cl, Close: closeReq, Body: http.NoBody}
-	ex := &exchange{conn: lc.id, req: lc.b.reqSeq.Add(1)}
-	lc.ctx = newLeanCtx(lc, ex)
+	lc.ctx = newLeanCtx(lc, lc.b.reqSeq.Add(1))
 	if cl > 0 {
 		lc.ctx.body = &leanBody{lc: lc, left: cl}
 		r.Body = lc.ctx.body

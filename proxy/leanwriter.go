@@ -38,8 +38,10 @@ type leanWriter struct {
 
 const preBodyLimit = 2048 // net/http's bufferBeforeChunkingSize
 
-func newLeanWriter(lc *leanConn, r *http.Request) *leanWriter {
-	return &leanWriter{lc: lc, req: r, cl: -1, closeAfter: r.Close}
+// newWriter makes the request's writer, in the context's allocation.
+func (c *leanCtx) newWriter(r *http.Request) *leanWriter {
+	c.writer = leanWriter{lc: c.lc, req: r, cl: -1, closeAfter: r.Close}
+	return &c.writer
 }
 
 func (w *leanWriter) Header() http.Header {

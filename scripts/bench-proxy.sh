@@ -233,12 +233,17 @@ done
 
 # RSS_REQUESTS=N: N requests through each box after the rounds, the box's
 # resident set sampled every second; its growth after the first tenth (the
-# pools' warm-up) is printed.
+# pools' warm-up) is printed: the median of the last tenth of the samples
+# less the median of the second tenth. Single samples ride the garbage
+# collector's sawtooth (a few hundred KiB at these rates); medians of
+# tenths show a trend rather than where in a cycle a sample fell.
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+threads() { awk '/^Threads:/ {print $2}' "/proc/$1/status"; }
 if [ "${RSS_REQUESTS:-0}" -gt 0 ]; then
 	for i in 1 2; do
 		pid=${procs[$i]}
 		samples=()
+		threads0=$(threads "$pid")
 		"$HEY" -n "$RSS_REQUESTS" -c "$CONNS" -disable-compression "http://127.0.0.1:${ports[$i]}/" >"$TMP/rss.out" 2>&1 &
 		hey_pid=$!
 		while kill -0 "$hey_pid" 2>/dev/null; do samples+=("$(rss_kib "$pid")"); sleep 1; done
@@ -246,8 +251,10 @@ if [ "${RSS_REQUESTS:-0}" -gt 0 ]; then
 		samples+=("$(rss_kib "$pid")")
 		answered=$(awk '/^[ \t]*\[[0-9]+\][ \t]+[0-9]+ responses/ {n+=$2} END {print n+0}' "$TMP/rss.out")
 		k=${#samples[@]}
-		warm=${samples[$((k / 10))]}
+		t=$((k / 10 > 0 ? k / 10 : 1))
+		warm=$(median "${samples[@]:t:t}")
+		last=$(median "${samples[@]:k-t:t}")
 		peak=$(printf '%s\n' "${samples[@]}" | sort -n | tail -1)
-		echo "RSS ${names[$i]}: $answered of $RSS_REQUESTS requests answered in $k s; ${samples[0]} KiB at the start, $warm KiB after a tenth, ${samples[$((k - 1))]} KiB at the end (peak $peak KiB): $(( ${samples[$((k - 1))]} - warm )) KiB growth after the warm-up"
+		echo "RSS ${names[$i]}: $answered of $RSS_REQUESTS requests answered in $k s; ${samples[0]} KiB at the start, $warm KiB in the second tenth, $last KiB in the last (medians; peak $peak KiB, last sample ${samples[$((k - 1))]} KiB): $(awk -v a="$last" -v b="$warm" 'BEGIN{print a-b}') KiB growth after the warm-up; OS threads $threads0 → $(threads "$pid") (each adds its stacks' touched pages)"
 	done
 fi
