@@ -3,12 +3,16 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http/httptrace"
 	"net/netip"
 	"os"
+	"runtime"
+	"sync"
 	"time"
 
+	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,12 +27,9 @@ import (
 func (n *Namespace) dialTCP4(ctx context.Context, network string, ap netip.AddrPort) (net.Conn, error) {
 	raddr := net.TCPAddrFromAddrPort(ap)
 	opErr := func(err error) error { return &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err} }
-	var fd int
-	if err := n.Do(func() (err error) {
-		fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-		return err
-	}); err != nil {
-		return nil, opErr(os.NewSyscallError("socket", err))
+	fd, err := n.socket()
+	if err != nil {
+		return nil, opErr(err)
 	}
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.ConnectStart != nil {
@@ -45,6 +46,63 @@ func (n *Namespace) dialTCP4(ctx context.Context, network string, ap netip.AddrP
 	_ = tc.SetNoDelay(true) // as net.Dialer's connections
 	_ = tc.SetKeepAlive(true)
 	return tc, nil
+}
+
+// ownNetns is the namespace this process's threads run in, opened once
+// (on a fresh goroutine, so on a thread no one has switched: every thread
+// this package switches is switched back, or ends with its goroutine).
+// Opened for each dial (netns.Get) it was half the socket's cost, and the
+// open(2) of /proc is slow enough for the runtime to hand the locked
+// thread's P away and have it wait for one again.
+var ownNetns = sync.OnceValues(func() (netns.NsHandle, error) {
+	type got struct {
+		h   netns.NsHandle
+		err error
+	}
+	gc := make(chan got, 1)
+	go func() { h, err := netns.Get(); gc <- got{h, err} }()
+	g := <-gc
+	return g.h, g.err
+})
+
+// socket makes a TCP socket in the namespace: on a goroutine locked to its
+// thread for setns, socket and setns back (three short system calls, none
+// that blocks), so no thread is made or woken for it — the goroutine runs
+// on the caller's thread while the caller waits. A thread that cannot be
+// switched back ends with its goroutine (it stays locked).
+func (n *Namespace) socket() (int, error) {
+	own, err := ownNetns()
+	if err != nil {
+		return -1, fmt.Errorf("wire: own namespace: %w", err)
+	}
+	type made struct {
+		fd  int
+		err error
+	}
+	mc := make(chan made, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := unix.Setns(int(n.h), unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
+			mc <- made{-1, fmt.Errorf("wire: enter namespace %s: %w", n.name, os.NewSyscallError("setns", err))}
+			return
+		}
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		if berr := unix.Setns(int(own), unix.CLONE_NEWNET); berr != nil {
+			if err == nil {
+				unix.Close(fd)
+			}
+			mc <- made{-1, fmt.Errorf("wire: leave namespace %s: %w", n.name, os.NewSyscallError("setns", berr))}
+			return
+		}
+		runtime.UnlockOSThread()
+		if err != nil {
+			err = os.NewSyscallError("socket", err)
+		}
+		mc <- made{fd, err}
+	}()
+	m := <-mc
+	return m.fd, m.err
 }
 
 // connect starts a non-blocking connect and waits, on the poller, until
