@@ -2,8 +2,11 @@ package wire
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
 	"os"
 	"sync"
@@ -142,4 +145,83 @@ func BenchmarkInNamespaceNetDialer(b *testing.B) {
 		b.ReportMetric(float64(conn.Nanoseconds())/float64(b.N), "ns-connecting/op")
 		return nil
 	})
+}
+
+// BenchmarkNewConnectionOutside is the engine's case: an HTTPS request on
+// a new connection through net/http, and the part of GetConn→GotConn
+// (http_req_blocked, as k6 computes it) outside connecting and TLS, for a
+// dial from the generator's namespace over a 0 ms wire and for
+// net.Dialer over loopback (the same transport's own share).
+func BenchmarkNewConnectionOutside(b *testing.B) {
+	w := startWire(b, Config{}, Options{})
+	hello := http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(rw, "ok") })
+	wired, err := w.Srv().Listen("tcp", net.JoinHostPort(w.Srv().IP().String(), "0"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(hello)
+	srv.Listener.Close()
+	srv.Listener = wired
+	srv.StartTLS()
+	defer srv.Close()
+	lo := httptest.NewTLSServer(hello)
+	defer lo.Close()
+	for _, c := range []struct {
+		name    string
+		url     string
+		dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+		clients int
+	}{
+		{"wire", srv.URL, w.Gen().DialContext, 1},
+		{"loopback", lo.URL, (&net.Dialer{}).DialContext, 1},
+		{"wire/clients=8", srv.URL, w.Gen().DialContext, 8},
+		{"loopback/clients=8", lo.URL, (&net.Dialer{}).DialContext, 8},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tr := &http.Transport{DialContext: c.dial, DisableKeepAlives: true,
+				TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // a test server's certificate
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr}
+			var mu sync.Mutex
+			var outside, before time.Duration
+			b.ReportAllocs()
+			b.SetParallelism(c.clients) // GOMAXPROCS × clients goroutines; 1 × 1 below
+			request := func() {
+				var getConn, gotConn, cs, cd, ts, td time.Time
+				ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+					GetConn:           func(string) { getConn = time.Now() },
+					ConnectStart:      func(string, string) { cs = time.Now() },
+					ConnectDone:       func(string, string, error) { cd = time.Now() },
+					TLSHandshakeStart: func() { ts = time.Now() },
+					TLSHandshakeDone:  func(tls.ConnectionState, error) { td = time.Now() },
+					GotConn:           func(httptrace.GotConnInfo) { gotConn = time.Now() },
+				})
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				outside += gotConn.Sub(getConn) - cd.Sub(cs) - td.Sub(ts)
+				before += cs.Sub(getConn)
+				mu.Unlock()
+			}
+			if c.clients == 1 {
+				for b.Loop() {
+					request()
+				}
+			} else {
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						request()
+					}
+				})
+			}
+			b.ReportMetric(float64(outside.Nanoseconds())/float64(b.N), "ns-outside/op")
+			b.ReportMetric(float64(before.Nanoseconds())/float64(b.N), "ns-before-connect/op")
+		})
+	}
 }
