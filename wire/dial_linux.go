@@ -23,24 +23,25 @@ import (
 // to that thread when the SYN-ACK comes — a second wake-up, milliseconds
 // on a loaded machine — so connecting read that much above the round trip.
 // ConnectStart and ConnectDone reach an httptrace.ClientTrace in ctx as
-// net.Dialer's would (http_req_connecting is measured between them).
-func (n *Namespace) dialTCP4(ctx context.Context, network string, ap netip.AddrPort) (net.Conn, error) {
+// net.Dialer's would (http_req_connecting is measured between them): the
+// start before the socket is made, the done after its options are set, as
+// net's dialSingle brackets its dialTCP (so k6's connecting counts the
+// socket(2) too).
+func (n *Namespace) dialTCP4(ctx context.Context, network string, ap netip.AddrPort) (c net.Conn, err error) {
 	raddr := net.TCPAddrFromAddrPort(ap)
-	opErr := func(err error) error { return &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err} }
-	fd, err := n.socket()
-	if err != nil {
-		return nil, opErr(err)
-	}
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.ConnectStart != nil {
 		trace.ConnectStart(network, ap.String())
 	}
-	c, err := connect(ctx, fd, ap)
 	if trace != nil && trace.ConnectDone != nil {
-		trace.ConnectDone(network, ap.String(), err)
+		defer func() { trace.ConnectDone(network, ap.String(), err) }()
 	}
+	fd, err := n.socket()
 	if err != nil {
-		return nil, opErr(err)
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
+	}
+	if c, err = connect(ctx, fd, ap); err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}
 	}
 	tc := c.(*net.TCPConn)
 	_ = tc.SetNoDelay(true) // as net.Dialer's connections
