@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
@@ -119,9 +118,7 @@ func evenSequence(n int) string {
 	return strings.Join(append(parts, "1"), ",")
 }
 
-// startGenerator starts a generator child pinned to cpu with procs Ps
-// (0: what the runtime makes of its CPUs).
-func startGenerator(spec generatorSpec, cpu []int, procs int) (*generator, error) {
+func startGenerator(spec generatorSpec, cpu []int) (*generator, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -129,9 +126,6 @@ func startGenerator(spec generatorSpec, cpu []int, procs int) (*generator, error
 	b, _ := json.Marshal(spec) // strings and a bool
 	g := &generator{cmd: exec.Command(exe), segment: spec.Segment, cpu: cpu}
 	g.cmd.Env = append(os.Environ(), generatorEnv+"="+string(b))
-	if procs > 0 {
-		g.cmd.Env = append(g.cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", procs))
-	}
 	g.cmd.Stderr = &g.stderr
 	if g.stdin, err = g.cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -164,18 +158,6 @@ func (rn *Runner) generate(ctx context.Context, e *Experiment, rs *RunSpec, entr
 	n := rs.Generators
 	seq := evenSequence(n)
 	cpus := allCPUs()
-	// The generators run as the harness's own engine does in a run with
-	// one: pinned to one CPU with the Ps the process counted at its start
-	// (pinning a running process leaves GOMAXPROCS as it was), not the one
-	// P a process started pinned would get. With one P the spin after each
-	// response holds every VU's goroutine until it ends. E7's fix, five
-	// interleaved pairs on one loaded machine (other processes held about
-	// half of each CPU): GOMAXPROCS=1 left 2,083-4,265 of the 4,800
-	// requests over 30 ms, GOMAXPROCS=2 542-1,550.
-	procs := 0
-	if canPin && len(cpus) > 0 && os.Getenv("GOMAXPROCS") == "" {
-		procs = runtime.GOMAXPROCS(0)
-	}
 	var gens []*generator
 	defer func() {
 		for _, g := range gens {
@@ -195,7 +177,7 @@ func (rn *Runner) generate(ctx context.Context, e *Experiment, rs *RunSpec, entr
 			cpu = []int{cpus[i%len(cpus)]}
 			where = append(where, fmt.Sprintf("%s on CPU %d", seg, cpu[0]))
 		}
-		g, err := startGenerator(generatorSpec{File: e.File, Run: rs.Name, Quick: rn.Quick, Entry: entry, Segment: seg, Sequence: seq}, cpu, procs)
+		g, err := startGenerator(generatorSpec{File: e.File, Run: rs.Name, Quick: rn.Quick, Entry: entry, Segment: seg, Sequence: seq}, cpu)
 		if err != nil {
 			return nil, "", fmt.Errorf("generator %s: %w", seg, err)
 		}
@@ -245,9 +227,6 @@ func (rn *Runner) generate(ctx context.Context, e *Experiment, rs *RunSpec, entr
 		return nil, "", err
 	}
 	pinned := fmt.Sprintf("%d generator processes, segments of %s", n, seq)
-	if procs > 0 {
-		pinned += fmt.Sprintf(", each with GOMAXPROCS=%d as this process's engine", procs)
-	}
 	if len(where) > 0 {
 		pinned += ": " + strings.Join(where, ", ")
 	}
