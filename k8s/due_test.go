@@ -7,7 +7,7 @@ import (
 )
 
 // The merge's bound on a started segment is the config's longest run plus
-// a minute, and none when the flags after "--" change the schedule (the
+// five minutes, and none when the flags after "--" change the schedule (the
 // config no longer says how long the run lasts).
 func TestResultsDue(t *testing.T) {
 	for _, c := range []struct {
@@ -16,12 +16,12 @@ func TestResultsDue(t *testing.T) {
 		args   []string
 		want   time.Duration
 	}{
-		{"k6 options, URL after --", testConfig, []string{"--tag", "run=ci", "http://api:8080/"}, 100 * time.Second},
-		{"a request timeout is not the schedule", testConfig, []string{"--timeout", "5s"}, 100 * time.Second},
+		{"k6 options, URL after --", testConfig, []string{"--tag", "run=ci", "http://api:8080/"}, 40*time.Second + 5*time.Minute},
+		{"a request timeout is not the schedule", testConfig, []string{"--timeout", "5s"}, 40*time.Second + 5*time.Minute},
 		{"middlebench's scenario, its own gracefulStop", "url: http://api:8080/\nexecutor: constant-vus\nvus: 4\nduration: 2m\ngracefulStop: 5s\n", nil,
-			2*time.Minute + 5*time.Second + time.Minute},
+			2*time.Minute + 5*time.Second + 5*time.Minute},
 		{"ramping arrivals", "url: http://api:8080/\nexecutor: ramping-arrival-rate\npreAllocatedVUs: 5\nstages: [{duration: 20s, target: 50}, {duration: 40s, target: 0}]\ngracefulStop: 0s\n", nil,
-			2 * time.Minute},
+			6 * time.Minute},
 		{"--duration after --", testConfig, []string{"--duration", "1h"}, 0},
 		{"--duration= after --", testConfig, []string{"--duration=1h"}, 0},
 		{"-d glued", testConfig, []string{"-d1h"}, 0},

@@ -263,10 +263,11 @@ func checkMergeJob(t *testing.T, d decoded, o Options) {
 		argAfter(t, c.Args, "--wait") != "30m0s" || argAfter(t, c.Args, "--keep") != "10m0s" {
 		t.Errorf("merge args %q: want --expect %d --wait 30m0s --keep 10m0s", c.Args, o.Parallelism)
 	}
-	// The test's 10 s with k6's default gracefulStop of 30 s, plus a minute
-	// for the start and the send: a load pod silent past that failed.
-	if due := argAfter(t, c.Args, "--results-due"); due != "1m40s" {
-		t.Errorf("merge --results-due %s, want 1m40s (10s + gracefulStop 30s + 1m)", due)
+	// The test's 10 s with k6's default gracefulStop of 30 s, plus five
+	// minutes (the send, a disrupted index's new pod): silent past that, the
+	// load pod failed.
+	if due := argAfter(t, c.Args, "--results-due"); due != "5m40s" {
+		t.Errorf("merge --results-due %s, want 5m40s (10s + gracefulStop 30s + 5m)", due)
 	}
 	// It outlives the wait and the keeping.
 	if s.ActiveDeadlineSeconds == nil || *s.ActiveDeadlineSeconds <= int64((o.Timeout+o.Keep).Seconds()) {

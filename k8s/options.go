@@ -161,9 +161,11 @@ func (o *Options) configKey() string {
 	return "config.yaml"
 }
 
-// dueMargin is what a load pod needs beyond its schedule: its VUs'
-// start after the gate and the PUT of its document.
-const dueMargin = time.Minute
+// dueMargin is what a load pod gets beyond its schedule: its VUs' start
+// after the gate and the PUT of its document take seconds; the rest is for
+// an index the Job runs again after a disruption (eviction, drain), whose
+// new pod must be scheduled and ask at the gate within it.
+const dueMargin = 5 * time.Minute
 
 // scheduleFlags are the load flags that change how long a run lasts.
 var scheduleFlags = []string{"--config", "-c", "--executor", "--vus", "-u", "--duration", "-d", "--iterations", "-i",

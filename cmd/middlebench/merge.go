@@ -83,6 +83,6 @@ within --wait.`,
 	f.IntVar(&ro.Expect, "expect", 0, "with --listen: how many documents (segments) make the whole test")
 	f.DurationVar(&ro.Wait, "wait", time.Hour, "with --listen: give up when not all documents arrived by then")
 	f.DurationVar(&ro.Keep, "keep", 0, "with --listen: serve the merged document at GET /merged this long after merging")
-	f.DurationVar(&ro.Due, "results-due", 0, "with --listen: a segment past the start gate (GET /start/INDEX) that sent no document within this fails the merge at once (its schedule with the graceful stop, plus the send; 0: only --wait)")
+	f.DurationVar(&ro.Due, "results-due", 0, "with --listen: a segment past the start gate (GET /start/INDEX) that sent no document within this fails the merge at once (its schedule with the graceful stop, plus the send and time for a disrupted index's new pod to ask again; 0: only --wait)")
 	return cmd
 }
