@@ -79,11 +79,24 @@ func runGeneratorChild(ctx context.Context, stdin io.Reader, stdout io.Writer) (
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { _, _ = io.Copy(io.Discard, in); cancel() }()
+	defer load.TuneGC()() // the collector of the engine in the harness's own process
+	// A generator pinned to one CPU says how that CPU's time went.
+	cpus := allCPUs()
+	s0, ok := sampleShare(cpus[0])
+	ok = ok && len(cpus) == 1
 	res, err := load.Run(ctx, cfg, load.Options{})
+	s1, ok1 := sampleShare(cpus[0])
 	if err != nil {
 		return true, err
 	}
-	return true, res.Document().Write(stdout)
+	if err := res.Document().Write(stdout); err != nil {
+		return true, err
+	}
+	if !ok || !ok1 {
+		return true, nil
+	}
+	// After the document: how its CPU's time went (see cpuShare).
+	return true, json.NewEncoder(stdout).Encode(shareBetween(s0, s1))
 }
 
 // generator is one running generator child.
@@ -196,7 +209,12 @@ func (rn *Runner) generate(ctx context.Context, e *Experiment, rs *RunSpec, entr
 	var in []merge.Input
 	for i, g := range gens {
 		var d metrics.Document
-		err := json.NewDecoder(g.stdout).Decode(&d)
+		dec := json.NewDecoder(g.stdout)
+		err := dec.Decode(&d)
+		var share cpuShare
+		if err == nil && dec.Decode(&share) == nil && i < len(where) {
+			where[i] += " (" + share.String() + ")"
+		}
 		werr := g.cmd.Wait()
 		gens[i] = nil
 		if err != nil || werr != nil {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,13 @@ runs:
 	for _, want := range []string{"3 generator processes, segments of 0,1/3,2/3,1", "0:1/3 on CPU", "2/3:1 on CPU", "server and path in a child process"} {
 		if canPin && !strings.Contains(r.Pinned, want) {
 			t.Errorf("pinned %q lacks %q", r.Pinned, want)
+		}
+	}
+	// Each generator says how its CPU's time went, to tell another
+	// process's load from the generator's own.
+	if _, ok := sampleShare(0); ok && canPin {
+		if n := len(regexp.MustCompile(`on CPU \d+ \(of its \d+\.\d\d s: \d+\.\d\d s its own, \d+\.\d\d s other processes', \d+\.\d\d s stolen\)`).FindAllString(r.Pinned, -1)); n != 3 {
+			t.Errorf("pinned %q: %d generators say how their CPU's time went, want 3", r.Pinned, n)
 		}
 	}
 	if !x.Passed() {

@@ -84,12 +84,17 @@ func Build(o Options) (*Manifests, error) {
 
 // The merge Job: one pod receiving the N documents (merge --listen), never
 // restarted (a new pod would have lost what it received); its exit status
-// is the run's verdict (99: a threshold failed on the merge).
+// is the run's verdict (99: a threshold failed on the merge). A load pod
+// that dies after the start gate fails it within the run's length
+// (--results-due), not at --timeout.
 func mergeJob(o *Options, n names, meta metav1.ObjectMeta) *batchv1.Job {
 	c := container(o, componentMerge, []string{
 		"merge", "--listen", fmt.Sprintf("0.0.0.0:%d", Port), "--expect", strconv.Itoa(o.Parallelism),
 		"--wait", o.Timeout.String(), "--keep", o.Keep.String(), "--output", resultsDir + "/merged.json",
 	})
+	if due := o.resultsDue(); due > 0 {
+		c.Args = append(c.Args, "--results-due", due.String())
+	}
 	c.Ports = []corev1.ContainerPort{{Name: "results", ContainerPort: Port, Protocol: corev1.ProtocolTCP}}
 	c.ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
 		HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString("results")}}, PeriodSeconds: 2}

@@ -263,6 +263,12 @@ func checkMergeJob(t *testing.T, d decoded, o Options) {
 		argAfter(t, c.Args, "--wait") != "30m0s" || argAfter(t, c.Args, "--keep") != "10m0s" {
 		t.Errorf("merge args %q: want --expect %d --wait 30m0s --keep 10m0s", c.Args, o.Parallelism)
 	}
+	// The test's 10 s with k6's default gracefulStop of 30 s, plus five
+	// minutes (the send, a disrupted index's new pod): silent past that, the
+	// load pod failed.
+	if due := argAfter(t, c.Args, "--results-due"); due != "5m40s" {
+		t.Errorf("merge --results-due %s, want 5m40s (10s + gracefulStop 30s + 5m)", due)
+	}
 	// It outlives the wait and the keeping.
 	if s.ActiveDeadlineSeconds == nil || *s.ActiveDeadlineSeconds <= int64((o.Timeout+o.Keep).Seconds()) {
 		t.Errorf("merge Job deadline %v, want above --timeout + --keep", s.ActiveDeadlineSeconds)

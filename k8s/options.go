@@ -160,3 +160,40 @@ func (o *Options) configKey() string {
 	}
 	return "config.yaml"
 }
+
+// dueMargin is what a load pod gets beyond its schedule: its VUs' start
+// after the gate and the PUT of its document take seconds; the rest is for
+// an index the Job runs again after a disruption (eviction, drain), whose
+// new pod must be scheduled and ask at the gate within it.
+const dueMargin = 5 * time.Minute
+
+// scheduleFlags are the load flags that change how long a run lasts.
+var scheduleFlags = []string{"--config", "-c", "--executor", "--vus", "-u", "--duration", "-d", "--iterations", "-i",
+	"--stage", "-s", "--rate", "--time-unit", "--graceful-stop", "--graceful-ramp-down"}
+
+// resultsDue is merge --results-due: the config's longest run (with its
+// graceful stop) plus dueMargin, so that a load pod that died after the
+// start gate fails the merge then rather than at --timeout. It is 0 (off)
+// when flags after "--" change the schedule or the config cannot say its
+// length (the load pods report that error themselves).
+func (o *Options) resultsDue() time.Duration {
+	for _, a := range o.LoadArgs {
+		for _, f := range scheduleFlags {
+			if a == f || strings.HasPrefix(a, f+"=") || (len(f) == 2 && !strings.HasPrefix(a, "--") && strings.HasPrefix(a, f)) {
+				return 0
+			}
+		}
+	}
+	cfg, err := load.DecodeConfig(bytes.NewReader(o.Config))
+	if err != nil {
+		return 0
+	}
+	if cfg.URL == "" && len(cfg.Requests) == 0 {
+		cfg.URL = "http://schedule.invalid/" // the target comes after "--": the schedule does not depend on it
+	}
+	_, _, longest, err := load.Describe(cfg)
+	if err != nil || longest <= 0 {
+		return 0
+	}
+	return longest + dueMargin
+}

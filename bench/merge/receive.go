@@ -26,6 +26,9 @@ type ReceiveOptions struct {
 	Expect  int           // how many documents make the whole test
 	Wait    time.Duration // give up when not all arrived by then
 	Keep    time.Duration // serve GET /merged this long after the merge
+	// Due, when above 0, is how long a segment that passed the start gate
+	// has to send its document (see due.go); 0 leaves only Wait.
+	Due time.Duration
 	// Ready, when set, is told the address once listening (tests, port 0).
 	Ready func(addr string)
 }
@@ -43,6 +46,8 @@ type receiver struct {
 	// The start gate: closed when every index has asked to start.
 	starting map[int]bool
 	gate     chan struct{}
+	due      dueState
+	changed  chan struct{} // a start or a document arrived: recompute the bounds
 }
 
 // Receive serves until every part arrived (or Wait passed, or ctx ended),
@@ -54,12 +59,16 @@ func Receive(ctx context.Context, o ReceiveOptions) (*Result, error) {
 	if o.Wait <= 0 {
 		return nil, fmt.Errorf("--wait %s: want how long to wait for the documents, above 0", o.Wait)
 	}
+	if o.Due < 0 {
+		return nil, fmt.Errorf("--results-due %s: want 0 (off) or how long a started segment has to send its document", o.Due)
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("--listen: %w", err)
 	}
 	rc := &receiver{expect: o.Expect, parts: map[int]Input{}, all: make(chan struct{}),
-		starting: map[int]bool{}, gate: make(chan struct{})}
+		starting: map[int]bool{}, gate: make(chan struct{}),
+		due: dueState{due: o.Due, started: map[int]time.Time{}}, changed: make(chan struct{}, 1)}
 	srv := &http.Server{Handler: rc.routes(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -71,16 +80,8 @@ func Receive(ctx context.Context, o ReceiveOptions) (*Result, error) {
 		o.Ready(ln.Addr().String())
 	}
 	fmt.Fprintf(o.Stdout, "waiting for %d results documents on http://%s/results/0..%d\n", o.Expect, ln.Addr(), o.Expect-1)
-	timer := time.NewTimer(o.Wait)
-	defer timer.Stop()
-	select {
-	case <-rc.all:
-	case <-timer.C:
-		return nil, fmt.Errorf("received %s after %s", rc.missing(), o.Wait)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("interrupted: received %s", rc.missing())
-	case err := <-served:
-		return nil, fmt.Errorf("--listen: %w", err)
+	if err := rc.wait(ctx, o.Wait, served); err != nil {
+		return nil, err
 	}
 	in := rc.inputs()
 	res, err := Merge(in)
@@ -107,6 +108,39 @@ func Receive(ctx context.Context, o ReceiveOptions) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// wait returns when every part is in, or with why not: Wait passed, a
+// started segment's document is overdue, ctx ended or the server failed.
+func (rc *receiver) wait(ctx context.Context, wait time.Duration, served <-chan error) error {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	due := time.NewTimer(time.Hour)
+	defer due.Stop()
+	for {
+		next, err := rc.checkDue(time.Now())
+		if err != nil {
+			return err
+		}
+		due.Stop()
+		var dueC <-chan time.Time
+		if !next.IsZero() {
+			due.Reset(time.Until(next))
+			dueC = due.C
+		}
+		select {
+		case <-rc.all:
+			return nil
+		case <-timer.C:
+			return fmt.Errorf("received %s after %s", rc.missing(), wait)
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted: received %s", rc.missing())
+		case err := <-served:
+			return fmt.Errorf("--listen: %w", err)
+		case <-rc.changed:
+		case <-dueC:
+		}
+	}
 }
 
 func (rc *receiver) routes() *http.ServeMux {
@@ -173,6 +207,7 @@ func (rc *receiver) put(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc.parts[index] = x
+	rc.noteChange()
 	w.WriteHeader(http.StatusNoContent)
 	if rc.complete() {
 		close(rc.all)
@@ -191,14 +226,18 @@ func (rc *receiver) start(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.mu.Lock()
 	rc.starting[index] = true
+	now := time.Now()
+	rc.due.started[index] = now
 	if len(rc.starting) == rc.expect {
 		select {
 		case <-rc.gate:
 		default:
 			close(rc.gate)
+			rc.due.gateAt = now
 		}
 	}
 	rc.mu.Unlock()
+	rc.noteChange()
 	select {
 	case <-rc.gate:
 		_, _ = io.WriteString(w, "go\n")

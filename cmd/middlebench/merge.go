@@ -35,7 +35,9 @@ With --listen it reads no files: it receives the documents over HTTP, what
 refused with 400, a second one for the same index replaces the first),
 merges when all --expect are in, then serves the merge at GET /merged for
 --keep (GET /healthz answers while it waits). This is how "middlebench k8s"
-collects the pods' results without a shared volume.
+collects the pods' results without a shared volume. With --results-due, a
+segment that passed the start gate and sent nothing within that bound (its
+load died) fails the merge then, naming it, instead of at --wait.
 
 Exit status: 0 when merged, 99 when a threshold fails on the merge, 2 when a
 file cannot be read, the documents cannot be merged, or not all arrived
@@ -81,5 +83,6 @@ within --wait.`,
 	f.IntVar(&ro.Expect, "expect", 0, "with --listen: how many documents (segments) make the whole test")
 	f.DurationVar(&ro.Wait, "wait", time.Hour, "with --listen: give up when not all documents arrived by then")
 	f.DurationVar(&ro.Keep, "keep", 0, "with --listen: serve the merged document at GET /merged this long after merging")
+	f.DurationVar(&ro.Due, "results-due", 0, "with --listen: a segment past the start gate (GET /start/INDEX) that sent no document within this fails the merge at once (its schedule with the graceful stop, plus the send and time for a disrupted index's new pod to ask again; 0: only --wait)")
 	return cmd
 }

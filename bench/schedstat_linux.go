@@ -1,0 +1,85 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// cpuShare is how one CPU's time went while a generator pinned to it ran:
+// its own threads' (/proc/self/task/*/schedstat), everything's on that CPU
+// (/proc/stat: so busy − ours is other processes', the serving child's
+// included when it shares the CPU) and the hypervisor's steal. A generator
+// that fell behind while others held its CPU was slowed by them, not by
+// its work.
+type cpuShare struct {
+	Ours   time.Duration `json:"ours"`
+	Busy   time.Duration `json:"busy"`
+	Stolen time.Duration `json:"stolen"`
+	Wall   time.Duration `json:"wall"`
+}
+
+// shareSample is the counters at one moment.
+type shareSample struct {
+	ours, busy, steal time.Duration
+	at                time.Time
+}
+
+// sampleShare reads the counters of this process and of cpu.
+func sampleShare(cpu int) (shareSample, bool) {
+	s := shareSample{at: time.Now()}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return s, false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // a thread that just ended
+		}
+		var run int64
+		if _, err := fmt.Sscan(string(b), &run); err != nil {
+			return s, false
+		}
+		s.ours += time.Duration(run)
+	}
+	f, err := os.Open("/proc/stat")
+	if err != nil {
+		return s, false
+	}
+	defer f.Close()
+	name := "cpu" + strconv.Itoa(cpu)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 9 || fs[0] != name {
+			continue
+		}
+		// user nice system idle iowait irq softirq steal, in clock ticks
+		var tick [8]int64
+		for i := range tick {
+			if tick[i], err = strconv.ParseInt(fs[i+1], 10, 64); err != nil {
+				return s, false
+			}
+		}
+		const hz = 100 // USER_HZ: the unit of /proc/stat on every Linux
+		toDur := func(n int64) time.Duration { return time.Duration(n) * time.Second / hz }
+		s.busy = toDur(tick[0] + tick[1] + tick[2] + tick[5] + tick[6])
+		s.steal = toDur(tick[7])
+		return s, true
+	}
+	return s, false
+}
+
+// shareBetween is the CPU's time from a to b.
+func shareBetween(a, b shareSample) cpuShare {
+	return cpuShare{Ours: b.ours - a.ours, Busy: b.busy - a.busy, Stolen: b.steal - a.steal, Wall: b.at.Sub(a.at)}
+}
+
+func (c cpuShare) String() string {
+	r := func(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+	return fmt.Sprintf("of its %s: %s its own, %s other processes', %s stolen", r(c.Wall), r(c.Ours), r(max(c.Busy-c.Ours, 0)), r(c.Stolen))
+}
