@@ -103,7 +103,24 @@ func BenchmarkNamespaceSocket(b *testing.B) {
 // adds to http_req_blocked) and from ConnectStart to ConnectDone.
 func BenchmarkNamespaceDial(b *testing.B) {
 	w := startWire(b, Config{}, Options{})
+	benchDial(b, w.Gen().DialContext, serve(b, w, echo))
+}
+
+// BenchmarkInNamespaceNetDialer is the baseline: net.Dialer on a thread
+// that stays in the namespace, as a k6 run under `ip netns exec` dials.
+func BenchmarkInNamespaceNetDialer(b *testing.B) {
+	w := startWire(b, Config{}, Options{})
 	addr := serve(b, w, echo)
+	_ = w.Gen().Do(func() error {
+		var d net.Dialer
+		benchDial(b, d.DialContext, addr)
+		return nil
+	})
+}
+
+// benchDial times dial's calls to addr, split at its ConnectStart and
+// ConnectDone.
+func benchDial(b *testing.B, dial func(ctx context.Context, network, addr string) (net.Conn, error), addr string) {
 	var t0, start, done time.Time
 	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
 		ConnectStart: func(string, string) { start = time.Now() },
@@ -113,7 +130,7 @@ func BenchmarkNamespaceDial(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		t0 = time.Now()
-		c, err := w.Gen().DialContext(ctx, "tcp", addr)
+		c, err := dial(ctx, "tcp", addr)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,36 +140,6 @@ func BenchmarkNamespaceDial(b *testing.B) {
 	}
 	b.ReportMetric(float64(pre.Nanoseconds())/float64(b.N), "ns-before-connect/op")
 	b.ReportMetric(float64(conn.Nanoseconds())/float64(b.N), "ns-connecting/op")
-}
-
-// BenchmarkInNamespaceNetDialer is the baseline: net.Dialer on a thread
-// that stays in the namespace, as a k6 run under `ip netns exec` dials.
-func BenchmarkInNamespaceNetDialer(b *testing.B) {
-	w := startWire(b, Config{}, Options{})
-	addr := serve(b, w, echo)
-	_ = w.Gen().Do(func() error {
-		var t0, start, done time.Time
-		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-			ConnectStart: func(string, string) { start = time.Now() },
-			ConnectDone:  func(string, string, error) { done = time.Now() },
-		})
-		var pre, conn time.Duration
-		var d net.Dialer
-		b.ReportAllocs()
-		for b.Loop() {
-			t0 = time.Now()
-			c, err := d.DialContext(ctx, "tcp", addr)
-			if err != nil {
-				b.Fatal(err)
-			}
-			pre += start.Sub(t0)
-			conn += done.Sub(start)
-			c.Close()
-		}
-		b.ReportMetric(float64(pre.Nanoseconds())/float64(b.N), "ns-before-connect/op")
-		b.ReportMetric(float64(conn.Nanoseconds())/float64(b.N), "ns-connecting/op")
-		return nil
-	})
 }
 
 // BenchmarkNewConnectionOutside is the engine's case: an HTTPS request on
