@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // cpuShare is how one CPU's time went while a generator pinned to it ran:
-// its own threads' (/proc/self/task/*/schedstat), everything's on that CPU
+// its own threads' (getrusage), everything's on that CPU
 // (/proc/stat: so busy − ours is other processes', the serving child's
 // included when it shares the CPU) and the hypervisor's steal. A generator
 // that fell behind while others held its CPU was slowed by them, not by
@@ -31,21 +33,12 @@ type shareSample struct {
 // sampleShare reads the counters of this process and of cpu.
 func sampleShare(cpu int) (shareSample, bool) {
 	s := shareSample{at: time.Now()}
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
+	// The whole process's CPU, threads that have ended included.
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
 		return s, false
 	}
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
-		if err != nil {
-			continue // a thread that just ended
-		}
-		var run int64
-		if _, err := fmt.Sscan(string(b), &run); err != nil {
-			return s, false
-		}
-		s.ours += time.Duration(run)
-	}
+	s.ours = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	f, err := os.Open("/proc/stat")
 	if err != nil {
 		return s, false
