@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/tcptest"
 )
 
 // tlsDial handshakes with the path's entry as a client that trusts it.
@@ -100,12 +102,7 @@ func TestTLSHandshakeDoesNotWaitForTheNextHop(t *testing.T) {
 // error; a client that does not speak TLS fails the handshake, the dial is
 // called off, and no upstream error is counted.
 func TestTLSHandshakeAndDialFailures(t *testing.T) {
-	refused, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gone := refused.Addr().String()
-	refused.Close()
+	gone := tcptest.FreeAddr(t)
 	t.Run("next hop refuses", func(t *testing.T) {
 		p := startYAML(t, "boxes:\n  - stages:\n      - kind: tls\n", "http://"+gone)
 		c, err := tlsDial(p)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/tcptest"
 )
 
 // The pods' command lines, as the manifests give them, run here together:
@@ -52,12 +52,7 @@ func TestK8sPodsCommandLinesRunTogether(t *testing.T) {
 	if err := os.WriteFile(mounted, []byte(cm.Data["config.json"]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := tcptest.FreeAddr(t)
 	merged := filepath.Join(dir, "merged.json")
 	local := strings.NewReplacer("0.0.0.0:8080", addr, "/etc/middlebench/config.json", mounted,
 		"middlebench-merge.default.svc:8080", addr, "/results/merged.json", merged)

@@ -5,13 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/middlebench/middlebench/internal/realtimetest"
+	"github.com/middlebench/middlebench/internal/tcptest"
 )
 
 func TestServerFlagErrors(t *testing.T) {
@@ -48,12 +48,7 @@ func TestServerFlagErrors(t *testing.T) {
 // TestServerCommandServesAndSummarises runs the command as a user would:
 // it serves, and on cancel (Ctrl-C) prints one line of what it served.
 func TestServerCommandServesAndSummarises(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := tcptest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	var out bytes.Buffer
 	cmd := newRootCmd()
@@ -62,6 +57,7 @@ func TestServerCommandServesAndSummarises(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	var resp *http.Response
+	var err error
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if resp, err = http.Get("http://" + addr + "/"); err == nil {
 			break

@@ -29,3 +29,16 @@ func Serve(tb testing.TB, serve func(net.Conn)) string {
 	}()
 	return ln.Addr().String()
 }
+
+// FreeAddr returns an address on 127.0.0.1 that nothing listens on: one
+// the kernel just gave out and took back, for a server the test starts
+// there or for a peer that refuses.
+func FreeAddr(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
