@@ -77,25 +77,20 @@ var ownNetns = sync.OnceValues(func() (netns.NsHandle, error) {
 // another (inside a Namespace.Do) — and goes back to it; one that cannot
 // be switched back stays locked to the caller and ends with it.
 func (n *Namespace) socket() (int, error) {
-	own, err := ownNetns()
-	if err != nil {
-		return -1, fmt.Errorf("wire: own namespace: %w", err)
-	}
+	fd := -1
 	runtime.LockOSThread()
-	if err := unix.Setns(int(n.h), unix.CLONE_NEWNET); err != nil {
+	back, err := switchedFor(n.h, func() (err error) {
+		fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		return os.NewSyscallError("socket", err)
+	})
+	if back {
 		runtime.UnlockOSThread()
-		return -1, fmt.Errorf("wire: enter namespace %s: %w", n.name, os.NewSyscallError("setns", err))
 	}
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if berr := unix.Setns(int(own), unix.CLONE_NEWNET); berr != nil {
-		if err == nil {
+	if err != nil {
+		if fd >= 0 {
 			unix.Close(fd)
 		}
-		return -1, fmt.Errorf("wire: leave namespace %s: %w", n.name, os.NewSyscallError("setns", berr))
-	}
-	runtime.UnlockOSThread()
-	if err != nil {
-		return -1, os.NewSyscallError("socket", err)
+		return -1, fmt.Errorf("%s: %w", n.name, err)
 	}
 	return fd, nil
 }

@@ -94,27 +94,32 @@ func inNamespace(target netns.NsHandle, f func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
+		back, err := switchedFor(target, f)
+		if back {
 			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("wire: own namespace: %w", err)
-			return
-		}
-		defer orig.Close()
-		if err := netns.Set(target); err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("wire: enter namespace: %w", err)
-			return
-		}
-		ferr := f()
-		if err := netns.Set(orig); err != nil {
-			errc <- errors.Join(ferr, fmt.Errorf("wire: leave namespace: %w", err)) // stays locked: the thread exits with us
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
+		} // else it stays locked: the thread exits with this goroutine
+		errc <- err
 	}()
 	return <-errc
+}
+
+// switchedFor runs f on the calling thread, which its caller has locked,
+// switched into target, then switches the thread back to the process's own
+// namespace (ownNetns). back reports whether it did: a thread that could
+// not be switched back must stay locked and end with its goroutine.
+func switchedFor(target netns.NsHandle, f func() error) (back bool, err error) {
+	own, err := ownNetns()
+	if err != nil {
+		return true, fmt.Errorf("wire: own namespace: %w", err)
+	}
+	if err := unix.Setns(int(target), unix.CLONE_NEWNET); err != nil {
+		return true, fmt.Errorf("wire: enter namespace: %w", os.NewSyscallError("setns", err))
+	}
+	ferr := f()
+	if err := unix.Setns(int(own), unix.CLONE_NEWNET); err != nil {
+		return false, errors.Join(ferr, fmt.Errorf("wire: leave namespace: %w", os.NewSyscallError("setns", err)))
+	}
+	return true, ferr
 }
 
 // newSide creates the named namespace, its TUN device (opened from inside,
