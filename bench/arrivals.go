@@ -76,15 +76,37 @@ func (o *spanObserver) span() (arrivalSpan, error) {
 // http_req_duration point is stamped with the request's end (k6's
 // Trail.EndTime) and carries its duration in ms.
 func k6Span(path string) (arrivalSpan, error) {
-	f, err := os.Open(path)
+	sp := arrivalSpan{Source: "k6's NDJSON stream"}
+	err := scanK6Points(path, "http_req_duration", func(end time.Time, ms float64) {
+		at := end.Add(-time.Duration(ms * float64(time.Millisecond)))
+		if sp.Requests == 0 || at.Before(sp.First) {
+			sp.First = at
+		}
+		if sp.Requests == 0 || at.After(sp.Last) {
+			sp.Last = at
+		}
+		sp.Requests++
+	})
 	if err != nil {
 		return arrivalSpan{}, err
 	}
+	if sp.Requests == 0 {
+		return arrivalSpan{}, fmt.Errorf("%s: no http_req_duration point", path)
+	}
+	return sp, nil
+}
+
+// scanK6Points calls fn with the time and value of each point of metric
+// in a k6 NDJSON stream.
+func scanK6Points(path, metric string, fn func(t time.Time, v float64)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
 	defer f.Close()
-	sp := arrivalSpan{Source: "k6's NDJSON stream"}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	wantMetric, wantType := []byte(`"metric":"http_req_duration"`), []byte(`"type":"Point"`)
+	wantMetric, wantType := []byte(`"metric":"`+metric+`"`), []byte(`"type":"Point"`)
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
 		if !bytes.Contains(b, wantMetric) || !bytes.Contains(b, wantType) {
@@ -97,22 +119,12 @@ func k6Span(path string) (arrivalSpan, error) {
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(b, &p); err != nil {
-			return arrivalSpan{}, fmt.Errorf("%s:%d: %w", path, line, err)
+			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		at := p.Data.Time.Add(-time.Duration(p.Data.Value * float64(time.Millisecond)))
-		if sp.Requests == 0 || at.Before(sp.First) {
-			sp.First = at
-		}
-		if sp.Requests == 0 || at.After(sp.Last) {
-			sp.Last = at
-		}
-		sp.Requests++
+		fn(p.Data.Time, p.Data.Value)
 	}
 	if err := sc.Err(); err != nil {
-		return arrivalSpan{}, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if sp.Requests == 0 {
-		return arrivalSpan{}, fmt.Errorf("%s: no http_req_duration point", path)
-	}
-	return sp, nil
+	return nil
 }

@@ -113,7 +113,13 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 		sp, err := k6Span(stream)
 		kr.Arrivals = func() (arrivalSpan, error) { return sp, err }
 	}
-	sobs, err := rd.ReadFile(ctx, stream)
+	srd := rd
+	if isSweep(rs) {
+		if srd.Schedule, srd.Origin, err = k6Schedule(rs, stream); err != nil {
+			return nil, fmt.Errorf("k6's NDJSON stream: %w", err)
+		}
+	}
+	sobs, err := srd.ReadFile(ctx, stream)
 	if err != nil {
 		return nil, fmt.Errorf("k6's NDJSON stream: %w", err)
 	}

@@ -85,6 +85,9 @@ func (s *stream) arrivals(a *acc) int64 {
 // totals and the series; steps returns what it left out as tail (nil if
 // nothing), for the reader to say so.
 func (s *stream) steps() (steps []Step, tail *acc) {
+	if s.sched != nil {
+		return s.scheduledSteps()
+	}
 	open := s.open()
 	vus := s.bucketVUs()
 	bs := s.buckets[:s.drain(open, vus)]
@@ -153,6 +156,36 @@ func (s *stream) steps() (steps []Step, tail *acc) {
 			w.Rate = float64(s.arrivals(c.a)) / w.Seconds
 		}
 		steps[i] = Step{Name: stepName(startMs, endMs, w, open), StartMs: startMs, EndMs: endMs, Window: w}
+	}
+	return steps, tail
+}
+
+// scheduledSteps are the steps of Reader.Schedule, each with the load it
+// was scheduled to offer (else as measured), and what fell in none.
+func (s *stream) scheduledSteps() ([]Step, *acc) {
+	open := s.open()
+	steps := make([]Step, len(s.opt.Schedule))
+	for i, sc := range s.opt.Schedule {
+		a := s.sched[i]
+		startMs, endMs := float64(sc.Start)/1e6, float64(sc.End)/1e6
+		w := a.window((endMs - startMs) / 1000)
+		switch {
+		case open && sc.Rate > 0:
+			w.Rate = sc.Rate
+		case open:
+			w.Rate = float64(s.arrivals(a)) / w.Seconds
+		case sc.VUs > 0:
+			w.VUs = sc.VUs
+		}
+		name := sc.Name
+		if name == "" {
+			name = stepName(startMs, endMs, w, open)
+		}
+		steps[i] = Step{Name: name, StartMs: startMs, EndMs: endMs, Window: w}
+	}
+	var tail *acc
+	if t := s.sched[len(s.opt.Schedule)]; t.requests > 0 || t.iterations > 0 {
+		tail = t
 	}
 	return steps, tail
 }

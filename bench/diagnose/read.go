@@ -74,6 +74,25 @@ type Reader struct {
 	// dropped_iterations appear only once arrivals are dropped: without
 	// Open, a stream counts as open only if it dropped some.
 	Open bool
+	// Schedule, when set, cuts a stream into these steps instead of finding
+	// them where the load changes: a point belongs to the step its time (a
+	// request's end, as k6 stamps it) falls in, counted from Origin, as the
+	// built-in engine cuts its own steps; what ends after the last step (the
+	// graceful stop's drain) is in no step. For a file whose schedule is
+	// known, e.g. a replay of an experiment.
+	Schedule []ScheduledStep
+	// Origin is the run's start (the time zero of Schedule).
+	Origin time.Time
+}
+
+// ScheduledStep is one step of a known schedule: [Start, End) from the
+// run's start, at the load it offers (VUs, or Rate per second for an open
+// model; zero: as measured).
+type ScheduledStep struct {
+	Name       string
+	Start, End time.Duration
+	VUs        float64
+	Rate       float64
 }
 
 func (r Reader) withDefaults() Reader {

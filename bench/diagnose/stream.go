@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 )
 
 // maxStatuses bounds the per-status breakdown (HTTP has about 60 codes).
@@ -80,7 +81,8 @@ type stream struct {
 	statuses int // distinct keys of byStatus (bounded like names)
 	names    int
 	buckets  []*acc
-	width    int64 // ns per bucket
+	sched    []*acc // the steps of Reader.Schedule, and last what falls in none
+	width    int64  // ns per bucket
 	t0       int64
 	vusMax   float64
 	points   int64
@@ -95,7 +97,35 @@ func newStream(opt Reader) *stream {
 		byStatus: map[string]*acc{},
 		byName:   map[string]*acc{},
 		width:    int64(opt.Bucket),
+		sched:    schedAccs(len(opt.Schedule)),
 	}
+}
+
+func schedAccs(n int) []*acc {
+	if n == 0 {
+		return nil
+	}
+	out := make([]*acc, n+1)
+	for i := range n {
+		out[i] = newAcc(2)
+	}
+	out[n] = &acc{} // counts only: no histograms
+	return out
+}
+
+// scheduled is the Reader.Schedule step of a point at t (unix ns), the
+// last acc when it falls in none; nil without a schedule.
+func (s *stream) scheduled(t int64) *acc {
+	if s.sched == nil {
+		return nil
+	}
+	at := time.Duration(t - s.opt.Origin.UnixNano())
+	for i, st := range s.opt.Schedule {
+		if at >= st.Start && at < st.End {
+			return s.sched[i]
+		}
+	}
+	return s.sched[len(s.opt.Schedule)]
 }
 
 // declare records a metric's type (an NDJSON Metric line) and refuses a
@@ -142,9 +172,21 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		return fmt.Errorf("time of %s is before 1970 or after 2200", name)
 	}
 	s.points++
-	b := s.bucket(t)
 	s.all.seen(t)
+	// Each point goes to the run's totals, its time bucket and, with a
+	// Reader.Schedule, its scheduled step.
+	b := s.bucket(t)
 	b.seen(t)
+	st := s.scheduled(t)
+	if st != nil {
+		st.seen(t)
+	}
+	windows := func(f func(a *acc)) {
+		f(b)
+		if st != nil {
+			f(st)
+		}
+	}
 	switch sp.kind {
 	case kPhase:
 		ns := msToNs(v)
@@ -155,20 +197,19 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		if s.ok != nil && (sp.phase == phServer || string(tg.expected) != "false") {
 			s.ok.phase(sp.phase, ns)
 		}
-		b.phase(sp.phase, ns)
+		windows(func(a *acc) { a.phase(sp.phase, ns) })
 		if sp.phase != phServer {
 			s.groups(tg, func(a *acc) { a.phase(sp.phase, ns) })
 		}
 	case kReqs:
 		n := int64(v)
 		s.all.requests += n
-		b.requests += n
 		status := tg.status
 		if len(status) == 0 {
 			status = []byte("unknown")
 		}
 		count(&s.all.statuses, status, n)
-		count(&b.statuses, status, n)
+		windows(func(a *acc) { a.requests += n; count(&a.statuses, status, n) })
 		if len(tg.errorCode) > 0 {
 			count(&s.all.errors, tg.errorCode, n)
 		}
@@ -176,15 +217,15 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 	case kFailed:
 		if v != 0 {
 			s.all.failed++
-			b.failed++
+			windows(func(a *acc) { a.failed++ })
 			s.groups(tg, func(a *acc) { a.failed++ })
 		}
 	case kIters:
 		s.all.iterations += int64(v)
-		b.iterations += int64(v)
+		windows(func(a *acc) { a.iterations += int64(v) })
 	case kDropped:
 		s.all.dropped += int64(v)
-		b.dropped += int64(v)
+		windows(func(a *acc) { a.dropped += int64(v) })
 	case kIterDur:
 		ns := msToNs(v)
 		s.all.iterSum += ns
@@ -192,16 +233,18 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		// k6 stamps an iteration when it ends: its arrival was ns earlier.
 		s.all.starts++
 		s.bucket(t-ns).starts++
+		if st := s.scheduled(t - ns); st != nil {
+			st.starts++
+		}
 	case kSent:
 		s.all.dataSent += int64(v)
-		b.dataSent += int64(v)
+		windows(func(a *acc) { a.dataSent += int64(v) })
 	case kReceived:
 		s.all.dataReceived += int64(v)
-		b.dataReceived += int64(v)
+		windows(func(a *acc) { a.dataReceived += int64(v) })
 	case kVUs:
 		s.all.vusMax = max(s.all.vusMax, v)
-		b.vusSum += v
-		b.vusN++
+		windows(func(a *acc) { a.vusSum += v; a.vusN++ })
 	case kVUsMax:
 		s.vusMax = max(s.vusMax, v)
 	}
