@@ -28,18 +28,77 @@ type fidelityRow struct {
 	EngCPUms, K6CPUms      float64 // generator CPU per request, ms
 	EngRequests, K6Request int64
 	eng, k6                *RunResult
+	rounds                 []*fairRound
 	// Fair is the run re-measured by both generators alike (see
 	// fairRounds), for a row out of tolerance; nil when it was not.
 	Fair *fairRow
+	// Exempt says why a figure that does not agree measures the
+	// generators' CPU rather than their measurement ("" when it does not).
+	Exempt string
 }
 
-// fairRow is a phase of the re-measured round.
+// fairRowOf is one phase (ref, as the table heads it: head) of a run's
+// re-measured rounds.
+func fairRowOf(rounds []*fairRound, ref, run, head string) *fairRow {
+	f := &fairRow{Load: [2]string{rounds[0].Load[0], rounds[len(rounds)-1].Load[1]}}
+	var ea, ka, ep, kp, ec, kc, ecp, kcp []float64
+	for _, r := range rounds {
+		ff := fairFigures{EngAvg: r.Eng.phaseValue(ref, "avg"), K6Avg: r.K6.phaseValue(ref, "avg"),
+			EngP95: r.Eng.phaseValue(ref, "p(95)"), K6P95: r.K6.phaseValue(ref, "p(95)"), K6First: r.K6First}
+		f.Rounds = append(f.Rounds, ff)
+		ea, ka, ep, kp = append(ea, ff.EngAvg), append(ka, ff.K6Avg), append(ep, ff.EngP95), append(kp, ff.K6P95)
+		ec, kc = append(ec, cpuPerRequest(r.Eng)), append(kc, cpuPerRequest(r.K6.RunResult))
+		ecp, kcp = append(ecp, cpuOf(r.Eng)), append(kcp, cpuOf(r.K6.RunResult))
+	}
+	f.EngAvg, f.K6Avg, f.EngP95, f.K6P95 = median(ea), median(ka), median(ep), median(kp)
+	f.EngCPUms, f.K6CPUms, f.EngCPU, f.K6CPU = median(ec), median(kc), median(ecp), median(kcp)
+	f.AvgOK, f.P95OK = within(f.EngAvg, f.K6Avg), within(f.EngP95, f.K6P95)
+	if f.AvgOK && f.P95OK {
+		return f
+	}
+	// The why of the round whose gap, on the first figure out, is the
+	// median gap: the facts of one round that looks like the verdict.
+	gap := func(ff fairFigures) float64 {
+		if !f.AvgOK {
+			return ff.K6Avg - ff.EngAvg
+		}
+		return ff.K6P95 - ff.EngP95
+	}
+	gaps := make([]float64, len(f.Rounds))
+	for i, ff := range f.Rounds {
+		gaps[i] = gap(ff)
+	}
+	mid, best := median(gaps), 0
+	for i, g := range gaps {
+		if math.Abs(g-mid) < math.Abs(gaps[best]-mid) {
+			best = i
+		}
+	}
+	r, ff := rounds[best], f.Rounds[best]
+	again := fidelityRow{Run: run, Phase: head, EngAvg: ff.EngAvg, K6Avg: ff.K6Avg, EngP95: ff.EngP95, K6P95: ff.K6P95,
+		AvgOK: within(ff.EngAvg, ff.K6Avg), P95OK: within(ff.EngP95, ff.K6P95),
+		EngCPU: cpuOf(r.Eng), K6CPU: cpuOf(r.K6.RunResult), EngCPUms: cpuPerRequest(r.Eng), K6CPUms: cpuPerRequest(r.K6.RunResult),
+		EngRequests: r.Eng.Result.Requests, K6Request: r.K6.Result.Requests, eng: r.Eng, k6: r.K6.RunResult}
+	f.Reason = fmt.Sprintf("round %d: %s", best+1, again.why())
+	return f
+}
+
+// fairRow is a phase of the re-measured rounds: the medians of each
+// generator's figures over the rounds, and each round's.
 type fairRow struct {
-	EngAvg, K6Avg, EngP95, K6P95 float64
+	Rounds                       []fairFigures
+	EngAvg, K6Avg, EngP95, K6P95 float64 // medians
 	AvgOK, P95OK                 bool
-	EngCPUms, K6CPUms            float64
+	EngCPUms, K6CPUms            float64 // medians
+	EngCPU, K6CPU                float64 // medians, % of each generator's cores
 	Load                         [2]string
-	Reason                       string // why not, from that round's own measurements
+	Reason                       string // why not, from the round nearest the medians
+}
+
+// fairFigures is one round's figures of a phase.
+type fairFigures struct {
+	EngAvg, K6Avg, EngP95, K6P95 float64
+	K6First                      bool
 }
 
 // within is the fidelity bar: max(5 %, 1 ms) of the engine's figure.
@@ -79,21 +138,13 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 			row.AvgOK, row.P95OK = within(row.EngAvg, row.K6Avg), within(row.EngP95, row.K6P95)
 			if !row.AvgOK || !row.P95OK {
 				row.Reason = row.why()
-				if f := fairOf(x, kr.Spec.Name); f != nil {
-					row.Fair = &fairRow{EngAvg: f.Eng.phaseValue(p.ref, "avg"), K6Avg: f.K6.phaseValue(p.ref, "avg"),
-						EngP95: f.Eng.phaseValue(p.ref, "p(95)"), K6P95: f.K6.phaseValue(p.ref, "p(95)"),
-						EngCPUms: cpuPerRequest(f.Eng), K6CPUms: cpuPerRequest(f.K6.RunResult), Load: f.Load}
-					row.Fair.AvgOK, row.Fair.P95OK = within(row.Fair.EngAvg, row.Fair.K6Avg), within(row.Fair.EngP95, row.Fair.K6P95)
-					if !row.Fair.AvgOK || !row.Fair.P95OK {
-						again := fidelityRow{Run: row.Run, Phase: p.head, EngAvg: row.Fair.EngAvg, K6Avg: row.Fair.K6Avg,
-							EngP95: row.Fair.EngP95, K6P95: row.Fair.K6P95, AvgOK: row.Fair.AvgOK, P95OK: row.Fair.P95OK,
-							EngCPU: cpuOf(f.Eng), K6CPU: cpuOf(f.K6.RunResult), EngCPUms: row.Fair.EngCPUms, K6CPUms: row.Fair.K6CPUms,
-							EngRequests: f.Eng.Result.Requests, K6Request: f.K6.Result.Requests, eng: f.Eng, k6: f.K6.RunResult}
-						row.Fair.Reason = again.why()
-					}
+				if rounds := fairOf(x, kr.Spec.Name); len(rounds) > 0 {
+					row.rounds = rounds
+					row.Fair = fairRowOf(rounds, p.ref, row.Run, p.head)
 					row.Reason += row.selfSpread()
 				}
 			}
+			row.Exempt = row.exemption()
 			rows = append(rows, row)
 		}
 	}
@@ -123,22 +174,47 @@ func (r fidelityRow) selfSpread() string {
 	if len(s) == 0 {
 		return ""
 	}
-	return "; the engine against itself, replay vs again: " + strings.Join(s, ", ") + ", out of max(5 %, 1 ms) too"
+	return "; the engine against itself, replay vs the rounds' median: " + strings.Join(s, ", ") + ", out of max(5 %, 1 ms) too"
 }
 
-// cell is the re-measured round's figures for the table ("" when the
-// row was not re-measured), with each generator's CPU per request and the
-// machine's load when it ran.
+// cell is the re-measured rounds' medians for the table ("" when the row
+// was not re-measured), each round's figures, each generator's CPU per
+// request (medians) and the machine's load from the first round to the
+// last.
 func (f *fairRow) cell() string {
 	if f == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%s / %s %s; %s / %s %s (load %s → %s", fmtMs(f.EngAvg), fmtMs(f.K6Avg), mark(f.AvgOK),
-		fmtMs(f.EngP95), fmtMs(f.K6P95), mark(f.P95OK), f.Load[0], f.Load[1])
+	s := fmt.Sprintf("median of %d: %s / %s %s; %s / %s %s (rounds, avg; p95:", len(f.Rounds), fmtMs(f.EngAvg), fmtMs(f.K6Avg), mark(f.AvgOK),
+		fmtMs(f.EngP95), fmtMs(f.K6P95), mark(f.P95OK))
+	for i, r := range f.Rounds {
+		first := "engine first"
+		if r.K6First {
+			first = "k6 first"
+		}
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		s += fmt.Sprintf("%s %d) %s / %s; %s / %s (%s)", sep, i+1, fmtMs(r.EngAvg), fmtMs(r.K6Avg), fmtMs(r.EngP95), fmtMs(r.K6P95), first)
+	}
+	s += fmt.Sprintf("; load %s → %s", f.Load[0], f.Load[1])
 	if f.Reason == "" {
 		return s + fmt.Sprintf("; CPU per request %s / %s)", fmtMs(f.EngCPUms), fmtMs(f.K6CPUms))
 	}
 	return s + "; " + f.Reason + ")"
+}
+
+// verdict is a figure's mark: ✅ within the bar in the replay, ✅ by the
+// re-measured medians (the *again* column), ⚪ exempt, else ❌.
+func verdict(replay bool, fair *bool, exempt bool) string {
+	switch {
+	case replay || (fair != nil && *fair):
+		return "✅"
+	case exempt:
+		return "⚪"
+	}
+	return "❌"
 }
 
 // printK6 is the terminal report of an experiment's k6 replay.
@@ -158,43 +234,97 @@ func printK6(w io.Writer, x *ExperimentResult) {
 			if r.Fair != nil {
 				fmt.Fprintf(w, "    again, both alike: avg; p95, engine / k6: %s\n", r.Fair.cell())
 			}
+			if r.Exempt != "" {
+				fmt.Fprintf(w, "    exempt: %s\n", r.Exempt)
+			}
+		}
+	}
+}
+
+// fidelityCount is the table's tally of figures (an avg or a p95 of a
+// phase of a run).
+type fidelityCount struct {
+	n, ok       int // figures; within the bar in the replay
+	again       int // out in the replay and re-measured
+	againOK     int // of those, within by the rounds' medians
+	exempt      int // out, and both generators CPU-bound
+	exemptFigs  []string
+	unexplained int // out, not exempt
+}
+
+func (c *fidelityCount) add(x *ExperimentResult, r fidelityRow) {
+	for _, v := range []struct {
+		name     string
+		ok, fair bool
+	}{{"avg", r.AvgOK, r.Fair != nil && r.Fair.AvgOK}, {"p95", r.P95OK, r.Fair != nil && r.Fair.P95OK}} {
+		c.n++
+		switch {
+		case v.ok:
+			c.ok++
+			continue
+		case r.Fair != nil:
+			c.again++
+			if v.fair {
+				c.againOK++
+				continue
+			}
+		}
+		if r.Exempt != "" {
+			c.exempt++
+			c.exemptFigs = append(c.exemptFigs, fmt.Sprintf("%s %s %s %s", x.Exp.ID, r.Run, r.Phase, v.name))
+		} else {
+			c.unexplained++
 		}
 	}
 }
 
 // writeFidelity is RESULTS.md's table of k6 against the engine.
 func writeFidelity(b *bytes.Buffer, s *Summary) {
-	var n, ok, out, again, fairOK int
+	var c fidelityCount
 	var body bytes.Buffer
+	exempts := map[string]string{} // run → why, once
+	var exemptRuns []string
 	for _, x := range s.Experiments {
 		for _, r := range fidelity(x) {
-			n += 2
-			for _, v := range [][2]bool{{r.AvgOK, r.Fair != nil && r.Fair.AvgOK}, {r.P95OK, r.Fair != nil && r.Fair.P95OK}} {
-				switch {
-				case v[0]:
-					ok++
-				case r.Fair != nil:
-					out, again = out+1, again+1
-					if v[1] {
-						fairOK++
-					}
-				default:
-					out++
+			c.add(x, r)
+			var fa, fp *bool
+			if r.Fair != nil {
+				fa, fp = &r.Fair.AvgOK, &r.Fair.P95OK
+			}
+			why := r.Reason
+			if r.Exempt != "" {
+				why = "exempt: " + r.Exempt + "; " + why
+				key := x.Exp.ID + " " + r.Run
+				if _, seen := exempts[key]; !seen {
+					exempts[key] = r.Exempt
+					exemptRuns = append(exemptRuns, key)
 				}
 			}
 			fmt.Fprintf(&body, "| %s | %s | %s | %s / %s %s | %s / %s %s | %s | %s |\n", x.Exp.ID, mdEscape(r.Run), r.Phase,
-				fmtMs(r.EngAvg), fmtMs(r.K6Avg), mark(r.AvgOK), fmtMs(r.EngP95), fmtMs(r.K6P95), mark(r.P95OK), r.Fair.cell(), mdEscape(r.Reason))
+				fmtMs(r.EngAvg), fmtMs(r.K6Avg), verdict(r.AvgOK, fa, r.Exempt != ""), fmtMs(r.EngP95), fmtMs(r.K6P95), verdict(r.P95OK, fp, r.Exempt != ""),
+				r.Fair.cell(), mdEscape(why))
 		}
 	}
-	if n == 0 {
+	if c.n == 0 {
 		return
 	}
 	b.WriteString("## Real k6 as a second generator\n\n")
 	fmt.Fprintf(b, "Every run replayed with %s through the same server and path, with the script `middlebench run FILE --k6-script` generates from the same YAML (`bench --k6`). ", s.K6Version)
-	fmt.Fprintf(b, "A phase agrees when k6's figure is within max(5 %%, 1 ms) of the engine's: %d of %d figures do. ", ok, n)
-	if again > 0 {
-		fmt.Fprintf(b, "Of the %d that do not, %d were measured again by both generators alike — the server and path in a child process, each generator alone in its process on the same CPUs, the engine then k6, back to back (in the replay the engine shares its process with the server and path, and the rounds run minutes apart) — and %d of those agree; the replay's verdict stands, the column *again* shows that round. ", out, again, fairOK)
+	fmt.Fprintf(b, "A figure (a phase's avg or p95) agrees when k6's is within max(5 %%, 1 ms) of the engine's. ")
+	fmt.Fprintf(b, "%d of %d agree; %d exempt because both generators were CPU-bound", c.ok+c.againOK, c.n, c.exempt)
+	if len(exemptRuns) > 0 {
+		var fs []string
+		for _, k := range exemptRuns {
+			fs = append(fs, k+": "+exempts[k])
+		}
+		fmt.Fprintf(b, " (%s)", strings.Join(fs, "; "))
 	}
+	fmt.Fprintf(b, "; %d do not. ", c.unexplained)
+	fmt.Fprintf(b, "In the replay %d agree. ", c.ok)
+	if c.again > 0 {
+		fmt.Fprintf(b, "The %d that do not were measured again where the run allows it (not through a wire), in %d paired rounds with both generators alike — the server and path in a child process, each generator alone in its process on the same CPUs, back to back, the engine first in odd rounds and k6 first in even ones (in the replay the engine shares its process with the server and path, and the two run minutes apart) — and a figure measured again agrees when the median of the engine's rounds and the median of k6's are within the bar: %d of those %d do. A disturbed round of either generator moves no median; a generator off in every round is off in its median. The replay's figures stay in the table, its verdict is the mark when the rounds agree too; the column *again* shows the medians and each round. ", c.again, fairRoundsN, c.againOK, c.again)
+	}
+	fmt.Fprintf(b, "Exempt (⚪): a figure that agrees in neither, where both generators were CPU-bound — each used at least %.0f %% of its cores over the run, or for a sweep in the steps that hold half of its requests — in the replay and in every round. ", cpuBound)
 	fmt.Fprintf(b, "Load average of the machine (1, 5, 15 min) when the replay began: %s; when it ended: %s.\n\n", s.LoadBefore, s.LoadAfter)
 	b.WriteString("What the analyzer finds in k6's files, and k6's results against each run's expectations:\n\n")
 	b.WriteString("| exp | run | k6's summary export | k6's NDJSON stream | expectations on k6's results |\n|---|---|---|---|---|\n")

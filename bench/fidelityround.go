@@ -3,26 +3,39 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 )
 
 // In the replay the two generators do not run under the same conditions:
 // the engine shares its process (its Go scheduler, its two Ps, its GC)
 // with the server and the path, k6 runs in a process of its own beside
 // them, and the two rounds run minutes apart on a machine other work
-// shares. A run with a phase out of tolerance is therefore measured once
-// more with both generators alike: the server and path in a child process
-// (the placement an isolated experiment uses; the experiment's own
-// isolation where it has one), each generator alone in its process on the
-// same CPUs, the engine then k6, back to back. The replay's figures and
-// verdict stay what they were; the table shows this round beside them.
+// shares. A run with a phase out of tolerance is therefore measured again
+// in fairRoundsN paired rounds with both generators alike: the server and
+// path in a child process (the placement an isolated experiment uses; the
+// experiment's own isolation where it has one), each generator alone in
+// its process on the same CPUs, back to back, the first round the engine
+// first, the next k6 first, and so on (whichever runs second finds the
+// machine warmer). A figure agrees when the median of the engine's rounds
+// and the median of k6's are within the tolerance: one disturbed round of
+// either moves no median, and a generator that is off in every round is
+// off in its median. The replay's figures and verdict stay in the table.
+
+// fairRoundsN is how many paired rounds re-measure a run: odd, so each
+// median is a round's figure, and the smallest that outvotes one disturbed
+// round. It bounds bench --k6's extra time: at most fairRoundsN times both
+// generators' run time for each run with a figure out of tolerance.
+const fairRoundsN = 3
 
 // fairRound is one run re-measured by both generators under the same
 // conditions.
 type fairRound struct {
-	Run  string
-	Eng  *RunResult
-	K6   *K6Run
-	Load [2]string // the machine's load average before and after
+	Run     string
+	Eng     *RunResult
+	K6      *K6Run
+	K6First bool      // k6 ran first in this round
+	Load    [2]string // the machine's load average before and after
 }
 
 // fairRounds re-measures each run of x with a fidelity row out of
@@ -53,31 +66,71 @@ func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRo
 		if pc := e.pathFor(rs); !missed[rs.Name] || (pc != nil && pc.Wire != nil) {
 			continue
 		}
-		if ctx.Err() != nil {
-			return out, fmt.Errorf("interrupted before re-measuring run %q", rs.Name)
+		for n := range fairRoundsN {
+			if ctx.Err() != nil {
+				return out, fmt.Errorf("interrupted before re-measuring run %q", rs.Name)
+			}
+			round := fairRound{Run: rs.Name, K6First: n%2 == 1, Load: [2]string{loadAverage(), ""}}
+			first := "the engine"
+			if round.K6First {
+				first = "k6"
+			}
+			fmt.Fprintf(rn.out(), "  fidelity › %s: round %d of %d, %s first, the server and path in a child process\n", rs.Name, n+1, fairRoundsN, first)
+			var err error
+			engine := func() error {
+				if round.Eng, err = fr.runOne(ctx, &e, rs); err != nil {
+					return fmt.Errorf("re-measuring run %q: %w", rs.Name, err)
+				}
+				return nil
+			}
+			k6 := func() error {
+				if round.K6, err = fr.runK6(ctx, &e, rs); err != nil {
+					return fmt.Errorf("re-measuring run %q with k6: %w", rs.Name, err)
+				}
+				return nil
+			}
+			order := []func() error{engine, k6}
+			if round.K6First {
+				order = []func() error{k6, engine}
+			}
+			for _, run := range order {
+				if err := run(); err != nil {
+					return out, err
+				}
+			}
+			round.Load[1] = loadAverage()
+			out = append(out, round)
 		}
-		fmt.Fprintf(rn.out(), "  fidelity › %s: engine and k6 again, back to back, the server and path in a child process\n", rs.Name)
-		round := fairRound{Run: rs.Name, Load: [2]string{loadAverage(), ""}}
-		eng, err := fr.runOne(ctx, &e, rs)
-		if err != nil {
-			return out, fmt.Errorf("re-measuring run %q: %w", rs.Name, err)
-		}
-		k6, err := fr.runK6(ctx, &e, rs)
-		if err != nil {
-			return out, fmt.Errorf("re-measuring run %q with k6: %w", rs.Name, err)
-		}
-		round.Eng, round.K6, round.Load[1] = eng, k6, loadAverage()
-		out = append(out, round)
 	}
 	return out, nil
 }
 
-// fairOf is the re-measured round of run, or nil.
-func fairOf(x *ExperimentResult, run string) *fairRound {
+// fairOf is the re-measured rounds of run, in the order they ran.
+func fairOf(x *ExperimentResult, run string) []*fairRound {
+	var out []*fairRound
 	for i := range x.Fair {
 		if x.Fair[i].Run == run {
-			return &x.Fair[i]
+			out = append(out, &x.Fair[i])
 		}
 	}
-	return nil
+	return out
+}
+
+// median is the middle of v (the mean of the two middle ones for an even
+// count); NaN for none, or when any is NaN (a phase a round lacks).
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	for _, f := range s {
+		if math.IsNaN(f) {
+			return math.NaN()
+		}
+	}
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

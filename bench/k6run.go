@@ -83,7 +83,7 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	if err != nil {
 		return nil, err
 	}
-	cpu, err := rn.execK6(ctx, kc, pl.gen, enter)
+	cpu, series, err := rn.execK6(ctx, kc, pl.gen, enter)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +126,13 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	sobs.Apply(extra)
 	if isSweep(rs) {
 		doc.Steps = stepsOf(sobs.Steps)
+		if !srd.Origin.IsZero() {
+			for i := range doc.Steps {
+				st := &doc.Steps[i]
+				at := func(ms float64) time.Time { return srd.Origin.Add(time.Duration(ms * float64(time.Millisecond))) }
+				st.GeneratorCPU = stepCPU(series, at(st.StartMs), at(st.EndMs), cpu.Cores)
+			}
+		}
 	}
 	doc.Statuses, doc.Errors = sobs.Statuses, sobs.Errors
 	rep := diagnose.Analyze(sobs, diagnose.DefaultConfig())
@@ -161,7 +168,7 @@ func (rn *Runner) k6Dir(e *Experiment, rs *RunSpec) (string, error) {
 // generator namespace, when there is one) and pinned to cpus when given,
 // and returns its CPU use. A cancelled ctx interrupts k6 as Ctrl-C does,
 // so it still writes its files.
-func (rn *Runner) execK6(ctx context.Context, kc k6Command, cpus []int, enter func(func() error) error) (*metrics.CPUUsage, error) {
+func (rn *Runner) execK6(ctx context.Context, kc k6Command, cpus []int, enter func(func() error) error) (*metrics.CPUUsage, []cpuSample, error) {
 	args := kc.Args
 	cmd := exec.CommandContext(ctx, rn.K6, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -174,14 +181,19 @@ func (rn *Runner) execK6(ctx context.Context, kc k6Command, cpus []int, enter fu
 		start = func() error { return startPinned(cmd, cpus) }
 	}
 	if err := enter(start); err != nil {
-		return nil, fmt.Errorf("k6: %w", err)
+		return nil, nil, fmt.Errorf("k6: %w", err)
 	}
+	sctx, stop := context.WithCancel(ctx)
+	samples := make(chan []cpuSample, 1)
+	go sampleCPU(sctx, cmd.Process.Pid, samples)
 	err := cmd.Wait()
 	wall := time.Since(t0)
+	stop()
+	series := <-samples
 	var ee *exec.ExitError
 	// 99: thresholds failed — k6 ran and wrote its files.
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 99) {
-		return nil, fmt.Errorf("k6 %s: %w\n%s", strings.Join(args, " "), err, tail(out.String(), 2000))
+		return nil, nil, fmt.Errorf("k6 %s: %w\n%s", strings.Join(args, " "), err, tail(out.String(), 2000))
 	}
 	cores := len(cpus)
 	if cores == 0 {
@@ -190,7 +202,7 @@ func (rn *Runner) execK6(ctx context.Context, kc k6Command, cpus []int, enter fu
 	st := cmd.ProcessState
 	u := &metrics.CPUUsage{UserSeconds: st.UserTime().Seconds(), SystemSeconds: st.SystemTime().Seconds(), Cores: cores}
 	u.Percent = 100 * (u.UserSeconds + u.SystemSeconds) / wall.Seconds() / float64(cores)
-	return u, nil
+	return u, series, nil
 }
 
 func tail(s string, n int) string {
