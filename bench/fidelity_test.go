@@ -135,9 +135,9 @@ func TestFidelityAgain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := &ExperimentResult{Exp: &Experiment{ID: "e6"},
-				Runs:  []*RunResult{fakeRun("blocked", tt.replay[0], 2*tt.replay[0], 95, 100000)},
-				K6:    []*K6Run{{RunResult: fakeRun("blocked", tt.replay[1], 2*tt.replay[1], 95, 100000)}},
-				Fair:  tt.rounds,
+				Runs: []*RunResult{fakeRun("blocked", tt.replay[0], 2*tt.replay[0], 95, 100000)},
+				K6:   []*K6Run{{RunResult: fakeRun("blocked", tt.replay[1], 2*tt.replay[1], 95, 100000)}},
+				Fair: tt.rounds,
 			}
 			var waiting fidelityRow
 			for _, r := range fidelity(x) {
