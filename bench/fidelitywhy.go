@@ -119,8 +119,8 @@ func (r fidelityRow) why() string {
 		}
 		why = append(why, r.statWhy(m.stat, m.eng, m.gen)...)
 	}
-	why = append(why, fmt.Sprintf("CPU per request: engine %s (%.0f %% of its cores, with the server and path in its process unless isolated), k6 %s (%.0f %%, k6 alone)",
-		fmtMs(r.EngCPUms), r.EngCPU, fmtMs(r.K6CPUms), r.K6CPU))
+	why = append(why, fmt.Sprintf("CPU per request: engine %s (%.0f %% of %s, with the server and path in its process unless isolated), k6 %s (%.0f %% of %s, k6 alone)",
+		fmtMs(r.EngCPUms), r.EngCPU, coresOf(r.eng), fmtMs(r.K6CPUms), r.K6CPU, coresOf(r.k6)))
 	if r.EngCPU >= cpuBound && r.K6CPU >= cpuBound {
 		why = append(why, "both generators CPU-bound")
 	} else if r.K6CPU >= cpuBound {
@@ -132,6 +132,18 @@ func (r fidelityRow) why() string {
 		why = append(why, fmt.Sprintf("k6 sent %d requests, the engine %d", r.K6Request, r.EngRequests))
 	}
 	return strings.Join(why, "; ")
+}
+
+// coresOf names the cores a generator's CPU share is of: the CPUs it was
+// pinned to, else those of the machine.
+func coresOf(r *RunResult) string {
+	if r == nil || r.Doc == nil || r.Doc.GeneratorCPU == nil || r.Doc.GeneratorCPU.Cores == 0 {
+		return "its cores"
+	}
+	if n := r.Doc.GeneratorCPU.Cores; n != 1 {
+		return fmt.Sprintf("its %d cores", n)
+	}
+	return "its 1 core"
 }
 
 // statWhy is the measured facts behind one stat's gap.
