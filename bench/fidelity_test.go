@@ -199,6 +199,24 @@ func TestBoundShare(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
+	// The engine past its knee, k6 busy in a minority of its requests: the
+	// row says both shares and is not exempt.
+	eng, k6 := sweep([2]float64{22, 400}, [2]float64{91, 300}, [2]float64{93, 300}), sweep([2]float64{60, 700}, [2]float64{95, 300})
+	eng.Doc.Metrics["http_req_waiting"] = metrics.Metric{Values: map[string]float64{"avg": 100, "p(95)": 200}}
+	k6.Doc.Metrics["http_req_waiting"] = metrics.Metric{Values: map[string]float64{"avg": 150, "p(95)": 300}}
+	eng.Spec.Name, k6.Spec.Name = "sweep", "sweep"
+	x := &ExperimentResult{Exp: &Experiment{ID: "e7"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}}
+	for _, r := range fidelity(x) {
+		if r.Phase != "waiting" {
+			continue
+		}
+		if want := "CPU in the busiest steps that hold half of the requests: engine 91 %, k6 60 %"; !strings.Contains(r.Reason, want) {
+			t.Errorf("reason lacks %q: %s", want, r.Reason)
+		}
+		if r.Exempt != "" {
+			t.Errorf("exempt with k6 at 60 %%: %s", r.Exempt)
+		}
+	}
 }
 
 // TestFidelityWhy: a row out of tolerance names what the two rounds

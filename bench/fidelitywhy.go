@@ -121,6 +121,10 @@ func (r fidelityRow) why() string {
 	}
 	why = append(why, fmt.Sprintf("CPU per request: engine %s (%.0f %% of %s, with the server and path in its process unless isolated), k6 %s (%.0f %% of %s, k6 alone)",
 		fmtMs(r.EngCPUms), r.EngCPU, coresOf(r.eng), fmtMs(r.K6CPUms), r.K6CPU, coresOf(r.k6)))
+	if r.eng != nil && r.eng.Doc != nil && len(r.eng.Doc.Steps) > 0 {
+		why = append(why, fmt.Sprintf("CPU in the busiest steps that hold half of the requests: engine %.0f %%, k6 %.0f %%",
+			boundShare(r.eng), boundShare(r.k6)))
+	}
 	if r.EngCPU >= cpuBound && r.K6CPU >= cpuBound {
 		why = append(why, "both generators CPU-bound")
 	} else if r.K6CPU >= cpuBound {
