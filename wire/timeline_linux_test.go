@@ -13,7 +13,9 @@ import (
 	"github.com/middlebench/middlebench/internal/selfsigned"
 )
 
-// stampedConn stamps when each Write returns and each Read returns.
+// stampedConn stamps when each Write starts (the bytes are made; a write
+// through a 0 ms wire can return after the far end has read them) and
+// when each Read returns (the bytes have arrived).
 type stampedConn struct {
 	net.Conn
 	mu            sync.Mutex
@@ -21,9 +23,8 @@ type stampedConn struct {
 }
 
 func (c *stampedConn) Write(p []byte) (int, error) {
-	n, err := c.Conn.Write(p)
 	c.stamp(&c.wrote)
-	return n, err
+	return c.Conn.Write(p)
 }
 
 func (c *stampedConn) Read(p []byte) (int, error) {
@@ -52,10 +53,10 @@ func (c *stampedConn) first(of *[]time.Time) time.Time {
 // (one process, one clock).
 type handshakeSteps struct {
 	connect    time.Duration // DialContext, from the generator's namespace
-	helloCPU   time.Duration // connected → the ClientHello written: the client's key shares
-	helloOver  time.Duration // written → the server has it parsed, above the one-way latency
-	serverCPU  time.Duration // parsed → the server's flight written: its key exchange, signature
-	flightOver time.Duration // written → the client's first read returns, above the latency
+	helloCPU   time.Duration // connected → the ClientHello's write: the client's key shares
+	helloOver  time.Duration // its write → the server has it parsed, above the one-way latency
+	serverCPU  time.Duration // parsed → the server's flight's write: its key exchange, signature
+	flightOver time.Duration // its write → the client's first read returns, above the latency
 	clientCPU  time.Duration // → handshake done: the client's key exchange, its Finished
 	tls        time.Duration // the client's Handshake, as http_req_tls_handshaking
 }
