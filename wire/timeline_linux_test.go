@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"slices"
@@ -68,13 +69,17 @@ type handshakeSteps struct {
 // own release error (late-p50/p90, from its counters). The client is
 // configured as the engine's and k6's (Go's default curves: X25519MLKEM768
 // beside X25519), the server as the box's tls stage in rtt-distance
-// (X25519 only, no tickets). Run with -benchtime=40x: each op is one
-// connection.
+// (X25519 only, no tickets). Each connection starts as the previous
+// handshake ends, or after idle: both ends idle, as through rtt-distance's
+// 120 ms of server work before a VU's next connection. Run with
+// -benchtime=40x: each op is one connection.
 func BenchmarkTLSHandshakeSteps(b *testing.B) {
-	for _, oneWay := range []time.Duration{0, 500 * time.Microsecond, 75 * time.Millisecond} {
-		b.Run("one-way="+oneWay.String(), func(b *testing.B) {
-			w := startWire(b, Config{Link: Link{Latency: ms(float64(oneWay) / 1e6)}}, Options{})
-			steps := handshakeTimeline(b, w, b.N)
+	for _, c := range []struct{ oneWay, idle time.Duration }{
+		{0, 0}, {500 * time.Microsecond, 0}, {500 * time.Microsecond, 120 * time.Millisecond}, {75 * time.Millisecond, 0},
+	} {
+		b.Run(fmt.Sprintf("one-way=%v/idle=%v", c.oneWay, c.idle), func(b *testing.B) {
+			w := startWire(b, Config{Link: Link{Latency: ms(float64(c.oneWay) / 1e6)}}, Options{})
+			steps := handshakeTimeline(b, w, b.N, c.idle)
 			med := func(f func(handshakeSteps) time.Duration) float64 {
 				ds := make([]time.Duration, len(steps))
 				for i, s := range steps {
@@ -98,8 +103,9 @@ func BenchmarkTLSHandshakeSteps(b *testing.B) {
 }
 
 // handshakeTimeline makes n new connections with a TLS 1.3 handshake each,
-// one after another as a VU without reuse does, and returns their steps.
-func handshakeTimeline(b *testing.B, w *Wire, n int) []handshakeSteps {
+// one after another as a VU without reuse does, idle apart, and returns
+// their steps.
+func handshakeTimeline(b *testing.B, w *Wire, n int, idle time.Duration) []handshakeSteps {
 	oneWay := w.Config().UpLink().Latency.D()
 	cert, err := selfsigned.New(w.Srv().IP().String())
 	if err != nil {
@@ -122,6 +128,7 @@ func handshakeTimeline(b *testing.B, w *Wire, n int) []handshakeSteps {
 	var steps []handshakeSteps
 	b.ResetTimer()
 	for range n {
+		time.Sleep(idle) // the idle is what is measured: the ends go cold
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		t0 := time.Now()
 		c, err := w.Gen().DialContext(ctx, "tcp", addr)
