@@ -17,6 +17,7 @@ import (
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/fakeserver"
 	"github.com/middlebench/middlebench/proxy"
+	"github.com/middlebench/middlebench/wire"
 )
 
 // target is what a run's load is aimed at: the fake server, behind the
@@ -115,6 +116,7 @@ type childTarget struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	info   serveInfo
+	gen    *wire.Namespace // the child's wire's generator side, opened once (openGen)
 	client *http.Client
 	stderr strings.Builder
 }
@@ -159,6 +161,9 @@ func startChild(ctx context.Context, cpus []int, env []string) (*childTarget, er
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
+	if err == nil {
+		err = t.openGen()
+	}
 	if err != nil {
 		_ = t.close()
 		return nil, fmt.Errorf("isolate: %w (%s)", err, strings.TrimSpace(t.stderr.String()))
@@ -201,6 +206,9 @@ func (t *childTarget) getJSON(ctx context.Context, url string, v any) error {
 // close ends the child by closing its stdin, as it waits for, and kills it
 // if it has not gone within 15 s.
 func (t *childTarget) close() error {
+	if t.gen != nil {
+		_ = t.gen.Close()
+	}
 	_ = t.stdin.Close()
 	done := make(chan error, 1)
 	go func() { done <- t.cmd.Wait() }()

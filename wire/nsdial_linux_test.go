@@ -106,6 +106,34 @@ func BenchmarkNamespaceDial(b *testing.B) {
 	benchDial(b, w.Gen().DialContext, serve(b, w, echo))
 }
 
+// BenchmarkOpenedNamespaceDial is an isolated experiment's engine dialing
+// from the generator namespace of a wire its serving child made, by name:
+// opened once for the run (opened=once), or opened and closed around each
+// dial (opened=per-dial): the open and close are in the dial before its
+// ConnectStart, so they show in ns-before-connect/op (http_req_blocked).
+func BenchmarkOpenedNamespaceDial(b *testing.B) {
+	w := startWire(b, Config{}, Options{})
+	addr := serve(b, w, echo)
+	b.Run("opened=once", func(b *testing.B) {
+		ns, err := OpenNamespace(w.Gen().Name())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ns.Close()
+		benchDial(b, ns.DialContext, addr)
+	})
+	b.Run("opened=per-dial", func(b *testing.B) {
+		benchDial(b, func(ctx context.Context, network, addr string) (net.Conn, error) {
+			ns, err := OpenNamespace(w.Gen().Name())
+			if err != nil {
+				return nil, err
+			}
+			defer ns.Close()
+			return ns.DialContext(ctx, network, addr)
+		}, addr)
+	})
+}
+
 // BenchmarkInNamespaceNetDialer is the baseline: net.Dialer on a thread
 // that stays in the namespace, as a k6 run under `ip netns exec` dials.
 func BenchmarkInNamespaceNetDialer(b *testing.B) {

@@ -93,7 +93,27 @@ type remoteLines struct {
 	replies chan procStats
 	done    chan struct{} // the reader ended: the child is gone
 	last    procStats     // the counters when the child ended
-	stderr  strings.Builder
+	stderr  lockedBuffer
+}
+
+// lockedBuffer is the child's stderr: written by exec's copying goroutine,
+// read while the child may still write (a test's watchdog reads the stacks
+// a SIGQUIT made it print).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // startLineProcess starts the child on the two TUN devices.

@@ -29,10 +29,12 @@ func startWire(t testing.TB, cfg Config, opts Options) *Wire {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop := watchdog(t, w, watchdogBound) // disarmed once the wire is closed
 	t.Cleanup(func() {
 		if err := w.Close(); err != nil {
 			t.Error(err)
 		}
+		stop()
 	})
 	return w
 }
