@@ -168,6 +168,13 @@ func (cr *connReader) setDeadline(t time.Time) {
 	cr.mu.Unlock()
 }
 
+// deadlinePassed: the whole-request deadline is set and not after now.
+func (cr *connReader) deadlinePassed(now time.Time) bool {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	return !cr.deadline.IsZero() && !now.Before(cr.deadline)
+}
+
 func (cr *connReader) init(c net.Conn) {
 	cr.conn = c
 	cr.cond = sync.NewCond(&cr.mu)
