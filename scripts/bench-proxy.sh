@@ -15,7 +15,10 @@
 #                children) the target spent per request answered during its
 #                hey run: what the proxy costs the machine. Load from other
 #                processes moves it far less than req/s, which on shared
-#                cores is mostly what the others leave.
+#                cores is mostly what the others leave. Also measured at
+#                a fixed offered rate (FIXED_RATE req/s in all, default
+#                2000; 0: not): the same work in the same time for every
+#                target, the steadiest figure of the cost of a request.
 # Each figure is the median over rounds with its spread [least..most]; the
 # ratios to toxiproxy are the median of the per-round ratios (each round's
 # runs share that moment's load), with their spread.
@@ -35,6 +38,7 @@ CONNS=${CONNS:-50}
 DURATION=${DURATION:-5s}
 LAT_DURATION=${LAT_DURATION:-3s}
 ROUNDS=${ROUNDS:-3}
+FIXED_RATE=${FIXED_RATE:-2000}
 PIN_GEN=${PIN_GEN-0}
 PIN_ORIGIN=${PIN_ORIGIN-1}
 PIN_TARGET=${PIN_TARGET-}
@@ -172,10 +176,12 @@ ticks() {
 HZ=$(getconf CLK_TCK)
 
 # rps PORT PID: one hey run; prints "req/s answers cpu-ticks" (the ticks PID spent).
+# With a third argument Q, each connection sends at most Q requests/s.
 rps() {
-	local t0 t1 out
+	local t0 t1 out q=()
+	[ -n "${3:-}" ] && q=(-q "$3")
 	t0=$(ticks "$2")
-	out=$("${GEN_ON[@]}" "$HEY" -z "$DURATION" -c "$CONNS" -disable-compression "http://127.0.0.1:$1/" 2>&1)
+	out=$("${GEN_ON[@]}" "$HEY" -z "$DURATION" -c "$CONNS" "${q[@]}" -disable-compression "http://127.0.0.1:$1/" 2>&1)
 	t1=$(ticks "$2")
 	awk -v t=$((t1 - t0)) '/Requests\/sec:/ {r=$2} /^[ \t]*\[[0-9]+\][ \t]+[0-9]+ responses/ {n+=$2} END {printf "%s %d %d\n", r+0, n+0, t}' <<<"$out"
 }
@@ -195,13 +201,18 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[
 # The figures of target I in round R: RPS[I,R] req/s, CPU[I,R] µs of CPU
 # per answered request, P50/P99[I,R] µs at one connection.
 uptime_before=$(uptime)
-declare -A RPS CPU P50 P99
+declare -A RPS CPU P50 P99 FCPU FRPS
 for round in $(seq 1 "$ROUNDS"); do
 	for k in $(seq 0 $((n - 1))); do
 		i=$(((k + round - 1) % n))
 		read -r a b c <<<"$(rps "${ports[$i]}" "${procs[$i]}")"
 		RPS[$i,$round]=$a
 		CPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
+		if [ "$FIXED_RATE" -gt 0 ]; then
+			read -r a b c <<<"$(rps "${ports[$i]}" "${procs[$i]}" "$((FIXED_RATE / CONNS))")"
+			FCPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
+			FRPS[$i,$round]=$a
+		fi
 	done
 	for k in $(seq 0 $((n - 1))); do
 		i=$(((k + round - 1) % n))
@@ -250,6 +261,17 @@ for i in $(seq 0 $((n - 1))); do
 		"$(fig %.0f "${A50[$i]}")" "$(fig %.0f "${A99[$i]}")"
 done
 echo "(direct: the origin alone; its CPU/req is the origin's own)"
+declare -A FQ
+if [ "$FIXED_RATE" -gt 0 ]; then
+	echo
+	echo "CPU per request at a fixed offered rate: hey -z $DURATION -c $CONNS -q $((FIXED_RATE / CONNS)) (at most $FIXED_RATE req/s), in the same rounds:"
+	echo "every target does the same work in the same time, so its CPU is what a request costs it, whatever the others leave"
+	printf '%-17s %-20s %-18s %-18s\n' target 'req/s' 'CPU us/req' 'CPU/toxiproxy'
+	for i in $(seq 0 $((n - 1))); do
+		FQ[$i]=$(series FCPU "$i" "ratio:$toxi_i" | stat)
+		printf '%-17s %-20s %-18s %-18s\n' "${names[$i]}" "$(fig %.0f "$(series FRPS "$i" | stat)")" "$(fig %.1f "$(series FCPU "$i" | stat)")" "$(fig %.2f "${FQ[$i]}")"
+	done
+fi
 
 med() { echo "${1%% *}"; }
 # verdict TEXT VALUE WANT: "met"/"missed" for VALUE ≥ WANT.
@@ -258,6 +280,9 @@ verdict "box(http) $(fig %.2f "${RQ[2]}")× toxiproxy's req/s, want ≥ 1.0×" "
 verdict "box(bytes) $(fig %.2f "${RQ[1]}")× toxiproxy's req/s, want ≥ 1.2×" "$(med "${RQ[1]}")" 1.2
 for i in 1 2; do
 	verdict "${names[$i]} CPU per request $(fig %.2f "${CQ[$i]}")× toxiproxy's, want ≤ 1.0×" 1.0 "$(med "${CQ[$i]}")"
+	if [ "$FIXED_RATE" -gt 0 ]; then
+		verdict "${names[$i]} CPU per request at $FIXED_RATE req/s $(fig %.2f "${FQ[$i]}")× toxiproxy's, want ≤ 1.0×" 1.0 "$(med "${FQ[$i]}")"
+	fi
 	verdict "${names[$i]} adds p50 $(med "${A50[$i]}") µs ≤ toxiproxy's $(med "${A50[$toxi_i]}") µs" "$(med "${A50[$toxi_i]}")" "$(med "${A50[$i]}")"
 	verdict "${names[$i]} adds p99 $(med "${A99[$i]}") µs ≤ toxiproxy's $(med "${A99[$toxi_i]}") µs" "$(med "${A99[$toxi_i]}")" "$(med "${A99[$i]}")"
 done
