@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -31,6 +32,7 @@ type leanCtx struct {
 	// per request instead of three); ex and the writer point into it.
 	exchange exchange
 	writer   leanWriter
+	url      url.URL // the request's, when its target is a plain path
 }
 
 // newLeanCtx makes request req's context on lc, with its exchange.
