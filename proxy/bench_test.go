@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -185,32 +187,51 @@ func BenchmarkBandwidthCap(b *testing.B) {
 // allocate nothing per request (net/http at both ends would charge the box
 // for what they allocate on its account: the origin parsing the
 // X-Forwarded-* headers the box adds), less those of n requests straight
-// to that origin in the same round (what remains of the ends' own).
+// to that origin in the same round (what remains of the ends' own). With
+// one connection every answer comes at once; with 50 busy ones requests
+// wait on the next hop, where the box watches its clients.
 func BenchmarkBoxAllocs(b *testing.B) {
 	up := "http://" + rawOrigin(b)
 	for _, tt := range []struct{ name, cfg string }{{"bytes-box", "boxes: [{name: plain}]"}, {"http-box-inactive", inactiveHTTP}} {
-		b.Run(tt.name, func(b *testing.B) {
-			box := startYAML(b, tt.cfg, up)
-			const n = 2000
-			mallocs := func(addr string) (uint64, uint64) {
-				c := newRawClient(b, addr)
-				defer c.Close()
-				c.get(b) // the connections, dialed outside the count
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				for range n {
-					c.get(b)
+		for _, conns := range []int{1, 50} {
+			b.Run(fmt.Sprintf("%s/conns=%d", tt.name, conns), func(b *testing.B) {
+				box := startYAML(b, tt.cfg, up)
+				const n = 4000
+				mallocs := func(addr string) (uint64, uint64) {
+					cs := make([]*rawClient, conns)
+					for i := range cs {
+						cs[i] = newRawClient(b, addr)
+						defer cs[i].Close()
+						cs[i].get(b) // the connections, dialed outside the count
+					}
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					var wg sync.WaitGroup
+					errs := make([]error, conns)
+					for i, c := range cs {
+						wg.Go(func() {
+							for range n / conns {
+								if errs[i] = c.do(); errs[i] != nil {
+									return
+								}
+							}
+						})
+					}
+					wg.Wait()
+					runtime.ReadMemStats(&after)
+					if err := errors.Join(errs...); err != nil {
+						b.Fatal(err)
+					}
+					return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
 				}
-				runtime.ReadMemStats(&after)
-				return after.Mallocs - before.Mallocs, after.TotalAlloc - before.TotalAlloc
-			}
-			for b.Loop() {
-				dm, db := mallocs(strings.TrimPrefix(up, "http://"))
-				bm, bb := mallocs(box.Boxes()[0].Addr())
-				b.ReportMetric((float64(bm)-float64(dm))/n, "box-allocs/req")
-				b.ReportMetric((float64(bb)-float64(db))/n, "box-B/req")
-			}
-		})
+				for b.Loop() {
+					dm, db := mallocs(strings.TrimPrefix(up, "http://"))
+					bm, bb := mallocs(box.Boxes()[0].Addr())
+					b.ReportMetric((float64(bm)-float64(dm))/n, "box-allocs/req")
+					b.ReportMetric((float64(bb)-float64(db))/n, "box-B/req")
+				}
+			})
+		}
 	}
 }
 
@@ -262,14 +283,21 @@ func newRawClient(tb testing.TB, addr string) *rawClient {
 }
 
 func (c *rawClient) get(tb testing.TB) {
-	if _, err := c.Write(c.req); err != nil {
+	if err := c.do(); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// do is get for another goroutine than the test's: the error is returned.
+func (c *rawClient) do() error {
+	if _, err := c.Write(c.req); err != nil {
+		return err
 	}
 	have, want := 0, -1
 	for want < 0 || have < want {
 		n, err := c.Read(c.buf[have:])
 		if err != nil {
-			tb.Fatal(err)
+			return err
 		}
 		have += n
 		if want >= 0 {
@@ -281,11 +309,11 @@ func (c *rawClient) get(tb testing.TB) {
 		}
 		head := c.buf[:i]
 		if !bytes.HasPrefix(head, []byte("HTTP/1.1 200 ")) {
-			tb.Fatalf("answer %q", head)
+			return fmt.Errorf("answer %q", head)
 		}
 		j := bytes.Index(head, []byte("Content-Length: "))
 		if j < 0 {
-			tb.Fatalf("answer without Content-Length: %q", head)
+			return fmt.Errorf("answer without Content-Length: %q", head)
 		}
 		cl := 0
 		for _, d := range head[j+len("Content-Length: "):] {
@@ -297,6 +325,7 @@ func (c *rawClient) get(tb testing.TB) {
 		want = i + 4 + cl
 	}
 	if have != want {
-		tb.Fatalf("%d bytes after the answer", have-want)
+		return fmt.Errorf("%d bytes after the answer", have-want)
 	}
+	return nil
 }

@@ -131,6 +131,7 @@ type leanConn struct {
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	id     uint64
+	fd     int // the client's socket, for the waitList's poll (-1: none)
 	remote string
 	head   []byte      // the upstream request head, rebuilt for each request
 	resp   []byte      // the answer's header lines passed on
@@ -141,7 +142,7 @@ type leanConn struct {
 // serveLean runs the lean loop on one accepted connection.
 func (b *Box) serveLean(c net.Conn) {
 	defer b.wg.Done()
-	lc := &leanConn{b: b, c: c, id: connID(c), remote: c.RemoteAddr().String()}
+	lc := &leanConn{b: b, c: c, id: connID(c), fd: socketFD(c), remote: c.RemoteAddr().String()}
 	lc.cr.init(c)
 	lc.br = leanReaders.Get().(*bufio.Reader)
 	lc.br.Reset(&lc.cr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -31,6 +32,7 @@ type leanCtx struct {
 	// per request instead of three); ex and the writer point into it.
 	exchange exchange
 	writer   leanWriter
+	url      url.URL // the request's, when its target is a plain path
 }
 
 // newLeanCtx makes request req's context on lc, with its exchange.
@@ -166,6 +168,13 @@ func (cr *connReader) setDeadline(t time.Time) {
 	cr.mu.Lock()
 	cr.deadline = t
 	cr.mu.Unlock()
+}
+
+// deadlinePassed: the whole-request deadline is set and not after now.
+func (cr *connReader) deadlinePassed(now time.Time) bool {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	return !cr.deadline.IsZero() && !now.Before(cr.deadline)
 }
 
 func (cr *connReader) init(c net.Conn) {

@@ -76,15 +76,23 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 	if hosts != 1 || !validHost(host) {
 		return nil, errHandOff
 	}
-	u, err := url.ParseRequestURI(target)
-	if err != nil {
-		return nil, errHandOff
+	var u *url.URL
+	plain := plainPath(target)
+	if !plain {
+		var err error
+		if u, err = url.ParseRequestURI(target); err != nil {
+			return nil, errHandOff
+		}
 	}
 	closeReq := headerHasToken(conn, "close")
 	// r stays on the stack: WithContext below makes the one copy kept.
 	r := http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: host,
 		RequestURI: target, RemoteAddr: lc.remote, ContentLength: cl, Close: closeReq, Body: http.NoBody}
 	lc.ctx = newLeanCtx(lc, lc.b.reqSeq.Add(1))
+	if plain {
+		lc.ctx.url = url.URL{Path: target}
+		r.URL = &lc.ctx.url
+	}
 	if cl > 0 {
 		lc.ctx.body = &leanBody{lc: lc, left: cl}
 		r.Body = lc.ctx.body
@@ -166,6 +174,25 @@ func canonicalKey(name string) string {
 }
 
 // validToken: RFC 9110 token characters (method, header name).
+// plainPath: target is a path of bytes that url.ParseRequestURI keeps as
+// they are — letters, digits and -._~$&+,/:;=@ after the leading slash, no
+// query, no escapes — so that its URL is just {Path: target} (one
+// allocation fewer per request than the parser's).
+func plainPath(target string) bool {
+	if len(target) == 0 || target[0] != '/' {
+		return false
+	}
+	for i := 1; i < len(target); i++ {
+		switch c := target[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~$&+,/:;=@", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func validToken(s string) bool {
 	if s == "" {
 		return false

@@ -10,9 +10,14 @@
 # 1,000,000-request run. Generator and origin share the machine's cores,
 # so figures on a busy machine are pessimistic.
 #
-# Each tool runs ROUNDS times, the tools interleaved, and its median
-# req/s and largest peak RSS are printed (the machine is shared: one run
-# alone says little). The issue's target, middlebench ≥ 1.0× fortio with
+# Each tool runs ROUNDS times, the tools interleaved (the order rotated
+# each round, so that none always runs first), and its median req/s with
+# the least and most, and its largest peak RSS, are printed (the machine
+# is shared: one run alone says little). Pinning (taskset CPU lists; empty
+# = not pinned): every load generator on PIN_GEN (default 0), the origin
+# on PIN_ORIGIN (default 1), the same for every tool: the generator's own
+# cost then sets its rate, not how the scheduler splits two cores between
+# it and the origin. The output says where each ran. The issue's target, middlebench ≥ 1.0× fortio with
 # every phase traced, is judged on the median of the per-round ratios
 # (each round's two runs share the machine's load of the moment); the
 # load average is printed before and after. BEFORE=path/to/an/older/
@@ -25,6 +30,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONNS=${CONNS:-50}
+PIN_GEN=${PIN_GEN-0}
+PIN_ORIGIN=${PIN_ORIGIN-1}
 DUR=${DUR:-10s}
 ROUNDS=${ROUNDS:-3}
 MEM_REQUESTS=${MEM_REQUESTS:-1000000}
@@ -47,8 +54,14 @@ if ! command -v wrk >/dev/null; then
 fi
 command -v bc >/dev/null || apt-get install -y bc >/dev/null 2>&1 || true
 
+# The command prefixes that pin (taskset execs the command: $! is its PID).
+on_cpus() { [ -n "$1" ] && echo "taskset -c $1"; true; }
+read -ra GEN_ON <<<"$(on_cpus "$PIN_GEN")"
+read -ra ORIGIN_ON <<<"$(on_cpus "$PIN_ORIGIN")"
+pin_note() { [ -n "$1" ] && echo "CPU $1" || echo "not pinned"; }
+
 PORT=${ORIGIN_PORT:-18480}
-"$BIN/middlebench" server --listen "127.0.0.1:$PORT" >"$OUT/origin.log" 2>&1 &
+"${ORIGIN_ON[@]}" "$BIN/middlebench" server --listen "127.0.0.1:$PORT" >"$OUT/origin.log" 2>&1 &
 ORIGIN=$!
 trap 'kill $ORIGIN 2>/dev/null || true' EXIT
 URL="http://127.0.0.1:$PORT/"
@@ -60,7 +73,7 @@ SECS=${DUR%s}
 run() {
 	local name=$1 round=$2
 	shift 2
-	/usr/bin/time -f '%M %U %S' -o "$OUT/$name.$round.rss" timeout $((SECS + 60)) "$@" >"$OUT/$name.$round.out" 2>&1 || true
+	/usr/bin/time -f '%M %U %S' -o "$OUT/$name.$round.rss" "${GEN_ON[@]}" timeout $((SECS + 60)) "$@" >"$OUT/$name.$round.out" 2>&1 || true
 	sleep 1
 }
 
@@ -77,7 +90,7 @@ rate() { # tool round → requests per second, from its own output
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json "$OUT"/before.*.json
-echo "machine: $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the runs"
+echo "machine: $(nproc) cores; before the runs: $(uptime)"
 echo
 echo "acceptance: middlebench load (3 VUs, 5 s) against middlebench server --work 50ms"
 "$BIN/middlebench" server --work 50ms --listen 127.0.0.1:0 >"$OUT/server.out" 2>&1 &
@@ -96,6 +109,7 @@ jq -r --slurpfile srv "$OUT/accept-server.json" '
 	"  requests \($m.http_reqs.values.count), the server saw \($s.requests); max |duration − phases span| \(.run.maxDurationSkewMs) ms (want < 0.2)"' "$OUT/accept.json"
 echo
 echo "peers: $CONNS connections for $DUR each against $URL"
+echo "pinned: every load generator on $(pin_note "$PIN_GEN"), the origin on $(pin_note "$PIN_ORIGIN") ($(nproc) CPUs, shared with other processes)"
 TOOLS="middlebench"
 [ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ] && TOOLS="$TOOLS before"
 command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
@@ -105,9 +119,12 @@ command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
 if [ -n "${PEERS:-}" ]; then # e.g. PEERS="before fortio": only those beside middlebench
 	TOOLS="middlebench $(for t in $TOOLS; do case " $PEERS " in *" $t "*) echo "$t" ;; esac; done | xargs)"
 fi
+read -ra TOOL_LIST <<<"$TOOLS"
 for round in $(seq "$ROUNDS"); do
-	echo "  round $round of $ROUNDS: $TOOLS"
-	for t in $TOOLS; do
+	order=()
+	for k in $(seq 0 $((${#TOOL_LIST[@]} - 1))); do order+=("${TOOL_LIST[$(((k + round - 1) % ${#TOOL_LIST[@]}))]}"); done
+	echo "  round $round of $ROUNDS: ${order[*]}; $(uptime)"
+	for t in "${order[@]}"; do
 		case $t in
 		middlebench) run middlebench "$round" "$BIN/middlebench" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --results "$OUT/middlebench.$round.json" "$URL" ;;
 		before) run before "$round" "$BEFORE" load --vus "$CONNS" --duration "$DUR" --quiet --no-summary --results "$OUT/before.$round.json" "$URL" ;;
@@ -120,6 +137,7 @@ for round in $(seq "$ROUNDS"); do
 done
 
 tool_rate() { for r in $(seq "$ROUNDS"); do rate "$1" "$r"; done | grep -E '^[0-9.]+$' | median; }
+tool_spread() { for r in $(seq "$ROUNDS"); do rate "$1" "$r"; done | grep -E '^[0-9.]+$' | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.0f..%.0f", lo, hi}'; }
 tool_rss() { awk '$1 ~ /^[0-9]+$/ {print $1}' "$OUT/$1".*.rss 2>/dev/null | sort -n | tail -1; }
 # cpu TOOL ROUND → the tool's CPU µs (user + system) per request in that
 # round: what its req/s costs the cores it shares with the origin, far
@@ -135,13 +153,13 @@ base_rate=$(tool_rate middlebench)
 base_rss=$(tool_rss middlebench)
 echo
 base_cpu=$(tool_cpu middlebench)
-printf '%-12s %12s %8s %14s %8s %12s %8s   (medians of %d rounds; RSS: the largest)\n' tool 'req/s' '/ mb' 'peak RSS MB' '/ mb' 'CPU µs/req' '/ mb' "$ROUNDS"
+printf '%-12s %12s %14s %8s %14s %8s %12s %8s   (medians of %d rounds; RSS: the largest)\n' tool 'req/s' 'least..most' '/ mb' 'peak RSS MB' '/ mb' 'CPU us/req' '/ mb' "$ROUNDS"
 for t in $TOOLS; do
-	awk -v t="$t" -v r="$(tool_rate "$t")" -v m="$(tool_rss "$t")" -v c="$(tool_cpu "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" -v bc="${base_cpu:-0}" 'BEGIN {
-		printf "%-12s %12.0f %8.2f %14.1f %8.2f %12.1f %8.2f\n", t, r, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0), c, (bc > 0 ? c / bc : 0) }'
+	awk -v t="$t" -v r="$(tool_rate "$t")" -v sp="$(tool_spread "$t")" -v m="$(tool_rss "$t")" -v c="$(tool_cpu "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" -v bc="${base_cpu:-0}" 'BEGIN {
+		printf "%-12s %12.0f %14s %8.2f %14.1f %8.2f %12.1f %8.2f\n", t, r, sp, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0), c, (bc > 0 ? c / bc : 0) }'
 done
 
-echo "load average $(cut -d' ' -f1-3 /proc/loadavg) after the runs"
+echo "after the runs: $(uptime)"
 if [ -x "$BIN/fortio" ]; then
 	echo
 	echo "target: middlebench ≥ 1.0× fortio's req/s, every phase traced (per round: middlebench / fortio)"
@@ -154,14 +172,15 @@ if [ -x "$BIN/fortio" ]; then
 		fi
 	done
 	med=$(for x in $ratios; do echo "$x"; done | median)
-	awk -v x="$med" 'BEGIN { printf "  median ratio %.3f: %s\n", x, (x >= 1.0 ? "target met" : "target NOT met") }'
+	spread=$(for x in $ratios; do echo "$x"; done | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s..%s", lo, hi}')
+	awk -v x="$med" -v sp="$spread" 'BEGIN { printf "  median ratio %.3f [%s]: %s\n", x, sp, (x >= 1.0 ? "target met" : "target NOT met") }'
 	awk -v m="$(tool_cpu middlebench)" -v f="$(tool_cpu fortio)" 'BEGIN { if (m > 0) printf "  CPU per request (medians): middlebench %.1f µs, fortio %.1f µs: middlebench uses %.2f× fortio'"'"'s\n", m, f, m / f }'
 fi
 
 [ "$MEM_REQUESTS" -gt 0 ] || exit 0
 echo
 echo "memory: middlebench over $MEM_REQUESTS requests ($CONNS VUs), RSS sampled every 0.25 s from /proc/PID/status"
-"$BIN/middlebench" load --vus "$CONNS" --iterations "$MEM_REQUESTS" --quiet --no-summary --results "$OUT/mem.json" "$URL" &
+"${GEN_ON[@]}" "$BIN/middlebench" load --vus "$CONNS" --iterations "$MEM_REQUESTS" --quiet --no-summary --results "$OUT/mem.json" "$URL" &
 PID=$!
 : >"$OUT/mem.rss"
 start=$(date +%s.%N)

@@ -7,22 +7,30 @@
 #   toxiproxy         Shopify's toxiproxy with no toxics
 #   nginx             nginx as a plain reverse proxy with upstream keep-alive
 # Same origin, same load generator, same connections, ROUNDS interleaved
-# rounds (each round runs every target once, the order rotated), medians
-# printed side by side with ratios to toxiproxy:
+# rounds (each round runs every target once, the order rotated):
 #   throughput   hey -z DURATION -c CONNS, requests/s
 #   latency      wrk -t1 -c1 -d LAT_DURATION --latency: what each box adds to
 #                the direct p50 and p99 at one connection, in the same round
-#   CPU/req      CPU time (user + system, /proc) the target's own processes
-#                spent per request answered during the hey runs: what the
-#                proxy costs the machine the generator and origin share, a
-#                figure that load from other processes moves far less than
-#                req/s
+#   CPU/req      CPU time (user + system, /proc/PID/stat of the target and its
+#                children) the target spent per request answered during its
+#                hey run: what the proxy costs the machine. Load from other
+#                processes moves it far less than req/s, which on shared
+#                cores is mostly what the others leave. Also measured at
+#                a fixed offered rate (FIXED_RATE req/s in all, default
+#                2000; 0: not): the same work in the same time for every
+#                target, the steadiest figure of the cost of a request.
+# Each figure is the median over rounds with its spread [least..most]; the
+# ratios to toxiproxy are the median of the per-round ratios (each round's
+# runs share that moment's load), with their spread.
+# Pinning (taskset CPU lists; empty = not pinned): the load generators on
+# PIN_GEN (default 0), the origin on PIN_ORIGIN (default 1), every target on
+# PIN_TARGET (default: not pinned): the same for every target. The output
+# says which.
 # Targets (issue 16): box(http) ≥ 1.0× toxiproxy's requests/s, box(bytes) ≥
 # 1.2×, and each box's added p50 and p99 ≤ toxiproxy's.
 #
 # Everything listens on 127.0.0.1 and is stopped on exit. The machine is
-# shared and the generators run on the same cores: read ratios of the same
-# run, and the load average printed with them.
+# shared: read ratios of the same run, with the uptime printed beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +38,10 @@ CONNS=${CONNS:-50}
 DURATION=${DURATION:-5s}
 LAT_DURATION=${LAT_DURATION:-3s}
 ROUNDS=${ROUNDS:-3}
+FIXED_RATE=${FIXED_RATE:-2000}
+PIN_GEN=${PIN_GEN-0}
+PIN_ORIGIN=${PIN_ORIGIN-1}
+PIN_TARGET=${PIN_TARGET-}
 BIN=bin/middlebench
 # BEFORE_BIN=path: also run its boxes as box(bytes)@before and box(http)@before,
 # interleaved with the others: before and after measured in the same run.
@@ -83,23 +95,30 @@ wait_port() {
 	echo "nothing listens on 127.0.0.1:$1" >&2; return 1
 }
 
+# The command prefixes that pin (taskset execs the command: $! is its PID).
+on_cpus() { [ -n "$1" ] && echo "taskset -c $1"; true; }
+read -ra GEN_ON <<<"$(on_cpus "$PIN_GEN")"
+read -ra ORIGIN_ON <<<"$(on_cpus "$PIN_ORIGIN")"
+read -ra TARGET_ON <<<"$(on_cpus "$PIN_TARGET")"
+pin_note() { [ -n "$1" ] && echo "CPU $1" || echo "not pinned"; }
+
 ORIGIN=$(free_port)
-"$BIN" server --listen "127.0.0.1:$ORIGIN" >"$TMP/origin.log" 2>&1 & pids+=($!)
+"${ORIGIN_ON[@]}" "$BIN" server --listen "127.0.0.1:$ORIGIN" >"$TMP/origin.log" 2>&1 & pids+=($!)
 ORIGIN_PID=$!
 wait_port "$ORIGIN"
 
 BYTES=$(free_port)
-"$BIN" proxy --listen "127.0.0.1:$BYTES" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m >"$TMP/bytes.log" 2>&1 & pids+=($!)
+"${TARGET_ON[@]}" "$BIN" proxy --listen "127.0.0.1:$BYTES" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m >"$TMP/bytes.log" 2>&1 & pids+=($!)
 BYTES_PID=$!
 HTTPBOX=$(free_port)
-"$BIN" proxy --listen "127.0.0.1:$HTTPBOX" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m \
+"${TARGET_ON[@]}" "$BIN" proxy --listen "127.0.0.1:$HTTPBOX" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m \
 	--stage waf --stage 'ratelimit:rate=1000000000/s' --stage 'uablock:patterns=[^never-matches$]' --stage fault \
 	>"$TMP/http.log" 2>&1 & pids+=($!)
 HTTP_PID=$!
 wait_port "$BYTES"; wait_port "$HTTPBOX"
 
 TOXI_API=$(free_port); TOXI=$(free_port)
-"$TOXIPROXY" -host 127.0.0.1 -port "$TOXI_API" >"$TMP/toxiproxy.log" 2>&1 & pids+=($!)
+"${TARGET_ON[@]}" "$TOXIPROXY" -host 127.0.0.1 -port "$TOXI_API" >"$TMP/toxiproxy.log" 2>&1 & pids+=($!)
 TOXI_PID=$!
 wait_port "$TOXI_API"
 curl -fsS -X POST "http://127.0.0.1:$TOXI_API/proxies" \
@@ -130,7 +149,7 @@ http {
 	}
 }
 CONF
-	nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -g 'daemon off;' & pids+=($!)
+	"${TARGET_ON[@]}" nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -g 'daemon off;' & pids+=($!)
 	wait_port "$NGINX"
 	names+=(nginx); ports+=("$NGINX"); procs+=("$!")
 fi
@@ -139,7 +158,7 @@ if [ -n "$BEFORE_BIN" ]; then
 		port=$(free_port)
 		stages=()
 		[ "$kind" = http ] && stages=(--stage waf --stage 'ratelimit:rate=1000000000/s' --stage 'uablock:patterns=[^never-matches$]' --stage fault)
-		"$BEFORE_BIN" proxy --listen "127.0.0.1:$port" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m "${stages[@]}" >"$TMP/before-$kind.log" 2>&1 & pids+=($!)
+		"${TARGET_ON[@]}" "$BEFORE_BIN" proxy --listen "127.0.0.1:$port" --upstream "http://127.0.0.1:$ORIGIN" --duration 30m "${stages[@]}" >"$TMP/before-$kind.log" 2>&1 & pids+=($!)
 		names+=("box($kind)@before"); ports+=("$port"); procs+=("$!")
 		wait_port "$port"
 	done
@@ -157,10 +176,12 @@ ticks() {
 HZ=$(getconf CLK_TCK)
 
 # rps PORT PID: one hey run; prints "req/s answers cpu-ticks" (the ticks PID spent).
+# With a third argument Q, each connection sends at most Q requests/s.
 rps() {
-	local t0 t1 out
+	local t0 t1 out q=()
+	[ -n "${3:-}" ] && q=(-q "$3")
 	t0=$(ticks "$2")
-	out=$("$HEY" -z "$DURATION" -c "$CONNS" -disable-compression "http://127.0.0.1:$1/" 2>&1)
+	out=$("${GEN_ON[@]}" "$HEY" -z "$DURATION" -c "$CONNS" "${q[@]}" -disable-compression "http://127.0.0.1:$1/" 2>&1)
 	t1=$(ticks "$2")
 	awk -v t=$((t1 - t0)) '/Requests\/sec:/ {r=$2} /^[ \t]*\[[0-9]+\][ \t]+[0-9]+ responses/ {n+=$2} END {printf "%s %d %d\n", r+0, n+0, t}' <<<"$out"
 }
@@ -168,7 +189,7 @@ rps() {
 # lat PORT: one wrk run at one connection; prints "p50 p99" in µs.
 lat() {
 	command -v wrk >/dev/null || { echo "0 0"; return; }
-	wrk -t1 -c1 -d "$LAT_DURATION" --latency "http://127.0.0.1:$1/" 2>&1 | awk '
+	"${GEN_ON[@]}" wrk -t1 -c1 -d "$LAT_DURATION" --latency "http://127.0.0.1:$1/" 2>&1 | awk '
 		function us(v) { if (v ~ /us$/) return v+0; if (v ~ /ms$/) return (v+0)*1000; if (v ~ /s$/) return (v+0)*1e6; return v+0 }
 		$1 == "50%" {p50 = us($2)} $1 == "99%" {p99 = us($2)}
 		END {printf "%.1f %.1f\n", p50, p99}'
@@ -177,58 +198,93 @@ lat() {
 # median of the arguments.
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-declare -A R P50 P99 ANS TCK
+# The figures of target I in round R: RPS[I,R] req/s, CPU[I,R] µs of CPU
+# per answered request, P50/P99[I,R] µs at one connection.
+uptime_before=$(uptime)
+declare -A RPS CPU P50 P99 FCPU FRPS
 for round in $(seq 1 "$ROUNDS"); do
 	for k in $(seq 0 $((n - 1))); do
 		i=$(((k + round - 1) % n))
 		read -r a b c <<<"$(rps "${ports[$i]}" "${procs[$i]}")"
-		R[$i]+="$a "; ANS[$i]=$((${ANS[$i]:-0} + b)); TCK[$i]=$((${TCK[$i]:-0} + c))
+		RPS[$i,$round]=$a
+		CPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
+		if [ "$FIXED_RATE" -gt 0 ]; then
+			read -r a b c <<<"$(rps "${ports[$i]}" "${procs[$i]}" "$((FIXED_RATE / CONNS))")"
+			FCPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
+			FRPS[$i,$round]=$a
+		fi
 	done
 	for k in $(seq 0 $((n - 1))); do
 		i=$(((k + round - 1) % n))
 		read -r a b <<<"$(lat "${ports[$i]}")"
 		P50[$i,$round]=$a; P99[$i,$round]=$b
 	done
+	echo "round $round of $ROUNDS done; $(uptime)"
 done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+uptime_after=$(uptime)
 
-# added I: the median over rounds of target I's p50 and p99 less direct's in the same round.
-added() {
-	local d50=() d99=() r
+# series NAME I [BASE]: target I's per-round values of array NAME, or
+# their ratios to target BASE's in the same round ("added": less BASE's).
+series() {
+	local -n a=$1
+	local r
 	for r in $(seq 1 "$ROUNDS"); do
-		d50+=("$(awk -v a="${P50[$1,$r]}" -v b="${P50[0,$r]}" 'BEGIN{print a-b}')")
-		d99+=("$(awk -v a="${P99[$1,$r]}" -v b="${P99[0,$r]}" 'BEGIN{print a-b}')")
+		case ${3:-} in
+		'') echo "${a[$2,$r]}" ;;
+		ratio:*) awk -v x="${a[$2,$r]}" -v y="${a[${3#ratio:},$r]}" 'BEGIN{printf "%.3f\n", (y>0)?x/y:0}' ;;
+		less:*) awk -v x="${a[$2,$r]}" -v y="${a[${3#less:},$r]}" 'BEGIN{printf "%.1f\n", x-y}' ;;
+		esac
 	done
-	echo "$(median "${d50[@]}") $(median "${d99[@]}")"
 }
+# stat: "median least most" of the numbers on stdin.
+stat() { sort -g | awk '{v[NR]=$1} END {if (NR==0) {print "0 0 0"; exit} m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; print m, v[1], v[NR]}'; }
+# fig FORMAT "median least most": the median with its spread.
+fig() { read -r m lo hi <<<"$2"; printf "$1 [$1..$1]" "$m" "$lo" "$hi"; }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", (b>0)?a/b:0}'; }
 toxi_i=3
-declare -A MED ADD50 ADD99
+echo
+echo "throughput: hey -z $DURATION -c $CONNS; latency: wrk -t1 -c1 -d $LAT_DURATION; $ROUNDS interleaved rounds (order rotated each round)"
+echo "pinned: load generators (hey, wrk) on $(pin_note "$PIN_GEN"); origin on $(pin_note "$PIN_ORIGIN"); every target on $(pin_note "$PIN_TARGET") ($(nproc) CPUs, shared with other processes)"
+echo "uptime before: $uptime_before"
+echo "uptime after:  $uptime_after"
+echo "figures: median over rounds [least..most]; ratios: median of the per-round ratios to toxiproxy's [least..most]"
+printf '%-17s %-20s %-18s %-18s %-18s %-16s %-16s\n' target 'req/s' 'req/s/toxiproxy' 'CPU us/req' 'CPU/toxiproxy' '+p50 us/hop' '+p99 us/hop'
+declare -A RQ CQ A50 A99
 for i in $(seq 0 $((n - 1))); do
-	# shellcheck disable=SC2086
-	MED[$i]=$(median ${R[$i]})
-	read -r ADD50[$i] ADD99[$i] <<<"$(added "$i")"
+	RQ[$i]=$(series RPS "$i" "ratio:$toxi_i" | stat)
+	CQ[$i]=$(series CPU "$i" "ratio:$toxi_i" | stat)
+	A50[$i]=$(series P50 "$i" less:0 | stat)
+	A99[$i]=$(series P99 "$i" less:0 | stat)
+	printf '%-17s %-20s %-18s %-18s %-18s %-16s %-16s\n' "${names[$i]}" \
+		"$(fig %.0f "$(series RPS "$i" | stat)")" "$(fig %.2f "${RQ[$i]}")" \
+		"$(fig %.1f "$(series CPU "$i" | stat)")" "$(fig %.2f "${CQ[$i]}")" \
+		"$(fig %.0f "${A50[$i]}")" "$(fig %.0f "${A99[$i]}")"
 done
+echo "(direct: the origin alone; its CPU/req is the origin's own)"
+declare -A FQ
+if [ "$FIXED_RATE" -gt 0 ]; then
+	echo
+	echo "CPU per request at a fixed offered rate: hey -z $DURATION -c $CONNS -q $((FIXED_RATE / CONNS)) (at most $FIXED_RATE req/s), in the same rounds:"
+	echo "every target does the same work in the same time, so its CPU is what a request costs it, whatever the others leave"
+	printf '%-17s %-20s %-18s %-18s\n' target 'req/s' 'CPU us/req' 'CPU/toxiproxy'
+	for i in $(seq 0 $((n - 1))); do
+		FQ[$i]=$(series FCPU "$i" "ratio:$toxi_i" | stat)
+		printf '%-17s %-20s %-18s %-18s\n' "${names[$i]}" "$(fig %.0f "$(series FRPS "$i" | stat)")" "$(fig %.1f "$(series FCPU "$i" | stat)")" "$(fig %.2f "${FQ[$i]}")"
+	done
+fi
 
-echo "throughput: hey -z $DURATION -c $CONNS; latency: wrk -t1 -c1 -d $LAT_DURATION; $ROUNDS interleaved rounds, medians"
-echo "load average before $load_before, after $load_after (shared 2-core machine, generators on the same cores)"
-# cpu I: CPU µs per answered request of target I's processes.
-cpu() { awk -v t="${TCK[$1]}" -v n="${ANS[$1]}" -v hz="$HZ" 'BEGIN{printf "%.1f", (n>0)?t*1e6/hz/n:0}'; }
-printf '%-17s %9s %8s %11s %11s %11s  %s\n' target 'req/s' 'vs toxi' '+p50 µs/hop' '+p99 µs/hop' 'CPU µs/req' 'req/s by round'
-for i in $(seq 0 $((n - 1))); do
-	printf '%-17s %9.0f %8s %11.1f %11.1f %11s  %s\n' "${names[$i]}" "${MED[$i]}" "$(ratio "${MED[$i]}" "${MED[$toxi_i]}")×" "${ADD50[$i]}" "${ADD99[$i]}" "$(cpu "$i")" "$(printf '%.0f ' ${R[$i]})"
-done
-echo "CPU per request vs toxiproxy's: box(bytes) $(ratio "$(cpu 1)" "$(cpu $toxi_i)")×, box(http) $(ratio "$(cpu 2)" "$(cpu $toxi_i)")× (direct: the origin's own)"
-
-# verdict NAME VALUE WANT: "met"/"missed" for VALUE ≥ WANT.
+med() { echo "${1%% *}"; }
+# verdict TEXT VALUE WANT: "met"/"missed" for VALUE ≥ WANT.
 verdict() { awk -v a="$2" -v b="$3" 'BEGIN{exit !(a>=b)}' && echo "met   : $1" || echo "missed: $1 (shared machine: rerun before concluding)"; }
-verdict "box(http) $(ratio "${MED[2]}" "${MED[$toxi_i]}")× toxiproxy's req/s, want ≥ 1.0×" "$(ratio "${MED[2]}" "${MED[$toxi_i]}")" 1.0
-verdict "box(bytes) $(ratio "${MED[1]}" "${MED[$toxi_i]}")× toxiproxy's req/s, want ≥ 1.2×" "$(ratio "${MED[1]}" "${MED[$toxi_i]}")" 1.2
+verdict "box(http) $(fig %.2f "${RQ[2]}")× toxiproxy's req/s, want ≥ 1.0×" "$(med "${RQ[2]}")" 1.0
+verdict "box(bytes) $(fig %.2f "${RQ[1]}")× toxiproxy's req/s, want ≥ 1.2×" "$(med "${RQ[1]}")" 1.2
 for i in 1 2; do
-	verdict "${names[$i]} adds p50 ${ADD50[$i]} µs ≤ toxiproxy's ${ADD50[$toxi_i]} µs" "${ADD50[$toxi_i]}" "${ADD50[$i]}"
-	verdict "${names[$i]} adds p99 ${ADD99[$i]} µs ≤ toxiproxy's ${ADD99[$toxi_i]} µs" "${ADD99[$toxi_i]}" "${ADD99[$i]}"
+	verdict "${names[$i]} CPU per request $(fig %.2f "${CQ[$i]}")× toxiproxy's, want ≤ 1.0×" 1.0 "$(med "${CQ[$i]}")"
+	if [ "$FIXED_RATE" -gt 0 ]; then
+		verdict "${names[$i]} CPU per request at $FIXED_RATE req/s $(fig %.2f "${FQ[$i]}")× toxiproxy's, want ≤ 1.0×" 1.0 "$(med "${FQ[$i]}")"
+	fi
+	verdict "${names[$i]} adds p50 $(med "${A50[$i]}") µs ≤ toxiproxy's $(med "${A50[$toxi_i]}") µs" "$(med "${A50[$toxi_i]}")" "$(med "${A50[$i]}")"
+	verdict "${names[$i]} adds p99 $(med "${A99[$i]}") µs ≤ toxiproxy's $(med "${A99[$toxi_i]}") µs" "$(med "${A99[$toxi_i]}")" "$(med "${A99[$i]}")"
 done
 
 # RSS_REQUESTS=N: N requests through each box after the rounds, the box's
@@ -244,7 +300,7 @@ if [ "${RSS_REQUESTS:-0}" -gt 0 ]; then
 		pid=${procs[$i]}
 		samples=()
 		threads0=$(threads "$pid")
-		"$HEY" -n "$RSS_REQUESTS" -c "$CONNS" -disable-compression "http://127.0.0.1:${ports[$i]}/" >"$TMP/rss.out" 2>&1 &
+		"${GEN_ON[@]}" "$HEY" -n "$RSS_REQUESTS" -c "$CONNS" -disable-compression "http://127.0.0.1:${ports[$i]}/" >"$TMP/rss.out" 2>&1 &
 		hey_pid=$!
 		while kill -0 "$hey_pid" 2>/dev/null; do samples+=("$(rss_kib "$pid")"); sleep 1; done
 		wait "$hey_pid" || true
