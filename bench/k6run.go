@@ -83,10 +83,12 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	if err != nil {
 		return nil, err
 	}
+	meter := startRunMeter(pl.tgt)
 	cpu, series, err := rn.execK6(ctx, kc, pl.gen, enter)
 	if err != nil {
 		return nil, err
 	}
+	runCPU := meter.percent(time.Duration((cpu.UserSeconds + cpu.SystemSeconds) * float64(time.Second)))
 	settle(ctx, pl.tgt)
 	view, err := pl.tgt.serverView(context.WithoutCancel(ctx))
 	if err != nil {
@@ -108,7 +110,7 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	}
 	obs.Apply(extra)
 	doc := docOf(obs)
-	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.pathFor(rs), Pinned: pl.pinned}}
+	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.pathFor(rs), Pinned: pl.pinned, RunCPU: runCPU}}
 	if findRateLimit(kr.PathCfg) != nil { // read now: the stream may go with dir
 		sp, err := k6Span(stream)
 		kr.Arrivals = func() (arrivalSpan, error) { return sp, err }

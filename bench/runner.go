@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -52,6 +53,10 @@ type RunResult struct {
 	// StepReport is the report whose steps "step … outside" reads, when
 	// not Report's (k6: the stream's; its export has no steps).
 	StepReport *diagnose.Report
+	// RunCPU is the share of the machine's CPUs the generator and its
+	// target used together over the generator's run (see runMeter); NaN
+	// when not measured.
+	RunCPU float64
 }
 
 // ExperimentResult is every run of one experiment.
@@ -169,7 +174,7 @@ var ErrTainted = errors.New("the harness could not undo what it changed")
 
 func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *RunResult, err error) {
 	t0 := rn.now()
-	rr = &RunResult{Spec: rs, PathCfg: e.pathFor(rs)}
+	rr = &RunResult{Spec: rs, PathCfg: e.pathFor(rs), RunCPU: math.NaN()}
 	pl, err := rn.place(ctx, e, rs, rs.Generators < 2)
 	if err != nil {
 		return nil, err
@@ -191,7 +196,9 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *R
 		so := newSpanObserver(rn.Observer)
 		observer, rr.Arrivals = so, so.span
 	}
+	meter := startRunMeter(tgt)
 	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update, Dial: wireDial(tgt), Observer: observer})
+	rr.RunCPU = meter.percent(0)
 	line.done()
 	if err != nil {
 		return nil, err
