@@ -21,8 +21,11 @@ runs:
     load: {executor: constant-arrival-rate, rate: 50/s, duration: 1200ms, preAllocatedVUs: 3, maxVUs: 9}
     expect:
       bands:
-        - {metric: server requests, equals: "60"}
+        - {metric: server requests, equals: "@{http_reqs count}"}
 `
+	// 60 arrivals start in all; one the generators could not start in time
+	// (a stalled machine) is dropped, as k6 drops it, and the server sees
+	// each request they sent.
 	x := replaySource(t, "split.yaml", src)
 	if x.Err != nil {
 		t.Fatal(x.Err)
