@@ -72,6 +72,16 @@ func shareBetween(a, b shareSample) cpuShare {
 	return cpuShare{Ours: b.ours - a.ours, Busy: b.busy - a.busy, Stolen: b.steal - a.steal, Wall: b.at.Sub(a.at)}
 }
 
+// percents is other processes' time on the CPU and the stolen time, in
+// percent of the wall time.
+func (c cpuShare) percents() (others, stolen float64) {
+	if c.Wall <= 0 {
+		return 0, 0
+	}
+	pc := func(d time.Duration) float64 { return 100 * d.Seconds() / c.Wall.Seconds() }
+	return pc(max(c.Busy-c.Ours, 0)), pc(c.Stolen)
+}
+
 func (c cpuShare) String() string {
 	r := func(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 	return fmt.Sprintf("of its %s: %s its own, %s other processes', %s stolen", r(c.Wall), r(c.Ours), r(max(c.Busy-c.Ours, 0)), r(c.Stolen))

@@ -13,9 +13,15 @@ func TestCPUShare(t *testing.T) {
 	if got, want := shareBetween(a, b).String(), "of its 8.00 s: 2.00 s its own, 2.00 s other processes', 0.50 s stolen"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
+	if o, s := shareBetween(a, b).percents(); o != 25 || s != 6.25 {
+		t.Errorf("others %v %%, stolen %v %%: want 25 and 6.25 (2 s and 0.5 s of 8)", o, s)
+	}
 	b.busy = 4*time.Second + 990*time.Millisecond // /proc/stat's ticks lag the threads' clock
 	if got, want := shareBetween(a, b).String(), "of its 8.00 s: 2.00 s its own, 0.00 s other processes', 0.50 s stolen"; got != want {
 		t.Errorf("%q, want %q", got, want)
+	}
+	if o, _ := shareBetween(a, b).percents(); o != 0 {
+		t.Errorf("others %v %%, want 0", o)
 	}
 	// This process's own time grows while it spins; the CPU's busy time too.
 	cpu := allCPUs()[0]

@@ -89,14 +89,22 @@ func runGeneratorChild(ctx context.Context, stdin io.Reader, stdout io.Writer) (
 	if err != nil {
 		return true, err
 	}
-	if err := res.Document().Write(stdout); err != nil {
+	doc := res.Document()
+	share := shareBetween(s0, s1)
+	ok = ok && ok1
+	if ok && doc.GeneratorCPU != nil {
+		// What others took of its CPU, for the analyzer: a generator
+		// starved by them is saturated with its own share at half.
+		doc.GeneratorCPU.OthersPercent, doc.GeneratorCPU.StolenPercent = share.percents()
+	}
+	if err := doc.Write(stdout); err != nil {
 		return true, err
 	}
-	if !ok || !ok1 {
+	if !ok {
 		return true, nil
 	}
 	// After the document: how its CPU's time went (see cpuShare).
-	return true, json.NewEncoder(stdout).Encode(shareBetween(s0, s1))
+	return true, json.NewEncoder(stdout).Encode(share)
 }
 
 // generator is one running generator child.

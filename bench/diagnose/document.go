@@ -193,6 +193,7 @@ func fromDocument(doc *metrics.Document, serverMetric string) (*Observation, err
 	}
 	if doc.GeneratorCPU != nil {
 		o.CPU = doc.GeneratorCPU.Percent
+		o.CPUOthers = doc.GeneratorCPU.OthersPercent + doc.GeneratorCPU.StolenPercent
 	}
 	if doc.Statuses != nil {
 		o.Statuses = doc.Statuses
@@ -216,6 +217,7 @@ func fromDocument(doc *metrics.Document, serverMetric string) (*Observation, err
 		sw.Server = ServerFromView(s.Server, "results document")
 		if s.GeneratorCPU != nil {
 			sw.CPU = s.GeneratorCPU.Percent
+			sw.CPUOthers = s.GeneratorCPU.OthersPercent + s.GeneratorCPU.StolenPercent
 		}
 		o.Steps = append(o.Steps, Step{Name: s.Name, StartMs: s.StartMs, EndMs: s.EndMs, Window: sw})
 	}

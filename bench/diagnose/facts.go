@@ -147,6 +147,9 @@ func (f *facts) generatorLine() string {
 	if f.w.CPU > 0 {
 		cpu = fmt.Sprintf("%.0f %%", f.w.CPU)
 	}
+	if f.w.CPUOthers > 0 {
+		cpu += fmt.Sprintf(" and other processes' %.0f %% of its CPUs", f.w.CPUOthers)
+	}
 	return fmt.Sprintf("rule out generator saturation first: generator CPU %s (keep it under %.0f %%), %d dropped iterations",
 		cpu, float64(f.cfg.Generator.CPU), f.w.Dropped)
 }

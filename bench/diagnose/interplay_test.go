@@ -29,6 +29,33 @@ func TestRulesDoNotFireOnEachOthersSymptoms(t *testing.T) {
 			want: []string{CodePathLatency},
 		},
 		{
+			// The same, from a pinned generator that took half its CPU
+			// while other processes took 45 %: its CPU was full (95 %),
+			// so its arrivals went out late — saturated, though its own
+			// share is half (E7's fix on a loaded machine).
+			name: "a pinned generator starved by other processes",
+			obs: func() *Observation {
+				o := e0()
+				o.Run = openRun(100, 20)
+				o.Dropped, o.Iterations, o.Requests, o.Seconds = 240, 360, 360, 6
+				o.CPU, o.CPUOthers = 50, 45
+				return o
+			},
+			want: []string{CodeGeneratorSaturated},
+		},
+		{
+			// Others took 10 %: 60 % busy in all, room left: the path's.
+			name: "a pinned generator with room on its CPU",
+			obs: func() *Observation {
+				o := e0()
+				o.Run = openRun(100, 20)
+				o.Dropped, o.Iterations, o.Requests, o.Seconds = 240, 360, 360, 6
+				o.CPU, o.CPUOthers = 50, 10
+				return o
+			},
+			want: []string{CodePathLatency},
+		},
+		{
 			// The generator busy with a closed model: CPU 97 %, sending and
 			// receiving inflated with waiting, the server flat.
 			name: "a busy generator without dropped iterations (closed model)",
@@ -204,6 +231,22 @@ func TestPathLatencyAsksToRuleOutTheGenerator(t *testing.T) {
 	}
 }
 
+// A generator starved by others is named as such, with the shares.
+func TestStarvedGeneratorSaysWhoTookItsCPU(t *testing.T) {
+	o := e0()
+	o.Run = openRun(100, 20)
+	o.Dropped, o.Iterations, o.Requests, o.Seconds = 240, 360, 360, 6
+	o.CPU, o.CPUOthers = 50, 45
+	f, ok := Analyze(o, DefaultConfig()).Finding(CodeGeneratorSaturated)
+	if !ok {
+		t.Fatal("no generator-saturated finding")
+	}
+	if !strings.Contains(f.Summary, "Its CPU was 95 % busy, 45 % of it other processes' (or stolen)") ||
+		f.Suspect[0] != "other processes on the generator's CPUs" || !hasFact(f.Evidence, "generator_cpu_others_pct", 45) {
+		t.Errorf("summary %q, suspects %q, evidence %v", f.Summary, f.Suspect, f.Evidence)
+	}
+}
+
 func TestFindingsOrderedByTimeExplained(t *testing.T) {
 	r := Analyze(distance(), DefaultConfig())
 	for i := 1; i < len(r.Findings); i++ {
@@ -230,4 +273,9 @@ func TestCompareWithBaseline(t *testing.T) {
 	if r.Difference.Server.Avg != 0 || r.Difference.TLS.Present() {
 		t.Errorf("server time difference %v (want 0), tls %+v (want absent)", r.Difference.Server.Avg, r.Difference.TLS)
 	}
+}
+
+func hasFact(e Evidence, name string, want float64) bool {
+	v, ok := e.Get(name)
+	return ok && v == want
 }

@@ -102,6 +102,9 @@ type Window struct {
 	Server *ServerSide `json:"server,omitempty"`
 	// CPU is the generator's own CPU use in percent of its cores (0: not known).
 	CPU float64 `json:"generator_cpu,omitempty"`
+	// CPUOthers is what other processes took of those cores meanwhile,
+	// and the hypervisor stole, in the same percent (0: not known).
+	CPUOthers float64 `json:"generator_cpu_others,omitempty"`
 	// vusMin is the vus gauge's min in a summary (0: not known): below
 	// VUs, the VUs changed during the window.
 	vusMin float64

@@ -20,7 +20,7 @@ func generatorSaturated(f *facts) *Finding {
 	if !f.hasServer {
 		return nil
 	}
-	cpuHigh := w.CPU >= float64(c.CPU)
+	cpuHigh := cpuFull(w, c)
 	asked := w.Iterations + w.Dropped
 	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked)
 	wait := f.served.Waiting.Avg
@@ -39,6 +39,11 @@ func generatorSaturated(f *facts) *Finding {
 		conf = ConfidenceHigh
 	}
 	fd := generatorFinding(f, conf)
+	if cpuHigh && w.CPU < float64(c.CPU) {
+		fd.Summary += fmt.Sprintf(" Its CPU was %.0f %% busy, %.0f %% of it other processes' (or stolen): they starved the generator, "+
+			"whose own work took %.0f %%.", w.CPU+w.CPUOthers, w.CPUOthers, w.CPU)
+		fd.Suspect = append([]string{"other processes on the generator's CPUs"}, fd.Suspect...)
+	}
 	if script > 0 {
 		fd.add("script_ms_per_iteration", script)
 	}
@@ -54,6 +59,13 @@ func generatorSaturated(f *facts) *Finding {
 			fmtMs(max(f.served.Waiting.Med-f.srv.Med-f.queue.Med, 0)), fmtMs(f.outside))
 	}
 	return fd
+}
+
+// cpuFull: the generator's CPUs were at the limit, by its own work or,
+// where a pinned generator knows it, with other processes' (one starved by
+// them falls behind with its own share at half).
+func cpuFull(w *Window, c GeneratorConfig) bool {
+	return w.CPU+w.CPUOthers >= float64(c.CPU)
 }
 
 // scriptTime is the generator's own time per iteration beside its
@@ -96,6 +108,9 @@ func generatorFinding(f *facts, conf Confidence) *Finding {
 	}
 	if w.CPU > 0 {
 		fd.add("generator_cpu_pct", w.CPU)
+	}
+	if w.CPUOthers > 0 {
+		fd.add("generator_cpu_others_pct", w.CPUOthers)
 	}
 	fd.add("dropped_iterations", float64(w.Dropped))
 	fd.add("waiting_avg_ms", f.served.Waiting.Avg).add("server_time_avg_ms", f.srv.Avg).add("outside_server_ms", f.outside)
@@ -169,7 +184,7 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 		// 110 ms in one step, its median 21 ms as below the knee).
 		flat := own(f) <= float64(c.ServerFlat)*own(base) ||
 			f.srv.Med > 0 && f.queue.Med == 0 && f.srv.Med <= float64(c.ServerFlat)*base.srv.Med
-		busy := s.Dropped > 0 || s.CPU >= float64(c.CPU)
+		busy := s.Dropped > 0 || cpuFull(s, c)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
 		// From the knee on: more arrivals only leave a generator that
 		// fell behind further behind.

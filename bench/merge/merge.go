@@ -137,13 +137,14 @@ func addCounts(dst, src map[string]int64) {
 	}
 }
 
-// busiest is the generator that worked hardest: one saturated generator
-// is enough to distort what all of them measured, so the merge keeps the
-// busiest's CPU rather than an average that would hide it.
+// busiest is the generator whose CPUs were busiest (its own work, and
+// other processes' where known): one saturated generator is enough to
+// distort what all of them measured, so the merge keeps the busiest's CPU
+// rather than an average that would hide it.
 func busiest(in []Input, cpu func(*metrics.Document) *metrics.CPUUsage) *metrics.CPUUsage {
 	var best *metrics.CPUUsage
 	for _, x := range in {
-		if c := cpu(x.Doc); c != nil && (best == nil || c.Percent > best.Percent) {
+		if c := cpu(x.Doc); c != nil && (best == nil || c.Busy() > best.Busy()) {
 			best = c
 		}
 	}

@@ -167,3 +167,21 @@ func TestMergePartialCoverage(t *testing.T) {
 		t.Errorf("coverage %q, want 0:3/4", res.Segments)
 	}
 }
+
+// The merge keeps the CPU of the generator whose CPU was busiest, other
+// processes' share counted: one that took 50 % while others took 45 %
+// had less room than one that took 60 % alone.
+func TestMergeKeepsTheBusiestCPU(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	samples := make([]time.Duration, 100)
+	a, b := partDoc(t, "0:1/2", t0, samples, nil), partDoc(t, "1/2:1", t0, samples, nil)
+	a.GeneratorCPU = &metrics.CPUUsage{Cores: 1, Percent: 60}
+	b.GeneratorCPU = &metrics.CPUUsage{Cores: 1, Percent: 50, OthersPercent: 40, StolenPercent: 5}
+	res, err := Merge([]Input{{"a", a}, {"b", b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Doc.GeneratorCPU; c == nil || c.Percent != 50 || c.OthersPercent != 40 || c.Busy() != 95 {
+		t.Errorf("merged CPU %+v, want b's: 50 %% own, 40 %% others', 95 %% busy", c)
+	}
+}

@@ -111,7 +111,18 @@ type CPUUsage struct {
 	SystemSeconds float64 `json:"systemSeconds"`
 	Cores         int     `json:"cores"`   // CPUs the process could use
 	Percent       float64 `json:"percent"` // of all those cores: 100 = every core busy all run
+	// Of a generator pinned to its CPUs (the harness's generator
+	// children): what other processes took of those CPUs meanwhile, and
+	// what the hypervisor stole, in percent as Percent. With them, a
+	// generator that fell behind at half its CPU is seen to have had no
+	// more than half.
+	OthersPercent float64 `json:"othersPercent,omitempty"`
+	StolenPercent float64 `json:"stolenPercent,omitempty"`
 }
+
+// Busy is how busy the generator's CPUs were: its own share, other
+// processes' and the stolen (Percent alone when those are not known).
+func (c *CPUUsage) Busy() float64 { return c.Percent + c.OthersPercent + c.StolenPercent }
 
 // Step is one step of a sweep: a ramping-vus stage or an arrival-rate step.
 type Step struct {

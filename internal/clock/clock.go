@@ -45,7 +45,7 @@ type Sleeper interface {
 }
 
 // Precise is the wall clock whose waits go through a precise.Sleeper
-// (a timerfd on one locked thread): tens of µs late instead of the
+// (a timerfd read through the runtime's poller): tens of µs late instead of the
 // runtime timers' 0.1–1 ms on Linux. Timers (NewTimer) are
 // still the runtime's.
 type Precise struct {

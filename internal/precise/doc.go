@@ -4,8 +4,10 @@
 // time.Sleep(50.3ms) wakes 0.3–1.1 ms late (measured on this project's
 // 2-core machine: p50 +0.67 ms, max +1.12 ms). A 450 ms inspection delay must
 // be 450 ms ± 1 ms, so delays that are the point of an experiment wait on a
-// Sleeper instead: one OS thread that waits on a timerfd (an hrtimer armed
-// for the next deadline, with nanosecond resolution) with its timer slack
-// set to 1 ns, and wakes each sleeper at its deadline. Elsewhere the
-// Sleeper falls back to time.Timer.
+// Sleeper instead: one timerfd (an hrtimer armed for the next deadline,
+// with nanosecond resolution) that a goroutine reads through the runtime's
+// poller, and that wakes each sleeper at its deadline. Each sleep also
+// sets the runtime's timer for its deadline, which goes first when every P
+// is busy (see SleepUntil). Elsewhere the Sleeper falls back to
+// time.Timer.
 package precise

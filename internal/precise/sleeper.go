@@ -12,18 +12,18 @@ import (
 type Sleeper struct {
 	mu      sync.Mutex
 	waiters waitHeap
-	next    int64 // earliest deadline the waiting thread knows of (ns since epoch base)
+	next    int64 // the deadline the alarm is set for (ns since base), or -1
 	closed  bool
-	wake    waker // interrupts the waiting thread when an earlier deadline arrives
+	alarm   alarm // set, under mu, for the earliest deadline
 	base    time.Time
 	done    chan struct{}
 	pool    sync.Pool
 }
 
-// waker is the platform part: block until a deadline or an interruption.
-type waker interface {
-	wait(d time.Duration) // returns after d, or earlier when interrupted
-	interrupt()
+// alarm is the platform part: one timer that the loop waits on.
+type alarm interface {
+	set(d time.Duration) // ring once after d (at once if d <= 0), instead of when it was set for
+	wait()               // block until it rings, holding no P (see loop)
 	close()
 }
 
@@ -31,15 +31,18 @@ type waiter struct {
 	deadline int64
 	index    int
 	ch       chan struct{}
+	timer    *time.Timer // the runtime's timer for the same deadline (see SleepUntil)
 }
 
-// NewSleeper starts the waiting thread.
+// NewSleeper starts the waiting loop.
 func NewSleeper() *Sleeper {
-	s := &Sleeper{base: time.Now(), done: make(chan struct{}), next: -1}
-	s.pool.New = func() any { return &waiter{ch: make(chan struct{}, 1)} }
-	ready := make(chan struct{})
-	go s.loop(ready)
-	<-ready
+	s := &Sleeper{base: time.Now(), done: make(chan struct{}), next: -1, alarm: newAlarm()}
+	s.pool.New = func() any {
+		t := time.NewTimer(time.Hour)
+		t.Stop()
+		return &waiter{ch: make(chan struct{}, 1), timer: t}
+	}
+	go s.loop()
 	return s
 }
 
@@ -54,6 +57,13 @@ func (s *Sleeper) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // SleepUntil blocks until t (on the monotonic clock), or until ctx is done.
+//
+// The alarm wakes the loop at t within microseconds when a P is free to
+// run it. When every P is busy (one P, pinned, whose goroutines spin), a
+// goroutine woken through the poller waits in the global run queue behind
+// every runnable one; the runtime's own timer for t is run at the next
+// switch of goroutines and puts the sleeper first in line, so the sleeper
+// waits on both and takes whichever comes first.
 func (s *Sleeper) SleepUntil(ctx context.Context, t time.Time) error {
 	deadline := int64(t.Sub(s.base))
 	if deadline <= s.now() {
@@ -69,27 +79,37 @@ func (s *Sleeper) SleepUntil(ctx context.Context, t time.Time) error {
 		return ctx.Err()
 	}
 	heap.Push(&s.waiters, w)
-	earlier := s.waiters[0] == w && (s.next < 0 || deadline < s.next)
-	s.mu.Unlock()
-	if earlier {
-		s.wake.interrupt()
+	if s.waiters[0] == w && (s.next < 0 || deadline < s.next) {
+		s.next = deadline
+		s.alarm.set(time.Duration(deadline - s.now()))
 	}
+	s.mu.Unlock()
+	w.timer.Reset(time.Duration(deadline - s.now()))
+	var err error
 	select {
 	case <-w.ch:
-		s.pool.Put(w)
-		return nil
+	case <-w.timer.C:
+		s.remove(w)
 	case <-ctx.Done():
-		s.mu.Lock()
-		removed := w.index >= 0
-		if removed {
-			heap.Remove(&s.waiters, w.index)
-		}
-		s.mu.Unlock()
-		if !removed {
-			<-w.ch // fired concurrently: drain so the waiter can be reused
-		}
-		s.pool.Put(w)
-		return ctx.Err()
+		s.remove(w)
+		err = ctx.Err()
+	}
+	w.timer.Stop()
+	s.pool.Put(w)
+	return err
+}
+
+// remove takes w out of the heap, or, when the loop has already popped it,
+// drains its wake-up so that the waiter can be reused.
+func (s *Sleeper) remove(w *waiter) {
+	s.mu.Lock()
+	removed := w.index >= 0
+	if removed {
+		heap.Remove(&s.waiters, w.index)
+	}
+	s.mu.Unlock()
+	if !removed {
+		<-w.ch // the loop pops and sends under mu: the send is there
 	}
 }
 
@@ -97,9 +117,12 @@ func (s *Sleeper) SleepUntil(ctx context.Context, t time.Time) error {
 // microseconds early costs less than another round trip through the kernel.
 const fireAhead = 20 * time.Microsecond
 
-func (s *Sleeper) loop(ready chan<- struct{}) {
-	s.wake = newWaker()
-	close(ready)
+// loop wakes the sleepers that are due and sets the alarm for the next.
+// It waits in the runtime's poller, not in a blocking system call: with
+// one P (a generator pinned to one CPU) a goroutine blocked in a system
+// call holds the P until sysmon takes it back, up to two of its 10 ms
+// ticks when it has backed off, and every other goroutine stands still.
+func (s *Sleeper) loop() {
 	defer close(s.done)
 	for {
 		s.mu.Lock()
@@ -109,7 +132,7 @@ func (s *Sleeper) loop(ready chan<- struct{}) {
 				w.ch <- struct{}{}
 			}
 			s.mu.Unlock()
-			s.wake.close()
+			s.alarm.close()
 			return
 		}
 		now := s.now()
@@ -117,18 +140,17 @@ func (s *Sleeper) loop(ready chan<- struct{}) {
 			w := heap.Pop(&s.waiters).(*waiter)
 			w.ch <- struct{}{}
 		}
-		wait := time.Duration(-1)
 		s.next = -1
 		if len(s.waiters) > 0 {
 			s.next = s.waiters[0].deadline
-			wait = time.Duration(s.next - now)
+			s.alarm.set(time.Duration(s.next - now))
 		}
 		s.mu.Unlock()
-		s.wake.wait(wait)
+		s.alarm.wait()
 	}
 }
 
-// Close wakes every sleeper and stops the waiting thread.
+// Close wakes every sleeper and stops the waiting loop.
 func (s *Sleeper) Close() {
 	s.mu.Lock()
 	if s.closed {
@@ -136,8 +158,8 @@ func (s *Sleeper) Close() {
 		return
 	}
 	s.closed = true
+	s.alarm.set(0)
 	s.mu.Unlock()
-	s.wake.interrupt()
 	<-s.done
 }
 

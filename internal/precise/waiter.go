@@ -2,12 +2,22 @@ package precise
 
 import "time"
 
-// Waiter is the Sleeper's timerfd for one goroutine that waits on its own
-// locked OS thread (a packet releaser): a wake-up is one thread switch,
-// where a Sleeper hands it on from its thread to the sleeping goroutine.
+// Waiter is a timerfd for one goroutine that waits on its own locked OS
+// thread (a packet releaser): a wake-up is one thread switch, where a
+// Sleeper hands it on from its loop to the sleeping goroutine. Its wait
+// is a blocking system call, which holds the thread's P until sysmon takes
+// it back: a process with one P stands still meanwhile.
 // NewWaiter locks the calling goroutine to its thread for life; call it
 // from the goroutine that waits. Wake may be called from anywhere.
 type Waiter struct{ w waker }
+
+// waker is the Waiter's platform part: block until a deadline or an
+// interruption.
+type waker interface {
+	wait(d time.Duration) // returns after d, or earlier when interrupted
+	interrupt()
+	close()
+}
 
 // NewWaiter makes the calling goroutine's thread a precise waiter.
 func NewWaiter() *Waiter { return &Waiter{w: newWaker()} }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package precise
+
+func newAlarm() alarm { return newTimerAlarm() }
