@@ -144,7 +144,10 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 					row.Reason += row.selfSpread()
 				}
 			}
-			row.Exempt = row.exemption()
+			var not string
+			if row.Exempt, not = row.exemption(); not != "" {
+				row.Reason += "; " + not
+			}
 			rows = append(rows, row)
 		}
 	}

@@ -364,10 +364,14 @@ func TestExemptWhenTheRunIsCPUBound(t *testing.T) {
 		name   string
 		rounds []fairRound
 		want   string // "" = not exempt
+		not    string // the row's reason then
 	}{
 		{"busy throughout", withRun(rounds(64, [2]float64{0.25, 1.6}, [2]float64{0.3, 1.7}, [2]float64{0.25, 1.5}), [2]float64{96, 95}, [2]float64{97, 94}, [2]float64{95, 96}),
-			"round 2 engine and its target 97 %, k6 and its target 94 % of the machine's CPUs (the generators alone 64 % and 64 % of their cores)"},
-		{"one round not", withRun(rounds(64, [2]float64{0.25, 1.6}, [2]float64{0.3, 1.7}, [2]float64{0.25, 1.5}), [2]float64{96, 95}, [2]float64{80, 94}, [2]float64{95, 96}), ""},
+			"round 2 engine and its target 97 %, k6 and its target 94 % of the machine's CPUs (the generators alone 64 % and 64 % of their cores)", ""},
+		{"one round not", withRun(rounds(64, [2]float64{0.25, 1.6}, [2]float64{0.3, 1.7}, [2]float64{0.25, 1.5}), [2]float64{96, 95}, [2]float64{80, 94}, [2]float64{95, 96}), "",
+			"not exempt as CPU-bound: in round 2 the generators' own shares were 64 % and 64 %, and the machine's CPUs were 80 % and 94 % busy with them and their targets (the bar: 90 % for both, by either measure)"},
+		{"unmeasured", withRun(rounds(64, [2]float64{0.25, 1.6}, [2]float64{0.3, 1.7}, [2]float64{0.25, 1.5}), [2]float64{math.NaN(), 95}, [2]float64{97, 94}, [2]float64{95, 96}), "",
+			"in round 1 the generators' own shares were 64 % and 64 %, and the machine's CPUs were unmeasured and 95 % busy"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			eng, k6 := fakeRun("blocked", 0.2, 0.4, 68, 100000), fakeRun("blocked", 1.5, 3, 64, 100000)
@@ -379,6 +383,9 @@ func TestExemptWhenTheRunIsCPUBound(t *testing.T) {
 				}
 				if tt.want == "" && r.Exempt != "" {
 					t.Errorf("exempt: %s", r.Exempt)
+				}
+				if !strings.Contains(r.Reason, tt.not) || (tt.not == "") != !strings.Contains(r.Reason, "not exempt") {
+					t.Errorf("reason %q, want one saying %q", r.Reason, tt.not)
 				}
 				if tt.want != "" && !strings.Contains(r.Exempt, tt.want) {
 					t.Errorf("exemption %q lacks %q", r.Exempt, tt.want)

@@ -56,11 +56,12 @@ func boundShare(r *RunResult) float64 {
 
 // exemption is why a figure that agrees neither in the replay nor by the
 // re-measured medians is exempt ("" when it is not): both generators
-// CPU-bound in the replay and in each round.
-func (r fidelityRow) exemption() string {
+// CPU-bound in the replay and in each round. When it is not, not says
+// the shares of the first pair that falls short, so the row shows how far.
+func (r fidelityRow) exemption() (exempt, not string) {
 	agrees := func(replay bool, fair func(*fairRow) bool) bool { return replay || (r.Fair != nil && fair(r.Fair)) }
 	if agrees(r.AvgOK, func(f *fairRow) bool { return f.AvgOK }) && agrees(r.P95OK, func(f *fairRow) bool { return f.P95OK }) {
-		return ""
+		return "", ""
 	}
 	pairs := [][2]*RunResult{{r.eng, r.k6}}
 	for _, rd := range r.rounds {
@@ -80,7 +81,12 @@ func (r fidelityRow) exemption() string {
 			figs = append(figs, fmt.Sprintf("%s engine and its target %.0f %%, k6 and its target %.0f %% of the machine's CPUs (the generators alone %.0f %% and %.0f %% of their cores)",
 				name, p[0].RunCPU, p[1].RunCPU, e, k))
 		default:
-			return ""
+			label := name
+			if i == 0 {
+				label = "the replay"
+			}
+			return "", fmt.Sprintf("not exempt as CPU-bound: in %s the generators' own shares were %s and %s, and the machine's CPUs were %s and %s busy with them and their targets (the bar: %.0f %% for both, by either measure)",
+				label, share(e), share(k), share(p[0].RunCPU), share(p[1].RunCPU), cpuBound)
 		}
 	}
 	how := "of its cores over the run"
@@ -88,5 +94,13 @@ func (r fidelityRow) exemption() string {
 		how = "of its cores in the steps with half of its requests"
 	}
 	return fmt.Sprintf("both generators CPU-bound (each ≥ %.0f %% %s, or with the target it drives ≥ %.0f %% of the machine's CPUs: %s)",
-		cpuBound, how, cpuBound, strings.Join(figs, "; "))
+		cpuBound, how, cpuBound, strings.Join(figs, "; ")), ""
+}
+
+// share is a CPU share for a row, "unmeasured" where nothing said.
+func share(pct float64) string {
+	if math.IsNaN(pct) {
+		return "unmeasured"
+	}
+	return fmt.Sprintf("%.0f %%", pct)
 }
