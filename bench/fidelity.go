@@ -37,6 +37,18 @@ type fidelityRow struct {
 	Exempt string
 }
 
+// pairRow compares one phase (ref, as the table heads it: head) of a run
+// as the engine and k6 measured it.
+func pairRow(run, head, ref string, eng, k6 *RunResult) fidelityRow {
+	row := fidelityRow{Run: run, Phase: head,
+		EngAvg: eng.phaseValue(ref, "avg"), K6Avg: k6.phaseValue(ref, "avg"),
+		EngP95: eng.phaseValue(ref, "p(95)"), K6P95: k6.phaseValue(ref, "p(95)"),
+		EngCPU: cpuOf(eng), K6CPU: cpuOf(k6), EngRequests: eng.Result.Requests, K6Request: k6.Result.Requests,
+		EngCPUms: cpuPerRequest(eng), K6CPUms: cpuPerRequest(k6), eng: eng, k6: k6}
+	row.AvgOK, row.P95OK = within(row.EngAvg, row.K6Avg), within(row.EngP95, row.K6P95)
+	return row
+}
+
 // fairRowOf is one phase (ref, as the table heads it: head) of a run's
 // re-measured rounds.
 func fairRowOf(rounds []*fairRound, ref, run, head string) *fairRow {
@@ -74,12 +86,8 @@ func fairRowOf(rounds []*fairRound, ref, run, head string) *fairRow {
 			best = i
 		}
 	}
-	r, ff := rounds[best], f.Rounds[best]
-	again := fidelityRow{Run: run, Phase: head, EngAvg: ff.EngAvg, K6Avg: ff.K6Avg, EngP95: ff.EngP95, K6P95: ff.K6P95,
-		AvgOK: within(ff.EngAvg, ff.K6Avg), P95OK: within(ff.EngP95, ff.K6P95),
-		EngCPU: cpuOf(r.Eng), K6CPU: cpuOf(r.K6.RunResult), EngCPUms: cpuPerRequest(r.Eng), K6CPUms: cpuPerRequest(r.K6.RunResult),
-		EngRequests: r.Eng.Result.Requests, K6Request: r.K6.Result.Requests, eng: r.Eng, k6: r.K6.RunResult}
-	f.Reason = fmt.Sprintf("round %d: %s", best+1, again.why())
+	r := rounds[best]
+	f.Reason = fmt.Sprintf("round %d: %s", best+1, pairRow(run, head, ref, r.Eng, r.K6.RunResult).why())
 	return f
 }
 
@@ -130,12 +138,7 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 			continue
 		}
 		for _, p := range fidelityPhases {
-			row := fidelityRow{Run: kr.Spec.Name, Phase: p.head,
-				EngAvg: eng.phaseValue(p.ref, "avg"), K6Avg: kr.phaseValue(p.ref, "avg"),
-				EngP95: eng.phaseValue(p.ref, "p(95)"), K6P95: kr.phaseValue(p.ref, "p(95)"),
-				EngCPU: cpuOf(eng), K6CPU: cpuOf(kr.RunResult), EngRequests: eng.Result.Requests, K6Request: kr.Result.Requests,
-				EngCPUms: cpuPerRequest(eng), K6CPUms: cpuPerRequest(kr.RunResult), eng: eng, k6: kr.RunResult}
-			row.AvgOK, row.P95OK = within(row.EngAvg, row.K6Avg), within(row.EngP95, row.K6P95)
+			row := pairRow(kr.Spec.Name, p.head, p.ref, eng, kr.RunResult)
 			if !row.AvgOK || !row.P95OK {
 				row.Reason = row.why()
 				if rounds := fairOf(x, kr.Spec.Name); len(rounds) > 0 {
