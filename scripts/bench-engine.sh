@@ -87,6 +87,23 @@ rate() { # tool round → requests per second, from its own output
 	esac
 }
 
+# failed TOOL ROUND → the requests that failed (an error, or a status
+# outside 2xx), from the tool's own output: a rate of failures is no rate
+# to compare, so a round with any is flagged beside its figures.
+failed() {
+	local f="$OUT/$1.$2.out"
+	case $1 in
+	middlebench | before) jq -r '.metrics.http_req_failed.values.passes // 0' "$OUT/$1.$2.json" 2>/dev/null ;;
+	wrk) awk '/Non-2xx or 3xx responses:/ {n += $NF} /Socket errors:/ {for (i = 3; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) n += $i + 0}
+		/^unable to connect/ {n++} END {print n + 0}' "$f" ;; # wrk stops at a first connect refused
+	hey) awk '/Status code distribution:/ {s = 1; next} /Error distribution:/ {e = 1; s = 0; next}
+		s && /\[[0-9]+\]/ {c = $1; gsub(/[][]/, "", c); if (c < 200 || c > 299) n += $2}
+		e && /\[[0-9]+\]/ {c = $1; gsub(/[][]/, "", c); n += c} END {print n + 0}' "$f" ;;
+	fortio) awk '/^Code -?[0-9]+ :/ {if ($2 < 200 || $2 > 299) n += $4} /^Aborting because of error/ {n++} END {print n + 0}' "$f" ;; # fortio stops at a first error
+	vegeta) awk '/^Status Codes/ {for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+:[0-9]+$/) {split($i, a, ":"); if (a[1] < 200 || a[1] > 299) n += a[2]}} END {print n + 0}' "$f" ;;
+	esac
+}
+
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 rm -f "$OUT"/*.out "$OUT"/*.rss "$OUT"/middlebench.*.json "$OUT"/before.*.json
@@ -138,6 +155,7 @@ done
 
 tool_rate() { for r in $(seq "$ROUNDS"); do rate "$1" "$r"; done | grep -E '^[0-9.]+$' | median; }
 tool_spread() { for r in $(seq "$ROUNDS"); do rate "$1" "$r"; done | grep -E '^[0-9.]+$' | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.0f..%.0f", lo, hi}'; }
+tool_failed() { for r in $(seq "$ROUNDS"); do failed "$1" "$r"; done | awk '$1 ~ /^[0-9]+$/ {n += $1} END {print n + 0}'; }
 tool_rss() { awk '$1 ~ /^[0-9]+$/ {print $1}' "$OUT/$1".*.rss 2>/dev/null | sort -n | tail -1; }
 # cpu TOOL ROUND → the tool's CPU µs (user + system) per request in that
 # round: what its req/s costs the cores it shares with the origin, far
@@ -153,10 +171,10 @@ base_rate=$(tool_rate middlebench)
 base_rss=$(tool_rss middlebench)
 echo
 base_cpu=$(tool_cpu middlebench)
-printf '%-12s %12s %14s %8s %14s %8s %12s %8s   (medians of %d rounds; RSS: the largest)\n' tool 'req/s' 'least..most' '/ mb' 'peak RSS MB' '/ mb' 'CPU us/req' '/ mb' "$ROUNDS"
+printf '%-12s %12s %14s %8s %14s %8s %12s %8s %8s   (medians of %d rounds; RSS: the largest; failed: all rounds)\n' tool 'req/s' 'least..most' '/ mb' 'peak RSS MB' '/ mb' 'CPU us/req' '/ mb' failed "$ROUNDS"
 for t in $TOOLS; do
-	awk -v t="$t" -v r="$(tool_rate "$t")" -v sp="$(tool_spread "$t")" -v m="$(tool_rss "$t")" -v c="$(tool_cpu "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" -v bc="${base_cpu:-0}" 'BEGIN {
-		printf "%-12s %12.0f %14s %8.2f %14.1f %8.2f %12.1f %8.2f\n", t, r, sp, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0), c, (bc > 0 ? c / bc : 0) }'
+	awk -v t="$t" -v r="$(tool_rate "$t")" -v sp="$(tool_spread "$t")" -v m="$(tool_rss "$t")" -v c="$(tool_cpu "$t")" -v fl="$(tool_failed "$t")" -v br="${base_rate:-0}" -v bm="${base_rss:-0}" -v bc="${base_cpu:-0}" 'BEGIN {
+		printf "%-12s %12.0f %14s %8.2f %14.1f %8.2f %12.1f %8.2f %8d%s\n", t, r, sp, (br > 0 ? r / br : 0), m / 1024, (bm > 0 ? m / bm : 0), c, (bc > 0 ? c / bc : 0), fl, (fl > 0 ? "  FAILURES: its req/s is no success rate" : "") }'
 done
 
 echo "after the runs: $(uptime)"
@@ -169,11 +187,15 @@ if [ -x "$BIN/fortio" ]; then
 		if [ -n "$m" ] && [ -n "$f" ]; then
 			x=$(awk -v m="$m" -v f="$f" 'BEGIN { if (f > 0) printf "%.3f", m / f }')
 			[ -n "$x" ] && ratios="$ratios $x" && printf '  round %d: %.0f / %.0f req/s = %s; CPU per request %s µs vs fortio %s µs\n' "$r" "$m" "$f" "$x" "$(cpu middlebench "$r")" "$(cpu fortio "$r")"
+			fm=$(failed middlebench "$r") ff=$(failed fortio "$r")
+			if [ "${fm:-0}" != 0 ] || [ "${ff:-0}" != 0 ]; then
+				unmet=1 && echo "    round $r failed requests: middlebench ${fm:-?}, fortio ${ff:-?}: the ratio is not of successes"
+			fi
 		fi
 	done
 	med=$(for x in $ratios; do echo "$x"; done | median)
 	spread=$(for x in $ratios; do echo "$x"; done | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s..%s", lo, hi}')
-	awk -v x="$med" -v sp="$spread" 'BEGIN { printf "  median ratio %.3f [%s]: %s\n", x, sp, (x >= 1.0 ? "target met" : "target NOT met") }'
+	awk -v x="$med" -v sp="$spread" -v u="${unmet:-0}" 'BEGIN { printf "  median ratio %.3f [%s]: %s\n", x, sp, (x >= 1.0 && u == 0 ? "target met" : "target NOT met") }'
 	awk -v m="$(tool_cpu middlebench)" -v f="$(tool_cpu fortio)" 'BEGIN { if (m > 0) printf "  CPU per request (medians): middlebench %.1f µs, fortio %.1f µs: middlebench uses %.2f× fortio'"'"'s\n", m, f, m / f }'
 fi
 
