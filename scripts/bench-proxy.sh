@@ -175,7 +175,9 @@ ticks() {
 }
 HZ=$(getconf CLK_TCK)
 
-# rps PORT PID: one hey run; prints "req/s answers cpu-ticks" (the ticks PID spent).
+# rps PORT PID: one hey run; prints "req/s answers cpu-ticks failed": its
+# 2xx answers, the ticks PID spent, and the requests that failed (an error,
+# or a status outside 2xx: a rate of those is no rate to compare).
 # With a third argument Q, each connection sends at most Q requests/s.
 rps() {
 	local t0 t1 out q=()
@@ -183,7 +185,10 @@ rps() {
 	t0=$(ticks "$2")
 	out=$("${GEN_ON[@]}" "$HEY" -z "$DURATION" -c "$CONNS" "${q[@]}" -disable-compression "http://127.0.0.1:$1/" 2>&1)
 	t1=$(ticks "$2")
-	awk -v t=$((t1 - t0)) '/Requests\/sec:/ {r=$2} /^[ \t]*\[[0-9]+\][ \t]+[0-9]+ responses/ {n+=$2} END {printf "%s %d %d\n", r+0, n+0, t}' <<<"$out"
+	awk -v t=$((t1 - t0)) '/Requests\/sec:/ {r=$2} /Error distribution:/ {e=1}
+		/^[ \t]*\[[0-9]+\][ \t]+[0-9]+ responses/ {c=$1; gsub(/[][]/, "", c); if (c >= 200 && c <= 299) n+=$2; else f+=$2}
+		e && /^[ \t]*\[[0-9]+\]/ {c=$1; gsub(/[][]/, "", c); f+=c}
+		END {printf "%s %d %d %d\n", r+0, n+0, t, f+0}' <<<"$out"
 }
 
 # lat PORT: one wrk run at one connection; prints "p50 p99" in µs.
@@ -201,15 +206,17 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[
 # The figures of target I in round R: RPS[I,R] req/s, CPU[I,R] µs of CPU
 # per answered request, P50/P99[I,R] µs at one connection.
 uptime_before=$(uptime)
-declare -A RPS CPU P50 P99 FCPU FRPS
+declare -A RPS CPU P50 P99 FCPU FRPS FAILED
 for round in $(seq 1 "$ROUNDS"); do
 	for k in $(seq 0 $((n - 1))); do
 		i=$(((k + round - 1) % n))
-		read -r a b c <<<"$(rps "${ports[$i]}" "${procs[$i]}")"
+		read -r a b c d <<<"$(rps "${ports[$i]}" "${procs[$i]}")"
+		FAILED[$i]=$((${FAILED[$i]:-0} + d))
 		RPS[$i,$round]=$a
 		CPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
 		if [ "$FIXED_RATE" -gt 0 ]; then
-			read -r a b c <<<"$(rps "${ports[$i]}" "${procs[$i]}" "$((FIXED_RATE / CONNS))")"
+			read -r a b c d <<<"$(rps "${ports[$i]}" "${procs[$i]}" "$((FIXED_RATE / CONNS))")"
+			FAILED[$i]=$((${FAILED[$i]:-0} + d))
 			FCPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
 			FRPS[$i,$round]=$a
 		fi
@@ -261,6 +268,9 @@ for i in $(seq 0 $((n - 1))); do
 		"$(fig %.0f "${A50[$i]}")" "$(fig %.0f "${A99[$i]}")"
 done
 echo "(direct: the origin alone; its CPU/req is the origin's own)"
+for i in $(seq 0 $((n - 1))); do
+	[ "${FAILED[$i]:-0}" -gt 0 ] && echo "FAILURES: ${names[$i]}: ${FAILED[$i]} requests failed in hey's runs (errors or statuses outside 2xx): its req/s is no success rate"
+done
 declare -A FQ
 if [ "$FIXED_RATE" -gt 0 ]; then
 	echo
