@@ -14,6 +14,7 @@ package realtimetest
 import (
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -107,28 +108,52 @@ func (r *Round) judge(name string, below bool, msg string) {
 // fails the test in any round. Above is judged per check (by name): a
 // check passes when one round had all its values within the band, and the
 // test fails when a check had a value above its band in every round it ran
-// in. Rounds end once every check has passed.
+// in. Rounds end once every check has passed. A round with a value above
+// its band during which the hypervisor took at least stolenShare of the
+// CPUs is measured again, up to n more rounds (see stolenCPU): on this
+// machine a wire's line, the top priority in the VM, released packets 14
+// ms late and a flood stalled 13–41 ms twelve times in a row in such a
+// stretch. The bands stay what they are.
 func Rounds(t testing.TB, n int, measure func(r *Round)) {
 	t.Helper()
-	rounds(t, n, measure, func() (time.Duration, bool) { return awaitQuiet(quietWait) })
+	rounds(t, n, measure, host{await: func() (time.Duration, bool) { return awaitQuiet(quietWait) }, stolen: stolenCPU, cpus: runtime.NumCPU()})
 }
 
-// rounds is Rounds with the wait for a quiet moment given (tests of the
-// judging itself need none).
-func rounds(t testing.TB, n int, measure func(r *Round), await func() (time.Duration, bool)) {
+// stolenShare is the share of the CPUs' time the hypervisor takes in a
+// round that makes an over-band round be measured again: several times
+// what it takes in steady state here (1.5 % over a whole wire test run).
+const stolenShare = 0.10
+
+// host is what rounds asks of the machine: a quiet moment, and the CPU time
+// taken from it (tests of the judging itself give their own).
+type host struct {
+	await  func() (time.Duration, bool)
+	stolen func() time.Duration
+	cpus   int
+}
+
+// rounds is Rounds on the host given.
+func rounds(t testing.TB, n int, measure func(r *Round), h host) {
 	t.Helper()
 	passed := map[string]bool{}
 	lastOver := map[string]string{}
-	for i := 1; i <= n; i++ {
-		if waited, quiet := await(); !quiet {
+	ran, extra := 0, 0
+	for i := 1; i <= n+extra; i++ {
+		ran = i
+		if waited, quiet := h.await(); !quiet {
 			t.Logf("round %d: the machine did not quiet down in %v; measuring anyway", i, waited)
 		} else if waited > 50*time.Millisecond { // more than a few probes
 			t.Logf("round %d: waited %v for a quiet moment", i, waited.Round(time.Millisecond))
 		}
 		r := &Round{t: t, n: i, seen: map[string]bool{}, over: map[string]string{}}
+		s0, t0 := h.stolen(), time.Now()
 		measure(r)
 		if r.below {
 			return
+		}
+		if share := float64(h.stolen()-s0) / float64(time.Since(t0)) / float64(max(h.cpus, 1)); len(r.over) > 0 && share >= stolenShare && extra < n {
+			extra++
+			t.Logf("round %d: the hypervisor took %.0f %% of the CPUs' time during it: measured again", i, 100*share)
 		}
 		for name, clean := range r.seen {
 			if clean {
@@ -148,7 +173,7 @@ func rounds(t testing.TB, n int, measure func(r *Round), await func() (time.Dura
 			fails = append(fails, lastOver[name])
 		}
 	}
-	t.Errorf("above the band in all %d rounds: %s", n, strings.Join(fails, "; "))
+	t.Errorf("above the band in all %d rounds: %s", ran, strings.Join(fails, "; "))
 }
 
 // quietWait bounds how long a round waits for a quiet moment.

@@ -46,6 +46,53 @@ func TestSingleMeasurements(t *testing.T) {
 
 func noWait() (time.Duration, bool) { return 0, true }
 
+// quietHost is a machine that is quiet at once and from which nothing is
+// taken.
+var quietHost = host{await: noWait, stolen: func() time.Duration { return 0 }, cpus: 2}
+
+// TestRoundsStolen: a round over its band while the hypervisor took the
+// CPUs is measured again, up to as many rounds more; a round in band, or
+// one over without steal, is judged as always.
+func TestRoundsStolen(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		values []float64 // per round, band 100..103
+		stolen []bool    // per round: the hypervisor took every CPU the whole round
+		rounds int
+		fail   bool
+		ran    int
+	}{
+		{"over without steal: judged", []float64{110, 101}, []bool{false, false}, 1, true, 1},
+		{"over with steal: again", []float64{110, 101}, []bool{true, false}, 1, false, 2},
+		{"in band with steal: done", []float64{101}, []bool{true}, 1, false, 1},
+		{"over with steal every round: at most twice the rounds", []float64{110, 110, 110, 110, 101}, []bool{true, true, true, true, true}, 2, true, 4},
+		{"below with steal: fails at once", []float64{90, 101}, []bool{true, false}, 2, true, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			ran := 0
+			var taken time.Duration
+			h := quietHost
+			h.stolen = func() time.Duration { return taken }
+			rounds(rec, tt.rounds, func(r *Round) {
+				t0 := time.Now()
+				r.Band("a", tt.values[ran], 100, 103)
+				if tt.stolen[ran] {
+					time.Sleep(time.Millisecond)
+					taken += time.Duration(h.cpus) * time.Since(t0) * 2 // more than the round lasted, on every CPU
+				}
+				ran++
+			}, h)
+			if got := rec.failed > 0; got != tt.fail {
+				t.Errorf("failed = %v, want %v", got, tt.fail)
+			}
+			if ran != tt.ran {
+				t.Errorf("measured %d rounds, want %d", ran, tt.ran)
+			}
+		})
+	}
+}
+
 // TestRounds: the values each round measures are scripted, so the expected
 // verdicts and round counts follow from the script alone.
 func TestRounds(t *testing.T) {
@@ -75,7 +122,7 @@ func TestRounds(t *testing.T) {
 				ran++
 				r.Band("a", v[0], 100, 103)
 				r.Within("b", time.Duration(v[1]*float64(time.Millisecond)), 101500*time.Microsecond, 1500*time.Microsecond)
-			}, noWait)
+			}, quietHost)
 			if got := rec.failed > 0; got != tt.fail {
 				t.Errorf("failed = %v, want %v", got, tt.fail)
 			}
@@ -105,7 +152,7 @@ func TestRoundsRepeatedCheck(t *testing.T) {
 					r.Band("applied", v, 100, 103)
 				}
 				i++
-			}, noWait)
+			}, quietHost)
 			if got := rec.failed > 0; got != tt.fail {
 				t.Errorf("failed = %v, want %v", got, tt.fail)
 			}
