@@ -194,20 +194,28 @@ func TestBufferbloat(t *testing.T) {
 	// can also shorten a wait without a pause the flood sees (measured
 	// once in eight on a quiet machine: 798 ms where the others read 836),
 	// and a slow reader lengthens one, so the median of five undisturbed
-	// probes is judged, up to twelve probes.
+	// probes is judged, up to twelve probes — and up to twelve more sent
+	// again after a pause while the hypervisor took the CPUs (a clean-clone
+	// run saw the flood pause 13–41 ms in twelve probes in a row).
 	const stalled = 10 * time.Millisecond
 	var waits []time.Duration
-	for probe := 0; probe < 12 && len(waits) < 5; probe++ {
+	probes, extra := 0, 0
+	for ; probes < 12+extra && len(waits) < 5; probes++ {
 		longestPause.Store(0)
+		stolen0, t0 := realtimetest.Stolen(), time.Now()
 		wait := pingOnce(t, ping) - idle
 		if pause := time.Duration(longestPause.Load()); pause > stalled {
-			t.Logf("probe %d: the flood paused %v (over %v): sent again", probe+1, pause, stalled)
+			share := realtimetest.StolenSince(stolen0, t0)
+			t.Logf("probe %d: the flood paused %v (over %v), the hypervisor took %.0f %% of the CPUs: sent again", probes+1, pause, stalled, 100*share)
+			if share >= realtimetest.StolenShare && extra < 12 {
+				extra++
+			}
 			continue
 		}
 		waits = append(waits, wait)
 	}
 	if len(waits) < 5 {
-		t.Fatalf("the flood paused over %v during %d of 12 probes: the queue was not held full", stalled, 12-len(waits))
+		t.Fatalf("the flood paused over %v during %d of %d probes: the queue was not held full", stalled, probes-len(waits), probes)
 	}
 	best := median(waits)
 	full := time.Duration(float64(queue) * 8 / rate * float64(time.Second))

@@ -109,20 +109,26 @@ func (r *Round) judge(name string, below bool, msg string) {
 // check passes when one round had all its values within the band, and the
 // test fails when a check had a value above its band in every round it ran
 // in. Rounds end once every check has passed. A round with a value above
-// its band during which the hypervisor took at least stolenShare of the
-// CPUs is measured again, up to n more rounds (see stolenCPU): on this
+// its band during which the hypervisor took at least StolenShare of the
+// CPUs is measured again, up to n more rounds (see Stolen): on this
 // machine a wire's line, the top priority in the VM, released packets 14
 // ms late and a flood stalled 13–41 ms twelve times in a row in such a
 // stretch. The bands stay what they are.
 func Rounds(t testing.TB, n int, measure func(r *Round)) {
 	t.Helper()
-	rounds(t, n, measure, host{await: func() (time.Duration, bool) { return awaitQuiet(quietWait) }, stolen: stolenCPU, cpus: runtime.NumCPU()})
+	rounds(t, n, measure, host{await: func() (time.Duration, bool) { return awaitQuiet(quietWait) }, stolen: Stolen, cpus: runtime.NumCPU()})
 }
 
-// stolenShare is the share of the CPUs' time the hypervisor takes in a
+// StolenShare is the share of the CPUs' time the hypervisor takes in a
 // round that makes an over-band round be measured again: several times
 // what it takes in steady state here (1.5 % over a whole wire test run).
-const stolenShare = 0.10
+const StolenShare = 0.10
+
+// StolenSince is the share of the CPUs' time the hypervisor took since t0,
+// when it had taken stolen0 (from Stolen) then.
+func StolenSince(stolen0 time.Duration, t0 time.Time) float64 {
+	return float64(Stolen()-stolen0) / float64(time.Since(t0)) / float64(runtime.NumCPU())
+}
 
 // host is what rounds asks of the machine: a quiet moment, and the CPU time
 // taken from it (tests of the judging itself give their own).
@@ -151,7 +157,7 @@ func rounds(t testing.TB, n int, measure func(r *Round), h host) {
 		if r.below {
 			return
 		}
-		if share := float64(h.stolen()-s0) / float64(time.Since(t0)) / float64(max(h.cpus, 1)); len(r.over) > 0 && share >= stolenShare && extra < n {
+		if share := float64(h.stolen()-s0) / float64(time.Since(t0)) / float64(max(h.cpus, 1)); len(r.over) > 0 && share >= StolenShare && extra < n {
 			extra++
 			t.Logf("round %d: the hypervisor took %.0f %% of the CPUs' time during it: measured again", i, 100*share)
 		}

@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// stolenCPU is the CPU time the hypervisor has taken from this machine's
+// Stolen is the CPU time the hypervisor has taken from this machine's
 // CPUs since boot (steal in /proc/stat, in USER_HZ ticks: 100 a second on
 // Linux), or 0 where it does not say.
-func stolenCPU() time.Duration {
+func Stolen() time.Duration {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return 0

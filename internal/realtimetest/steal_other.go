@@ -4,5 +4,5 @@ package realtimetest
 
 import "time"
 
-// stolenCPU: only Linux says what a hypervisor took.
-func stolenCPU() time.Duration { return 0 }
+// Stolen: only Linux says what a hypervisor took.
+func Stolen() time.Duration { return 0 }
