@@ -1,14 +1,13 @@
 package bench
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/internal/procstat"
 )
 
 // cpuShare is how one CPU's time went while a generator pinned to it ran:
@@ -39,32 +38,9 @@ func sampleShare(cpu int) (shareSample, bool) {
 		return s, false
 	}
 	s.ours = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	f, err := os.Open("/proc/stat")
-	if err != nil {
-		return s, false
-	}
-	defer f.Close()
-	name := "cpu" + strconv.Itoa(cpu)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) < 9 || fs[0] != name {
-			continue
-		}
-		// user nice system idle iowait irq softirq steal, in clock ticks
-		var tick [8]int64
-		for i := range tick {
-			if tick[i], err = strconv.ParseInt(fs[i+1], 10, 64); err != nil {
-				return s, false
-			}
-		}
-		const hz = 100 // USER_HZ: the unit of /proc/stat on every Linux
-		toDur := func(n int64) time.Duration { return time.Duration(n) * time.Second / hz }
-		s.busy = toDur(tick[0] + tick[1] + tick[2] + tick[5] + tick[6])
-		s.steal = toDur(tick[7])
-		return s, true
-	}
-	return s, false
+	t, ok := procstat.Read("cpu" + strconv.Itoa(cpu))
+	s.busy, s.steal = t.Busy(), t.Steal
+	return s, ok
 }
 
 // shareBetween is the CPU's time from a to b.
