@@ -48,7 +48,19 @@ func (c *turns) Write(b []byte) (int, error) {
 // waited is the time this end spent waiting on its peer: from the last write
 // of each flight to the first read after it.
 func (c *turns) waited() time.Duration {
-	return c.between(true)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var sum time.Duration
+	var lastWrite time.Time
+	for _, e := range c.events {
+		if e.write {
+			lastWrite = e.at
+		} else if !lastWrite.IsZero() {
+			sum += e.at.Sub(lastWrite)
+			lastWrite = time.Time{}
+		}
+	}
+	return sum
 }
 
 // worked is the time this end spent between receiving a flight and sending
@@ -73,24 +85,6 @@ func (c *turns) worked() time.Duration {
 	}
 	if answering {
 		sum += lastWrite.Sub(readStart)
-	}
-	return sum
-}
-
-// between sums, for each run of events of kind from, the time from its last
-// event to the first event of the other kind after it.
-func (c *turns) between(from bool) time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var sum time.Duration
-	var last time.Time
-	for _, e := range c.events {
-		if e.write == from {
-			last = e.at
-		} else if !last.IsZero() {
-			sum += e.at.Sub(last)
-			last = time.Time{}
-		}
 	}
 	return sum
 }

@@ -116,7 +116,7 @@ func (r *Round) judge(name string, below bool, msg string) {
 // stretch. The bands stay what they are.
 func Rounds(t testing.TB, n int, measure func(r *Round)) {
 	t.Helper()
-	rounds(t, n, measure, host{await: func() (time.Duration, bool) { return awaitQuiet(quietWait) }, stolen: Stolen, cpus: runtime.NumCPU()})
+	rounds(t, n, measure, thisHost())
 }
 
 // StolenShare is the share of the CPUs' time the hypervisor takes in a
@@ -127,7 +127,7 @@ const StolenShare = 0.10
 // StolenSince is the share of the CPUs' time the hypervisor took since t0,
 // when it had taken stolen0 (from Stolen) then.
 func StolenSince(stolen0 time.Duration, t0 time.Time) float64 {
-	return float64(Stolen()-stolen0) / float64(time.Since(t0)) / float64(runtime.NumCPU())
+	return thisHost().stolenSince(stolen0, t0)
 }
 
 // host is what rounds asks of the machine: a quiet moment, and the CPU time
@@ -136,6 +136,17 @@ type host struct {
 	await  func() (time.Duration, bool)
 	stolen func() time.Duration
 	cpus   int
+}
+
+// thisHost is the machine the tests run on.
+func thisHost() host {
+	return host{await: func() (time.Duration, bool) { return awaitQuiet(quietWait) }, stolen: Stolen, cpus: runtime.NumCPU()}
+}
+
+// stolenSince is the share of the CPUs' time taken since t0, when
+// stolen0 had been taken.
+func (h host) stolenSince(stolen0 time.Duration, t0 time.Time) float64 {
+	return float64(h.stolen()-stolen0) / float64(time.Since(t0)) / float64(max(h.cpus, 1))
 }
 
 // rounds is Rounds on the host given.
@@ -157,7 +168,7 @@ func rounds(t testing.TB, n int, measure func(r *Round), h host) {
 		if r.below {
 			return
 		}
-		if share := float64(h.stolen()-s0) / float64(time.Since(t0)) / float64(max(h.cpus, 1)); len(r.over) > 0 && share >= StolenShare && extra < n {
+		if share := h.stolenSince(s0, t0); len(r.over) > 0 && share >= StolenShare && extra < n {
 			extra++
 			t.Logf("round %d: the hypervisor took %.0f %% of the CPUs' time during it: measured again", i, 100*share)
 		}
