@@ -18,7 +18,6 @@ type engine struct {
 	mix          *mix
 	out          chan *batch
 	batches      *batches
-	bodyBlock    []byte
 	serverMetric string
 	debug        *httpDebug                                                        // nil unless --http-debug
 	dial         func(ctx context.Context, network, addr string) (net.Conn, error) // Options.Dial

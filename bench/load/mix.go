@@ -11,15 +11,15 @@ import (
 
 // target is one request of the mix, prepared once.
 type target struct {
-	idx      int
-	name     string // the name tag
-	url      string // the url tag
-	method   string
-	u        *url.URL
-	header   http.Header // read-only once built
-	bodySize int64
-	cum      float64 // cumulative weight, for picking
-	h1head   []byte  // the lean client's request head; nil: net/http sends it (renderHead)
+	idx    int
+	name   string // the name tag
+	url    string // the url tag
+	method string
+	u      *url.URL
+	header http.Header // read-only once built
+	body   []byte      // the request body (generatedBody), read-only; nil: none
+	cum    float64     // cumulative weight, for picking
+	h1head []byte      // the lean client's request head; nil: net/http sends it (renderHead)
 }
 
 // h1Addr returns the one address every request of the mix goes to when
@@ -45,6 +45,7 @@ type mix struct {
 
 func newMix(cfg *Config) (*mix, error) {
 	m := &mix{}
+	bodies := map[int64][]byte{} // one copy per size, whatever the number of targets
 	for i, r := range cfg.mix() {
 		u, err := url.Parse(r.URL)
 		if err != nil {
@@ -78,8 +79,13 @@ func newMix(cfg *Config) (*mix, error) {
 			name = r.Name
 		}
 		m.total += w
-		t := &target{idx: i, name: name, url: name, method: method, u: u, header: h, bodySize: r.BodySize.Bytes(), cum: m.total}
-		if t.bodySize == 0 {
+		t := &target{idx: i, name: name, url: name, method: method, u: u, header: h, cum: m.total}
+		if n := r.BodySize.Bytes(); n > 0 {
+			if bodies[n] == nil {
+				bodies[n] = generatedBody(n)
+			}
+			t.body = bodies[n]
+		} else {
 			host := u.Host
 			if hv := h.Get("Host"); hv != "" {
 				host = hv

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -35,13 +36,14 @@ func (t *target) newRequest(ctx context.Context) *http.Request {
 	return r.WithContext(ctx)
 }
 
-func (v *vu) withBody(r *http.Request, n int64) *http.Request {
+// withBody returns r with body attached (generatedBody): read-only bytes
+// shared by every request of the target, each read through its own reader.
+func withBody(r *http.Request, body []byte) *http.Request {
 	c := new(http.Request)
 	*c = *r
-	block := v.e.bodyBlock
-	c.Body = newSizedBody(block, n)
-	c.ContentLength = n
-	c.GetBody = func() (io.ReadCloser, error) { return newSizedBody(block, n), nil }
+	c.Body = io.NopCloser(bytes.NewReader(body))
+	c.ContentLength = int64(len(body))
+	c.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	return c
 }
 
@@ -54,8 +56,8 @@ func (v *vu) request(ctx context.Context, t *target) bool {
 		return v.requestH1(ctx, t)
 	}
 	req := v.reqs[t.idx]
-	if t.bodySize > 0 {
-		req = v.withBody(req, t.bodySize)
+	if t.body != nil {
+		req = withBody(req, t.body)
 	}
 	return v.follow(ctx, t, req, 0)
 }

@@ -127,7 +127,6 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 
 	out := make(chan *batch, 256)
 	pool := newBatches()
-	body := newBodyBlock()
 	start := time.Now()
 	clk := clock{base: start}
 	var debug *httpDebug
@@ -137,7 +136,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	var es engines
 	for i, s := range scs {
 		e := &engine{scen: uint8(i), cfg: s.cfg, mix: s.mix, out: out, batches: pool, clk: clk,
-			bodyBlock: body, serverMetric: s.cfg.serverTimingMetric(), debug: debug, dial: opts.Dial, observer: opts.Observer}
+			serverMetric: s.cfg.serverTimingMetric(), debug: debug, dial: opts.Dial, observer: opts.Observer}
 		if debug == nil && !opts.netHTTPOnly {
 			e.h1Addr = s.mix.h1Addr()
 		}
