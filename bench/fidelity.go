@@ -33,7 +33,8 @@ type fidelityRow struct {
 	// fairRounds), for a row out of tolerance; nil when it was not.
 	Fair *fairRow
 	// Exempt says why a figure that does not agree measures the
-	// generators' CPU rather than their measurement ("" when it does not).
+	// generators themselves (their CPU, their own speed) rather than the
+	// target ("" when it does not): exemption.
 	Exempt string
 }
 
@@ -253,7 +254,7 @@ type fidelityCount struct {
 	n, ok       int // figures; within the bar in the replay
 	again       int // out in the replay and re-measured
 	againOK     int // of those, within by the rounds' medians
-	exempt      int // out, and both generators CPU-bound
+	exempt      int // out, and exempt (exemption)
 	exemptFigs  []string
 	unexplained int // out, not exempt
 }
@@ -317,7 +318,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	b.WriteString("## Real k6 as a second generator\n\n")
 	fmt.Fprintf(b, "Every run replayed with %s through the same server and path, with the script `middlebench run FILE --k6-script` generates from the same YAML (`bench --k6`). ", s.K6Version)
 	fmt.Fprintf(b, "A figure (a phase's avg or p95) agrees when k6's is within max(5 %%, 1 ms) of the engine's. ")
-	fmt.Fprintf(b, "%d of %d agree; %d exempt because both generators were CPU-bound", c.ok+c.againOK, c.n, c.exempt)
+	fmt.Fprintf(b, "%d of %d agree; %d exempt because both generators were CPU-bound or the run generator-bound", c.ok+c.againOK, c.n, c.exempt)
 	if len(exemptRuns) > 0 {
 		var fs []string
 		for _, k := range exemptRuns {
@@ -330,7 +331,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	if c.again > 0 {
 		fmt.Fprintf(b, "The %d that do not were measured again where the run allows it (not through a wire), in %d paired rounds with both generators alike — the server and path in a child process, each generator alone in its process on the same CPUs, back to back, the engine first in odd rounds and k6 first in even ones (in the replay the engine shares its process with the server and path, and the two run minutes apart) — and a figure measured again agrees when the median of the engine's rounds and the median of k6's are within the bar: %d of those %d do. A disturbed round of either generator moves no median; a generator off in every round is off in its median. The rounds add at most %d times both generators' run time for each run re-measured. The replay's figures stay in the table, its verdict is the mark when the rounds agree too; the column *again* shows the medians and each round. ", c.again, fairRoundsN, c.againOK, c.again, fairRoundsN)
 	}
-	fmt.Fprintf(b, "Exempt (⚪): a figure that agrees in neither, where both generators were CPU-bound — each used at least %.0f %% of its cores over the run, or for a sweep in the steps that hold half of its requests — in the replay and in every round. ", cpuBound)
+	fmt.Fprintf(b, "Exempt (⚪): a figure that agrees in neither, where both generators were CPU-bound — each used at least %.0f %% of its cores over the run, or for a sweep in the steps that hold half of its requests — in the replay and in every round; or where the run is generator-bound — a closed model with no think time against a target that took no time for the phase (the server and the stages report 0, in the replay and in every round), so that each generator measured only its own speed. ", cpuBound)
 	fmt.Fprintf(b, "Load average of the machine (1, 5, 15 min) when the replay began: %s; when it ended: %s.\n\n", s.LoadBefore, s.LoadAfter)
 	b.WriteString("What the analyzer finds in k6's files, and k6's results against each run's expectations:\n\n")
 	b.WriteString("| exp | run | k6's summary export | k6's NDJSON stream | expectations on k6's results |\n|---|---|---|---|---|\n")

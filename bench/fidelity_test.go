@@ -5,10 +5,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/proxy"
+	"github.com/middlebench/middlebench/units"
 )
 
 func TestWithin(t *testing.T) {
@@ -81,7 +83,7 @@ func TestFidelityTable(t *testing.T) {
 	md := b.String()
 	// Both generators at 97 and 99 % of their cores: the two figures out
 	// are exempt, and counted apart.
-	for _, want := range []string{"## Real k6 as a second generator", "k6 v1.8.1", "12 of 14 agree; 2 exempt because both generators were CPU-bound (e6 blocked: both generators CPU-bound (each ≥ 90 % of its cores over the run, or with the target it drives ≥ 90 % of the machine's CPUs: replay engine 97 %, k6 99 %)); 0 do not.", "1, 2, 3", "| e6 | blocked | waiting | 200µs / 1.5ms ⚪"} {
+	for _, want := range []string{"## Real k6 as a second generator", "k6 v1.8.1", "12 of 14 agree; 2 exempt because both generators were CPU-bound or the run generator-bound (e6 blocked: both generators CPU-bound (each ≥ 90 % of its cores over the run, or with the target it drives ≥ 90 % of the machine's CPUs: replay engine 97 %, k6 99 %)); 0 do not.", "1, 2, 3", "| e6 | blocked | waiting | 200µs / 1.5ms ⚪"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
@@ -116,7 +118,7 @@ func TestFidelityAgain(t *testing.T) {
 		replay: [2]float64{100, 110},
 		rounds: rounds(50, [2]float64{100, 110}, [2]float64{102, 103}, [2]float64{98, 112}),
 		want: []string{"median of 3: 100ms / 110ms ❌; 200ms / 220ms ❌ (rounds, avg; p95: 1) 100ms / 110ms; 200ms / 220ms (engine first), 2) 102ms / 103ms; 204ms / 206ms (k6 first), 3) 98ms / 112ms; 196ms / 224ms (engine first); load 1, 1, 1 → 2, 2, 2; round 1:",
-			"| e6 | blocked | waiting | 100ms / 110ms ❌ | 200ms / 220ms ❌ |", "12 of 14 agree; 0 exempt because both generators were CPU-bound; 2 do not."},
+			"| e6 | blocked | waiting | 100ms / 110ms ❌ | 200ms / 220ms ❌ |", "12 of 14 agree; 0 exempt because both generators were CPU-bound or the run generator-bound; 2 do not."},
 	}, {
 		// The first round's k6 disturbed (140 ms): the medians are 100 and 101.
 		name:   "noise in one round",
@@ -130,7 +132,7 @@ func TestFidelityAgain(t *testing.T) {
 		name:   "both CPU-bound throughout",
 		replay: [2]float64{0.2, 1.5},
 		rounds: rounds(95, [2]float64{0.25, 1.6}, [2]float64{0.3, 1.7}, [2]float64{0.25, 1.5}),
-		want:   []string{"12 of 14 agree; 2 exempt because both generators were CPU-bound (e6 blocked: both generators CPU-bound (each ≥ 90 % of its cores over the run, or with the target it drives ≥ 90 % of the machine's CPUs: replay engine 95 %, k6 95 %; round 1 engine 95 %, k6 95 %; round 2 engine 95 %, k6 95 %; round 3 engine 95 %, k6 95 %)); 0 do not.", "| e6 | blocked | waiting | 200µs / 1.5ms ⚪ |"},
+		want:   []string{"12 of 14 agree; 2 exempt because both generators were CPU-bound or the run generator-bound (e6 blocked: both generators CPU-bound (each ≥ 90 % of its cores over the run, or with the target it drives ≥ 90 % of the machine's CPUs: replay engine 95 %, k6 95 %; round 1 engine 95 %, k6 95 %; round 2 engine 95 %, k6 95 %; round 3 engine 95 %, k6 95 %)); 0 do not.", "| e6 | blocked | waiting | 200µs / 1.5ms ⚪ |"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -389,6 +391,62 @@ func TestExemptWhenTheRunIsCPUBound(t *testing.T) {
 				}
 				if tt.want != "" && !strings.Contains(r.Exempt, tt.want) {
 					t.Errorf("exemption %q lacks %q", r.Exempt, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestExemptWhenGeneratorBound: E6's blocked run as it measured (each
+// generator near 58 % of its cores, k6 at 9 times the engine's CPU per
+// request, the server and stages at 0): exempt as generator-bound only for
+// a closed model with no think time whose target reports 0 for the phase
+// with both generators in the replay and in every round.
+func TestExemptWhenGeneratorBound(t *testing.T) {
+	zero := map[string]float64{"avg": 0, "p(95)": 0}
+	for _, tt := range []struct {
+		name   string
+		load   load.Config
+		server func(i int) map[string]float64 // the server's time in pair i (0: the replay), both generators
+		exempt bool
+	}{
+		{"closed loop, target at 0", load.Config{VUs: 10, Duration: units.Duration(5 * time.Second)}, func(int) map[string]float64 { return zero }, true},
+		{"arrival rate", load.Config{Rate: units.Rate{N: 1000, Per: time.Second}, Duration: units.Duration(5 * time.Second)}, func(int) map[string]float64 { return zero }, false},
+		{"think time", load.Config{VUs: 10, Duration: units.Duration(5 * time.Second), Think: units.Fixed(time.Millisecond)}, func(int) map[string]float64 { return zero }, false},
+		{"server busy in one round", load.Config{VUs: 10, Duration: units.Duration(5 * time.Second)}, func(i int) map[string]float64 {
+			if i == 2 {
+				return map[string]float64{"avg": 0.05, "p(95)": 0.2}
+			}
+			return zero
+		}, false},
+		{"server silent", load.Config{VUs: 10, Duration: units.Duration(5 * time.Second)}, func(int) map[string]float64 { return nil }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := &RunSpec{Name: "blocked", Load: tt.load}
+			set := func(i int, rs ...*RunResult) {
+				for _, r := range rs {
+					r.Spec, r.Server.ServerTime = spec, tt.server(i)
+				}
+			}
+			eng, k6 := fakeRun("blocked", 0.18, 0.23, 57, 282419), fakeRun("blocked", 1.0, 3.2, 58, 42923)
+			set(0, eng, k6)
+			rs := rounds(58, [2]float64{0.18, 1.1}, [2]float64{0.17, 1.0}, [2]float64{0.2, 1.3})
+			for i := range rs {
+				set(i+1, rs[i].Eng, rs[i].K6.RunResult)
+			}
+			x := &ExperimentResult{Exp: &Experiment{ID: "e6"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}, Fair: rs}
+			for _, r := range fidelity(x) {
+				if r.Phase != "waiting" {
+					continue
+				}
+				if got := r.Exempt != ""; got != tt.exempt {
+					t.Fatalf("exempt %v (%q), want %v; reason %q", got, r.Exempt, tt.exempt, r.Reason)
+				}
+				if tt.exempt && !strings.Contains(r.Exempt, "generator-bound") {
+					t.Errorf("exemption %q does not say generator-bound", r.Exempt)
+				}
+				if !tt.exempt && !strings.Contains(r.Reason, "not exempt as CPU-bound") {
+					t.Errorf("reason %q lacks the CPU shares", r.Reason)
 				}
 			}
 		})
