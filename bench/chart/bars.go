@@ -136,7 +136,7 @@ func fitLabels(labels []string, width vg.Length) []string {
 	out := make([]string, len(labels))
 	for i, l := range labels {
 		r := []rune(l)
-		for cut := 1; sty.Width(l) > width && cut < len(r); cut++ {
+		for cut := 1; textWidth(sty, l) > width && cut < len(r); cut++ {
 			head := (len(r) - cut) / 3
 			l = string(r[:head]) + "…" + string(r[head+cut:])
 		}

@@ -110,6 +110,13 @@ func checkLegible(t *testing.T, f *Figure, wantEntries [][]string) {
 		if !inside(tx.box, canvas) {
 			t.Errorf("text %q at %v runs off the %v canvas", tx.s, tx.box, canvas.Max)
 		}
+		// An SVG text starts at its x whatever its alignment, so in the
+		// wider fallback font it grows to the right.
+		wide := tx.box
+		wide.Max.X += (wide.Max.X - wide.Min.X) * (fallbackWidth - 1)
+		if !inside(wide, canvas) {
+			t.Errorf("text %q at %v runs off the %v canvas in a font %.2f× as wide (DejaVu Sans)", tx.s, wide, canvas.Max, fallbackWidth)
+		}
 	}
 	for i := range texts {
 		for j := i + 1; j < len(texts); j++ {
