@@ -32,6 +32,8 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"huge stage target", Config{URL: "http://a/", Stages: []Stage{stage(time.Second, 1e12)}}, "stages[0].target"},
 		{"too many ramping VUs", Config{URL: "http://a/", Stages: []Stage{stage(time.Second, 5e5)}}, "more than the 100000 VUs"},
 		{"vus above shared iterations", Config{URL: "http://a/", VUs: 5, Iterations: 2}, "VUs must not exceed"},
+		{"body too large", Config{URL: "http://a/", BodySize: 2 << 30}, "bodySize: 2GiB: at most 1GiB"},
+		{"mix body too large", Config{Requests: []Request{{URL: "http://a/"}, {URL: "http://a/", BodySize: 1<<30 + 1}}}, "requests[1].bodySize"},
 		{"bad header", Config{URL: "http://a/", Headers: map[string]string{"Bad Name": "x"}}, "headers"},
 		{"url and requests", Config{URL: "http://a/", Requests: []Request{{URL: "http://b/"}}}, "either url or requests"},
 		{"mix entry without url", Config{Requests: []Request{{Name: "x"}}}, "requests[0].url"},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/units"
 )
 
 // Validate checks the config and names the first bad field; with
@@ -107,6 +108,10 @@ func (c *Config) validateOne() error {
 	return nil
 }
 
+// maxBodySize bounds a request body: it is held in memory (generatedBody),
+// as k6 holds a script's, once per size.
+const maxBodySize = units.Size(1 << 30)
+
 func validateRequest(r Request, field string, inMix bool) error {
 	if inMix && r.URL == "" {
 		return configErr(field+".url", "missing")
@@ -123,6 +128,13 @@ func validateRequest(r Request, field string, inMix bool) error {
 	}
 	if r.Weight < 0 || r.Weight != r.Weight {
 		return configErr(field+".weight", "must be a non-negative number")
+	}
+	if r.BodySize > maxBodySize {
+		name := "bodySize"
+		if inMix {
+			name = field + ".bodySize"
+		}
+		return configErr(name, "%s: at most %s (a body is held in memory, as k6 holds a script's)", r.BodySize, maxBodySize)
 	}
 	if m := r.Method; m != "" && strings.ContainsAny(m, " \t\r\n:/") {
 		return configErr(field+".method", "%q is not an HTTP method", m)
