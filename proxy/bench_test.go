@@ -240,11 +240,14 @@ const rawAnswer = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length
 
 // rawOrigin answers every request head it reads with rawAnswer, from
 // fixed buffers (no allocation per request); it returns its host:port.
-func rawOrigin(tb testing.TB) string {
+func rawOrigin(tb testing.TB) string { return rawOriginWith(tb, rawAnswer) }
+
+// rawOriginWith is rawOrigin answering with answer.
+func rawOriginWith(tb testing.TB, answer string) string {
 	return tcptest.Serve(tb, func(c net.Conn) {
 		defer c.Close()
 		buf := make([]byte, 8<<10)
-		answer := []byte(rawAnswer)
+		answer := []byte(answer)
 		have := 0
 		for {
 			i := bytes.Index(buf[:have], []byte("\r\n\r\n"))
