@@ -17,7 +17,10 @@ import (
 // lean loop leaves to net/http.
 func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 	s := string(raw) // one string: every key and value below is a piece of it
-	line, rest, _ := strings.Cut(s, "\r\n")
+	line, rest, ok := cutLine(s)
+	if !ok {
+		return nil, errHandOff
+	}
 	method, line, ok1 := strings.Cut(line, " ")
 	target, proto, ok2 := strings.Cut(line, " ")
 	if !ok1 || !ok2 || proto != "HTTP/1.1" || !validToken(method) || method == "CONNECT" || method == "PRI" ||
@@ -25,28 +28,26 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 		return nil, errHandOff
 	}
 	var (
-		host    string
-		hosts   int
-		cl      int64
-		hasCL   bool
-		conn    string
-		nvalues int
+		host  string
+		hosts int
+		cl    int64
+		hasCL bool
+		conn  string
 	)
-	for l := rest; len(l) > 2; {
-		i := strings.Index(l, "\r\n")
-		l = l[i+2:]
-		nvalues++
-	}
+	nvalues := strings.Count(rest, "\n") - 1 // the header lines, the blank one left out
 	h := make(http.Header, nvalues)
 	vals := make([]string, 0, nvalues)
 	for len(rest) > 2 {
-		var hl string
-		hl, rest, _ = strings.Cut(rest, "\r\n")
+		hl, more, ok := cutLine(rest)
+		if !ok {
+			return nil, errHandOff // a bare LF
+		}
+		rest = more
 		name, value, ok := strings.Cut(hl, ":")
 		if !ok || !validToken(name) || !validValue(value) {
-			return nil, errHandOff // obs-fold, a bare LF, a space before the colon, a control byte …
+			return nil, errHandOff // obs-fold, a space before the colon, a control byte …
 		}
-		value = strings.Trim(value, " \t")
+		value = trimOWS(value)
 		key := canonicalKey(name)
 		switch key {
 		case "Host":
@@ -111,8 +112,8 @@ func peekHead(br *bufio.Reader, c net.Conn, deadline time.Time) (head []byte, wh
 	armed := false
 	for {
 		buf, _ := br.Peek(br.Buffered())
-		if i := bytes.Index(buf, crlfcrlf); i >= 0 {
-			return buf[:i+4], true, nil
+		if n := headEnd(buf); n > 0 {
+			return buf[:n], true, nil
 		}
 		if br.Buffered() == br.Size() || bareLF(buf) {
 			return nil, false, nil
@@ -127,7 +128,55 @@ func peekHead(br *bufio.Reader, c net.Conn, deadline time.Time) (head []byte, wh
 	}
 }
 
-var crlfcrlf = []byte("\r\n\r\n")
+// headEnd is the length of b's head up to and with its first CRLFCRLF,
+// or 0 (bytes.Index's answer, found a line end at a time: a head has
+// CRs at every line end, where bytes.Index tries a match each time).
+func headEnd(b []byte) int {
+	for i := 3; i < len(b); {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return 0
+		}
+		i += j
+		if b[i-1] == '\r' && b[i-2] == '\n' && b[i-3] == '\r' {
+			return i + 1
+		}
+		i++
+	}
+	return 0
+}
+
+// cutLine cuts s at its first LF, which must end a CRLF: line is what
+// comes before the CR; ok is false for a bare LF (or none).
+func cutLine[T string | []byte](s T) (line, rest T, ok bool) {
+	i := indexLF(s)
+	if i < 1 || s[i-1] != '\r' {
+		return s, s[:0], false
+	}
+	return s[:i-1], s[i+1:], true
+}
+
+func indexLF[T string | []byte](s T) int {
+	switch v := any(s).(type) {
+	case string:
+		return strings.IndexByte(v, '\n')
+	case []byte:
+		return bytes.IndexByte(v, '\n')
+	}
+	return -1
+}
+
+// trimOWS trims spaces and tabs at both ends (strings.Trim with a cutset
+// builds a set each call).
+func trimOWS[T string | []byte](s T) T {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
 
 // bareLF reports whether b has a line ended by LF alone (net/http reads
 // such heads; the lean loop leaves them to it).
@@ -193,22 +242,23 @@ func plainPath(target string) bool {
 	return true
 }
 
-func validToken(s string) bool {
-	if s == "" {
+func validToken[T string | []byte](s T) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
-			continue
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-':
+		case c == '!', c == '#', c == '$', c == '%', c == '&', c == '\'', c == '*', c == '+', c == '.', c == '^', c == '_', c == '`', c == '|', c == '~':
+		default:
+			return false
 		}
-		return false
 	}
 	return true
 }
 
 // validValue: no control byte but tab, no DEL (a bare CR or LF is one).
-func validValue(s string) bool {
+func validValue[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
 			return false

@@ -35,7 +35,11 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 		return h, nil
 	}
 	h.n = len(head)
-	status, rest, _ := bytes.Cut(head, []byte("\r\n"))
+	status, rest, ok := cutLine(head)
+	if !ok {
+		h.generic = true
+		return h, nil
+	}
 	proto, code, _ := bytes.Cut(status, []byte(" "))
 	code, _, _ = bytes.Cut(code, []byte(" "))
 	v11 := string(proto) == "HTTP/1.1"
@@ -54,14 +58,18 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 	}
 	var hasCT, hasCL, keepAlive bool
 	for len(rest) > 2 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok || !validToken(string(name)) || !validValue(string(value)) {
+		line, more, ok := cutLine(rest)
+		if !ok {
+			h.generic = true // a bare LF
+			return h, nil
+		}
+		rest = more
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 || !validToken(line[:colon]) || !validValue(line[colon+1:]) {
 			h.generic = true
 			return h, nil
 		}
-		value = bytes.Trim(value, " \t")
+		name, value := line[:colon], trimOWS(line[colon+1:])
 		switch headerKind(name) {
 		case "content-length":
 			v, err := strconv.ParseInt(string(value), 10, 64)
@@ -127,16 +135,40 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 	return h, nil
 }
 
-// specialHeaders are the answer headers the lean forwarder acts on.
-var specialHeaders = [...]string{"content-length", "transfer-encoding", "connection", "proxy-connection", "keep-alive",
-	"proxy-authenticate", "proxy-authorization", "te", "upgrade", "trailer", "content-type", "date"}
-
-// headerKind is name's entry in specialHeaders, in lower case, or "".
+// headerKind is name in lower case when it is one of the answer headers
+// the lean forwarder acts on, else "". The candidates are picked by
+// length: one or two comparisons per header line, not twelve.
 func headerKind(name []byte) string {
-	for _, k := range specialHeaders {
-		if len(k) == len(name) && strings.EqualFold(k, string(name)) {
-			return k
-		}
+	var k, k2 string
+	switch len(name) {
+	case 2:
+		k = "te"
+	case 4:
+		k = "date"
+	case 7:
+		k, k2 = "upgrade", "trailer"
+	case 10:
+		k, k2 = "connection", "keep-alive"
+	case 12:
+		k = "content-type"
+	case 14:
+		k = "content-length"
+	case 16:
+		k = "proxy-connection"
+	case 17:
+		k = "transfer-encoding"
+	case 18:
+		k = "proxy-authenticate"
+	case 19:
+		k = "proxy-authorization"
+	default:
+		return ""
+	}
+	switch {
+	case strings.EqualFold(k, string(name)):
+		return k
+	case k2 != "" && strings.EqualFold(k2, string(name)):
+		return k2
 	}
 	return ""
 }

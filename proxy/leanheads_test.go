@@ -1,0 +1,84 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestHeadEndIsBytesIndex: headEnd finds what bytes.Index finds, over a
+// table of edges and 50,000 seeded random strings of the bytes that
+// matter (CR, LF, and others).
+func TestHeadEndIsBytesIndex(t *testing.T) {
+	want := func(b []byte) int {
+		if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
+			return i + 4
+		}
+		return 0
+	}
+	cases := []string{"", "\r\n\r\n", "\n\r\n\r\n", "\r\n\r", "a\r\n\r\nb\r\n\r\n", "\r\r\n\r\n", "\r\n\n\r\n\r\n", "\n\n\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 50000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = "\r\na:"[rng.IntN(4)]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		if got, w := headEnd([]byte(c)), want([]byte(c)); got != w {
+			t.Fatalf("headEnd(%q) = %d, bytes.Index says %d", c, got, w)
+		}
+	}
+}
+
+// TestHeaderKind: each header the forwarder acts on, in any case, and
+// nothing else (names of the same lengths included).
+func TestHeaderKind(t *testing.T) {
+	special := []string{"content-length", "transfer-encoding", "connection", "proxy-connection", "keep-alive",
+		"proxy-authenticate", "proxy-authorization", "te", "upgrade", "trailer", "content-type", "date"}
+	for _, k := range special {
+		for _, name := range []string{k, strings.ToUpper(k), http.CanonicalHeaderKey(k)} {
+			if got := headerKind([]byte(name)); got != k {
+				t.Errorf("headerKind(%q) = %q, want %q", name, got, k)
+			}
+		}
+	}
+	for _, name := range []string{"", "t", "tf", "data", "upgrades", "trailers", "connectiom", "keep_alive", "content-typo", "content-lengtx",
+		"server-timing", "x-forwarded-for", "transfer-encodinf", "proxy-authenticatf", "proxy-authorizatiom", "proxy-connectiom"} {
+		if got := headerKind([]byte(name)); got != "" {
+			t.Errorf("headerKind(%q) = %q, want none", name, got)
+		}
+	}
+}
+
+// TestRespHeadLineEnds: an answer head the forwarder copies as bytes has
+// CRLF at every line end; a bare LF anywhere, the status line included
+// (which bytes.Cut on CRLF had let through, its reason phrase swallowing
+// the next line), sends it to net/http's parser.
+func TestRespHeadLineEnds(t *testing.T) {
+	req, _ := http.NewRequest("GET", "/", nil)
+	for _, tt := range []struct {
+		head    string
+		generic bool
+	}{
+		{"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", false},
+		{"HTTP/1.1 200 OK\nX-Hidden: 1\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", true},
+		{"HTTP/1.1 200 OK\r\nX-A: 1\nX-B: 2\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", true},
+		{"HTTP/1.1 200 OK\r\nX-A: 1\r\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", true},
+		{"HTTP/1.1 200 OK\r\nContent-Type:\t text/plain \t\r\nContent-Length:  2 \r\n\r\n", false},
+	} {
+		br := bufio.NewReader(strings.NewReader(tt.head + "ok"))
+		h, err := readRespHead(br, req, nil)
+		if err != nil || h.generic != tt.generic {
+			t.Errorf("%q: generic %v (%v), want %v", tt.head, h.generic, err, tt.generic)
+			continue
+		}
+		if !h.generic && (h.cl != 2 || h.status != 200) {
+			t.Errorf("%q: status %d, length %d", tt.head, h.status, h.cl)
+		}
+	}
+}
