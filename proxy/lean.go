@@ -134,6 +134,8 @@ type leanConn struct {
 	fd     int // the client's socket, for the waitList's poll (-1: none)
 	remote string
 	head   []byte      // the upstream request head, rebuilt for each request
+	header http.Header // the request's header, reused (headerFor)
+	vals   []string    // … and its values' backing array
 	resp   []byte      // the answer's header lines passed on
 	ctx    *leanCtx    // the request being served
 	w      *leanWriter // … and its writer

@@ -35,8 +35,7 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 		conn  string
 	)
 	nvalues := strings.Count(rest, "\n") - 1 // the header lines, the blank one left out
-	h := make(http.Header, nvalues)
-	vals := make([]string, 0, nvalues)
+	h, vals := lc.headerFor(nvalues)
 	for len(rest) > 2 {
 		hl, more, ok := cutLine(rest)
 		if !ok {
@@ -74,6 +73,7 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 		}
 	}
+	lc.vals = vals[:0]
 	if hosts != 1 || !validHost(host) {
 		return nil, errHandOff
 	}
@@ -101,6 +101,24 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 		lc.ctx.bodyDone = true
 	}
 	return r.WithContext(lc.ctx), nil
+}
+
+// headerFor is the connection's header map, emptied, for a request of n
+// header lines, and the backing array of its values. Both are the
+// previous request's: nothing keeps a request's header once it has been
+// served (the loop serves one at a time; the values are pieces of the
+// head's string, which stays), and a fresh map and array cost two
+// allocations and a third of a request's bytes.
+func (lc *leanConn) headerFor(n int) (http.Header, []string) {
+	if lc.header == nil {
+		lc.header = make(http.Header, n)
+	} else {
+		clear(lc.header)
+	}
+	if cap(lc.vals) < n {
+		lc.vals = make([]string, 0, n)
+	}
+	return lc.header, lc.vals[:0]
 }
 
 // peekHead waits until br holds a whole head, up to its blank line, and
@@ -216,10 +234,27 @@ var commonKeys = func() map[string]string {
 }()
 
 func canonicalKey(name string) string {
+	if isCanonical(name) {
+		return name // what CanonicalHeaderKey returns, without its checks
+	}
 	if k, ok := commonKeys[name]; ok {
 		return k
 	}
 	return http.CanonicalHeaderKey(name)
+}
+
+// isCanonical: a valid token already in canonical form (upper case at the
+// start and after each '-', lower case elsewhere).
+func isCanonical(name string) bool {
+	upper := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if upper && 'a' <= c && c <= 'z' || !upper && 'A' <= c && c <= 'Z' {
+			return false
+		}
+		upper = c == '-'
+	}
+	return true
 }
 
 // validToken: RFC 9110 token characters (method, header name).
