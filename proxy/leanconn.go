@@ -162,6 +162,7 @@ type connReader struct {
 	// reads under (a handler still running at readTimeout sees its
 	// context end, as in net/http).
 	deadline time.Time
+	tookDL   bool // a watch set the socket's read deadline (abortPendingRead)
 }
 
 func (cr *connReader) setDeadline(t time.Time) {
@@ -218,6 +219,7 @@ func (cr *connReader) startBackgroundRead() {
 		return
 	}
 	cr.inRead = true
+	cr.tookDL = true
 	_ = cr.conn.SetReadDeadline(cr.deadline)
 	go cr.backgroundRead()
 }
@@ -243,13 +245,16 @@ func (cr *connReader) backgroundRead() {
 	cr.cond.Broadcast()
 }
 
-// abortPendingRead stops a background read and waits for it to end.
-func (cr *connReader) abortPendingRead() {
+// abortPendingRead stops a background read and waits for it to end;
+// tookDeadline: a watch has set the socket's read deadline since the last
+// call.
+func (cr *connReader) abortPendingRead() (tookDeadline bool) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
+	tookDeadline, cr.tookDL = cr.tookDL, false
 	if !cr.inRead {
 		cr.ctx = nil
-		return
+		return tookDeadline
 	}
 	cr.aborted = true
 	_ = cr.conn.SetReadDeadline(time.Unix(1, 0))
@@ -258,4 +263,5 @@ func (cr *connReader) abortPendingRead() {
 	}
 	_ = cr.conn.SetReadDeadline(time.Time{})
 	cr.ctx = nil
+	return tookDeadline
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -124,9 +123,9 @@ func (lc *leanConn) headerFor(n int) (http.Header, []string) {
 // peekHead waits until br holds a whole head, up to its blank line, and
 // returns it still in the buffer. whole is false for a head the lean path
 // leaves to net/http: larger than the buffer, or lines ended by LF alone.
-// With a conn, its read deadline is set once, before the first wait for
-// bytes: a head that came whole with its first read needs none.
-func peekHead(br *bufio.Reader, c net.Conn, deadline time.Time) (head []byte, whole bool, err error) {
+// With arm, the read deadline is set through it once, before the first
+// wait for bytes: a head that came whole with its first read needs none.
+func peekHead(br *bufio.Reader, arm func(time.Time), deadline time.Time) (head []byte, whole bool, err error) {
 	armed := false
 	for {
 		buf, _ := br.Peek(br.Buffered())
@@ -136,8 +135,8 @@ func peekHead(br *bufio.Reader, c net.Conn, deadline time.Time) (head []byte, wh
 		if br.Buffered() == br.Size() || bareLF(buf) {
 			return nil, false, nil
 		}
-		if c != nil && !armed {
-			_ = c.SetReadDeadline(deadline)
+		if arm != nil && !armed {
+			arm(deadline)
 			armed = true
 		}
 		if _, err := br.Peek(br.Buffered() + 1); err != nil {
