@@ -27,6 +27,7 @@ type leanCtx struct {
 	wantWait bool // watch once the body is done
 	watching bool
 	upstream net.Conn // interrupted (its deadline expired) when the context ends
+	wait     waitLink // its place in the box's waitList (under the list's lock)
 
 	// The request's exchange and writer live in the same allocation (one
 	// per request instead of three); ex and the writer point into it.
@@ -169,13 +170,6 @@ func (cr *connReader) setDeadline(t time.Time) {
 	cr.mu.Lock()
 	cr.deadline = t
 	cr.mu.Unlock()
-}
-
-// deadlinePassed: the whole-request deadline is set and not after now.
-func (cr *connReader) deadlinePassed(now time.Time) bool {
-	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	return !cr.deadline.IsZero() && !now.Before(cr.deadline)
 }
 
 func (cr *connReader) init(c net.Conn) {

@@ -93,10 +93,11 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 	if err := c.bw.Flush(); err != nil {
 		return respHead{}, err
 	}
+	now := time.Now()
 	if f.tr.headerTimeout > 0 {
-		_ = c.SetReadDeadline(time.Now().Add(f.tr.headerTimeout))
+		_ = c.SetReadDeadline(now.Add(f.tr.headerTimeout))
 	}
-	lc.b.waits.add(lc.ctx)
+	lc.b.waits.add(lc.ctx, now, lc.cr.deadline) // set on this goroutine only: read without the lock
 	defer lc.b.waits.remove(lc.ctx)
 	for {
 		h, err := readRespHead(c.br, r, lc.resp[:0])
