@@ -26,8 +26,8 @@ type leanCtx struct {
 	bodyDone bool // the body was read to its end (or there is none)
 	wantWait bool // watch once the body is done
 	watching bool
-	upstream net.Conn // interrupted (its deadline expired) when the context ends
-	wait     waitLink // its place in the box's waitList (under the list's lock)
+	upstream *upstreamConn // interrupted when the context ends
+	wait     waitLink      // its place in the box's waitList (under the list's lock)
 
 	// The request's exchange and writer live in the same allocation (one
 	// per request instead of three); ex and the writer point into it.
@@ -119,17 +119,17 @@ func (c *leanCtx) cancel() {
 	c.upstream = nil
 	c.mu.Unlock()
 	if up != nil {
-		_ = up.SetDeadline(time.Unix(1, 0))
+		up.interrupt()
 	}
 }
 
 // interruptOnCancel has up's exchange interrupted when the context ends
 // (at once if it has).
-func (c *leanCtx) interruptOnCancel(up net.Conn) {
+func (c *leanCtx) interruptOnCancel(up *upstreamConn) {
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		_ = up.SetDeadline(time.Unix(1, 0))
+		up.interrupt()
 		return
 	}
 	c.upstream = up

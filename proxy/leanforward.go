@@ -95,7 +95,7 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 	}
 	now := time.Now()
 	if f.tr.headerTimeout > 0 {
-		_ = c.SetReadDeadline(now.Add(f.tr.headerTimeout))
+		c.setReadDue(now.Add(f.tr.headerTimeout))
 	}
 	lc.b.waits.add(lc.ctx, now, lc.cr.deadline) // set on this goroutine only: read without the lock
 	defer lc.b.waits.remove(lc.ctx)
@@ -110,9 +110,9 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 			continue // 100 Continue, 103 Early Hints: the final answer follows
 		}
 		if f.tr.headerTimeout > 0 {
-			_ = c.SetReadDeadline(time.Time{}) // the body takes as long as it takes
+			c.setReadDue(time.Time{}) // the body takes as long as it takes
 			if lc.ctx.Err() != nil {
-				_ = c.SetDeadline(time.Unix(1, 0)) // the client left meanwhile: keep its interruption
+				c.interrupt() // the client left meanwhile: keep its interruption
 			}
 		}
 		return h, nil
