@@ -255,30 +255,32 @@ func rawOrigin(tb testing.TB) string { return rawOriginWith(tb, rawAnswer) }
 
 // rawOriginWith is rawOrigin answering with answer.
 func rawOriginWith(tb testing.TB, answer string) string {
-	return tcptest.Serve(tb, func(c net.Conn) {
-		defer c.Close()
-		buf := make([]byte, 8<<10)
-		answer := []byte(answer)
-		have := 0
-		for {
-			i := bytes.Index(buf[:have], []byte("\r\n\r\n"))
-			if i < 0 {
-				if have == len(buf) {
-					return
-				}
-				n, err := c.Read(buf[have:])
-				if err != nil {
-					return
-				}
-				have += n
-				continue
-			}
-			have = copy(buf, buf[i+4:have])
-			if _, err := c.Write(answer); err != nil {
+	return tcptest.Serve(tb, func(c net.Conn) { serveRaw(c, []byte(answer)) })
+}
+
+// serveRaw is rawOriginWith's connection.
+func serveRaw(c net.Conn, answer []byte) {
+	defer c.Close()
+	buf := make([]byte, 8<<10)
+	have := 0
+	for {
+		i := bytes.Index(buf[:have], []byte("\r\n\r\n"))
+		if i < 0 {
+			if have == len(buf) {
 				return
 			}
+			n, err := c.Read(buf[have:])
+			if err != nil {
+				return
+			}
+			have += n
+			continue
 		}
-	})
+		have = copy(buf, buf[i+4:have])
+		if _, err := c.Write(answer); err != nil {
+			return
+		}
+	}
 }
 
 // rawClient sends a fixed GET on one keep-alive connection and reads the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,11 +83,16 @@ func TestBoxProcess(t *testing.T) {
 func BenchmarkBoxCost(b *testing.B) {
 	conns := envInt(b, "BOXCOST_CONNS", 50)
 	n := envInt(b, "BOXCOST_N", 20000)
-	up := "http://" + rawOriginWith(b, serverAnswer)
+	up := "http://" + originAt(b, os.Getenv("BOXCOST_ORIGIN"))
 	wrap := strings.Fields(os.Getenv("BOXCOST_WRAP"))
 	callgrind := len(wrap) > 0 && strings.Contains(strings.Join(wrap, " "), "callgrind")
 	for b.Loop() {
-		box := startBoxProcess(b, wrap, up)
+		var box *boxProcess
+		if peer := os.Getenv("BOXCOST_PEER"); peer != "" {
+			box = peerProcess(b, peer, wrap)
+		} else {
+			box = startBoxProcess(b, wrap, up)
+		}
 		cs := make([]*rawClient, conns)
 		for i := range cs {
 			cs[i] = newRawClient(b, box.addr)
@@ -112,6 +118,55 @@ func BenchmarkBoxCost(b *testing.B) {
 		}
 		box.stop(b)
 	}
+}
+
+// originAt is rawOriginWith(serverAnswer), on addr when one is given (a
+// peer proxy set up beforehand points there).
+func originAt(b *testing.B, addr string) string {
+	if addr == "" {
+		return rawOriginWith(b, serverAnswer)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serveRaw(c, []byte(serverAnswer))
+		}
+	}()
+	return addr
+}
+
+// peerProcess measures another proxy instead of the box: BOXCOST_PEER is
+// "PID ADDR", a process already listening on ADDR in front of
+// BOXCOST_ORIGIN (e.g. toxiproxy-server, under valgrind when wrap is).
+// The box process started meanwhile is stopped at once.
+func peerProcess(b *testing.B, peer string, wrap []string) *boxProcess {
+	f := strings.Fields(peer)
+	if len(f) != 2 {
+		b.Fatalf("BOXCOST_PEER=%q: want PID ADDR", peer)
+	}
+	pid, err := strconv.Atoi(f[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &boxProcess{cmd: &exec.Cmd{Process: proc}, addr: f[1], peer: true}
+	for _, a := range wrap {
+		if f, ok := strings.CutPrefix(a, "--callgrind-out-file="); ok {
+			p.out = f
+		}
+	}
+	return p
 }
 
 // drive sends n requests over the clients, each on its own goroutine.
@@ -155,6 +210,7 @@ type boxProcess struct {
 	stdin io.WriteCloser
 	addr  string
 	out   string // callgrind's output file, when wrapped in it
+	peer  bool   // another proxy, running before and after
 }
 
 func startBoxProcess(b *testing.B, wrap []string, up string) *boxProcess {
@@ -199,6 +255,9 @@ func startBoxProcess(b *testing.B, wrap []string, up string) *boxProcess {
 }
 
 func (p *boxProcess) stop(b *testing.B) {
+	if p.peer {
+		return
+	}
 	p.stdin.Close()
 	if err := p.cmd.Wait(); err != nil {
 		b.Errorf("box process: %v", err)
@@ -332,5 +391,33 @@ func startPerf(b *testing.B, pid int) func() map[string]float64 {
 			m[strings.TrimPrefix(name, "syscalls:sys_enter_")] = v
 		}
 		return m
+	}
+}
+
+// BenchmarkLeanHeads: the lean loop's own work on hey's request and
+// middlebench server's answer, without sockets: the request head parsed,
+// the next hop's head built, the answer's head sorted. Under callgrind
+// (two -benchtime counts, their difference) its instructions per request
+// are exact, where BenchmarkBoxCost's move with the scheduling.
+func BenchmarkLeanHeads(b *testing.B) {
+	box := &Box{}
+	lc := &leanConn{b: box, remote: "127.0.0.1:40000"}
+	reqHead := []byte(fmt.Sprintf(heyRequest, "127.0.0.1:43001"))
+	answer := serverAnswer
+	var rd strings.Reader
+	br := bufio.NewReaderSize(&rd, 4096)
+	for b.Loop() {
+		r, err := lc.parse(reqHead)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lc.head = appendRequestHead(lc.head[:0], r)
+		rd.Reset(answer)
+		br.Reset(&rd)
+		h, err := readRespHead(br, r, lc.resp[:0])
+		if err != nil || h.generic {
+			b.Fatalf("%+v, %v", h, err)
+		}
+		lc.resp = h.lines
 	}
 }

@@ -104,7 +104,7 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 		if err != nil {
 			return h, err
 		}
-		lc.resp = h.lines
+		lc.resp = h.buf
 		if h.status >= 100 && h.status <= 199 && !h.generic {
 			_, _ = c.br.Discard(h.n)
 			continue // 100 Continue, 103 Early Hints: the final answer follows

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,17 +36,13 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 	)
 	nvalues := strings.Count(rest, "\n") - 1 // the header lines, the blank one left out
 	h, vals := lc.headerFor(nvalues)
-	for len(rest) > 2 {
-		hl, more, ok := cutLine(rest)
+	for off := len(raw) - len(rest); len(raw)-off > 2; {
+		l, ok := headerLine(raw[off:])
 		if !ok {
-			return nil, errHandOff // a bare LF
+			return nil, errHandOff // obs-fold, a space before the colon, a control byte, a bare LF …
 		}
-		rest = more
-		name, value, ok := strings.Cut(hl, ":")
-		if !ok || !validToken(name) || !validValue(value) {
-			return nil, errHandOff // obs-fold, a space before the colon, a control byte …
-		}
-		value = trimOWS(value)
+		name, value := s[off:off+l.colon], s[off+l.vs:off+l.ve]
+		off += l.next
 		key := canonicalKey(name)
 		switch key {
 		case "Host":
@@ -144,6 +141,66 @@ func peekHead(br *bufio.Reader, arm func(time.Time), deadline time.Time) (head [
 		}
 	}
 }
+
+// hline is one header line as headerLine reads it: the name is
+// [0:colon], the value [vs:ve] without the spaces and tabs around it,
+// and the next line starts at next.
+type hline struct{ colon, vs, ve, next int }
+
+// headerLine reads the header line at the start of b, "name: value"
+// ended by CRLF, in one pass: the name must be a token and the value must
+// hold no control byte but tab, nor DEL, before its CRLF (a bare CR or LF
+// is one, and ends nothing). ok is false for anything else: obs-fold, a
+// space before the colon, no colon, no CRLF in b.
+func headerLine(b []byte) (l hline, ok bool) {
+	i := 0
+	for i < len(b) && tokenBytes[b[i]] {
+		i++
+	}
+	if i == 0 || i == len(b) || b[i] != ':' {
+		return l, false
+	}
+	l.colon = i
+	for i++; i < len(b) && (b[i] == ' ' || b[i] == '\t'); i++ {
+	}
+	l.vs = i
+	for i < len(b) {
+		if i+8 <= len(b) && !hasControl(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+			continue
+		}
+		if c := b[i]; c >= 0x20 && c != 0x7f || c == '\t' {
+			i++
+			continue
+		}
+		if b[i] != '\r' || i+1 == len(b) || b[i+1] != '\n' {
+			return l, false
+		}
+		l.ve, l.next = i, i+2
+		for l.ve > l.vs && (b[l.ve-1] == ' ' || b[l.ve-1] == '\t') {
+			l.ve--
+		}
+		return l, true
+	}
+	return l, false
+}
+
+// hasControl reports whether one of x's eight bytes is below 0x20 or is
+// 0x7f (exact for "any": a borrow only spreads from a byte that is).
+func hasControl(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	del := x ^ 0x7f*ones
+	return (x-0x20*ones)&^x&highs|(del-ones)&^del&highs != 0
+}
+
+// tokenBytes marks RFC 9110's token characters: letters, digits and
+// !#$%&'*+-.^_`|~ (a table filled once, never written after).
+var tokenBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = inSet(byte(c), tokenLo, tokenHi)
+	}
+	return t
+}()
 
 // headEnd is the length of b's head up to and with its first CRLFCRLF,
 // or 0 (bytes.Index's answer, found a line end at a time: a head has
@@ -281,14 +338,30 @@ func validToken[T string | []byte](s T) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-':
-		case c == '!', c == '#', c == '$', c == '%', c == '&', c == '\'', c == '*', c == '+', c == '.', c == '^', c == '_', c == '`', c == '|', c == '~':
-		default:
+		if !tokenBytes[s[i]] {
 			return false
 		}
 	}
 	return true
+}
+
+// Byte classes as bit sets, bytes 0–63 in the first word, 64–127 in the
+// second (TestByteSets spells them out): RFC 9110's token characters
+// (letters, digits, !#$%&'*+-.^_`|~) and those of a host[:port] (letters,
+// digits, -._~:[]%!$&'()*+,;=).
+const (
+	tokenLo, tokenHi = 0x03ff6cfa00000000, 0x57ffffffc7fffffe
+	hostLo, hostHi   = 0x2fff7ff200000000, 0x47fffffeaffffffe
+)
+
+func inSet(c byte, lo, hi uint64) bool {
+	switch {
+	case c < 64:
+		return lo&(1<<c) != 0
+	case c < 128:
+		return hi&(1<<(c-64)) != 0
+	}
+	return false
 }
 
 // validValue: no control byte but tab, no DEL (a bare CR or LF is one).
@@ -304,11 +377,9 @@ func validValue[T string | []byte](s T) bool {
 // validHost: the characters of a host[:port] (net/http checks these too).
 func validHost(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:[]%!$&'()*+,;=", c) >= 0 {
-			continue
+		if !inSet(s[i], hostLo, hostHi) {
+			return false
 		}
-		return false
 	}
 	return true
 }

@@ -15,7 +15,8 @@ import (
 type respHead struct {
 	n       int // the head's length in the buffer
 	status  int
-	lines   []byte // header lines to pass on
+	lines   []byte // header lines to pass on: in the head itself when none is dropped, else in buf
+	buf     []byte
 	cl      int64
 	chunked bool
 	close   bool // the next hop closes after it
@@ -24,8 +25,8 @@ type respHead struct {
 }
 
 // readRespHead peeks an answer's head in br and sorts it.
-func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, error) {
-	h := respHead{lines: lines, cl: -1}
+func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, error) {
+	h := respHead{buf: buf, cl: -1}
 	head, whole, err := peekHead(br, nil, time.Time{})
 	if err != nil && br.Buffered() == 0 {
 		return h, err
@@ -57,19 +58,27 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 		return h, nil
 	}
 	var hasCT, hasCL, keepAlive bool
-	for len(rest) > 2 {
-		line, more, ok := cutLine(rest)
-		if !ok {
-			h.generic = true // a bare LF
-			return h, nil
+	first := len(head) - len(rest)
+	dropped := false // a line was left out: the others are copied into buf
+	keep := func(line []byte) {
+		if dropped {
+			h.buf = append(h.buf, line...)
 		}
-		rest = more
-		colon := bytes.IndexByte(line, ':')
-		if colon < 0 || !validToken(line[:colon]) || !validValue(line[colon+1:]) {
+	}
+	drop := func(at int) {
+		if !dropped {
+			h.buf = append(h.buf, head[first:at]...)
+			dropped = true
+		}
+	}
+	for off := first; len(head)-off > 2; {
+		l, ok := headerLine(head[off:])
+		if !ok {
 			h.generic = true
 			return h, nil
 		}
-		name, value := line[:colon], trimOWS(line[colon+1:])
+		line := head[off : off+l.next]
+		name, value := line[:l.colon], line[l.vs:l.ve]
 		switch headerKind(name) {
 		case "content-length":
 			v, err := strconv.ParseInt(string(value), 10, 64)
@@ -78,14 +87,14 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 				return h, nil
 			}
 			h.cl, hasCL = v, true
-			h.lines = append(h.lines, line...)
-			h.lines = append(h.lines, "\r\n"...)
+			keep(line)
 		case "transfer-encoding":
 			if h.chunked || !v11 || !strings.EqualFold(string(value), "chunked") {
 				h.generic = true
 				return h, nil
 			}
 			h.chunked = true
+			drop(off)
 		case "connection":
 			for _, t := range strings.Split(string(value), ",") {
 				switch t = strings.ToLower(strings.TrimSpace(t)); t {
@@ -99,21 +108,24 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 					return h, nil
 				}
 			}
+			drop(off)
 		case "proxy-connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "upgrade":
-		case "trailer":
-			h.lines = append(h.lines, line...) // the trailers pass with the chunks
-			h.lines = append(h.lines, "\r\n"...)
+			drop(off)
 		case "content-type":
 			hasCT = true
-			h.lines = append(h.lines, line...)
-			h.lines = append(h.lines, "\r\n"...)
+			keep(line)
 		case "date":
 			h.hasDate = true
-			fallthrough
-		default:
-			h.lines = append(h.lines, line...)
-			h.lines = append(h.lines, "\r\n"...)
+			keep(line)
+		default: // the trailer line too: the trailers pass with the chunks
+			keep(line)
 		}
+		off += l.next
+	}
+	if dropped {
+		h.lines = h.buf
+	} else {
+		h.lines = head[first : len(head)-2]
 	}
 	if !v11 && !keepAlive {
 		h.close = true
@@ -135,8 +147,8 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 	return h, nil
 }
 
-// headerKind is name in lower case when it is one of the answer headers
-// the lean forwarder acts on, else "". The candidates are picked by
+// headerKind is name (a token) in lower case when it is one of the answer
+// headers the lean forwarder acts on, else "". The candidates are picked by
 // length: one or two comparisons per header line, not twelve.
 func headerKind(name []byte) string {
 	var k, k2 string
@@ -165,12 +177,27 @@ func headerKind(name []byte) string {
 		return ""
 	}
 	switch {
-	case strings.EqualFold(k, string(name)):
+	case tokenIs(name, k):
 		return k
-	case k2 != "" && strings.EqualFold(k2, string(name)):
+	case k2 != "" && tokenIs(name, k2):
 		return k2
 	}
 	return ""
+}
+
+// tokenIs reports whether the token name is lower (letters and '-', in
+// lower case) in any case: setting bit 0x20 lowers a letter and leaves
+// '-' as it is, and no other token byte becomes one of those.
+func tokenIs(name []byte, lower string) bool {
+	if len(name) != len(lower) {
+		return false
+	}
+	for i := range len(name) {
+		if name[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // copyN copies n body bytes from br to the client.
