@@ -401,7 +401,7 @@ func startPerf(b *testing.B, pid int) func() map[string]float64 {
 // are exact, where BenchmarkBoxCost's move with the scheduling.
 func BenchmarkLeanHeads(b *testing.B) {
 	box := &Box{}
-	lc := &leanConn{b: box, remote: "127.0.0.1:40000"}
+	lc := &leanConn{b: box, remote: "127.0.0.1:40000", remoteHost: "127.0.0.1", hasRemoteHost: true}
 	reqHead := []byte(fmt.Sprintf(heyRequest, "127.0.0.1:43001"))
 	answer := serverAnswer
 	var rd strings.Reader
@@ -411,7 +411,7 @@ func BenchmarkLeanHeads(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		lc.head = appendRequestHead(lc.head[:0], r)
+		lc.head = lc.appendRequestHead(lc.head[:0], r)
 		rd.Reset(answer)
 		br.Reset(&rd)
 		h, err := readRespHead(br, r, lc.resp[:0])

@@ -143,12 +143,17 @@ type leanConn struct {
 	// idleArmed: the socket's read deadline is an idle one (waitNext's)
 	// that nothing has replaced since.
 	idleArmed bool
+	// remoteHost: remote without its port (X-Forwarded-For), if it splits.
+	remoteHost    string
+	hasRemoteHost bool
 }
 
 // serveLean runs the lean loop on one accepted connection.
 func (b *Box) serveLean(c net.Conn) {
 	defer b.wg.Done()
 	lc := &leanConn{b: b, c: c, id: connID(c), fd: socketFD(c), remote: c.RemoteAddr().String()}
+	host, _, err := net.SplitHostPort(lc.remote)
+	lc.remoteHost, lc.hasRemoteHost = host, err == nil
 	lc.cr.init(c)
 	lc.br = leanReaders.Get().(*bufio.Reader)
 	lc.br.Reset(&lc.cr)

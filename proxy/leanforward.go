@@ -44,7 +44,7 @@ func (f *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // connection.
 func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *leanCtx) {
 	lc := ctx.lc
-	lc.head = appendRequestHead(lc.head[:0], r)
+	lc.head = lc.appendRequestHead(lc.head[:0], r)
 	replayable := r.ContentLength == 0
 	for {
 		c, reused, err := f.tr.get(ctx)
@@ -250,7 +250,7 @@ func removeHopByHop(h http.Header) {
 var hopByHop = [...]string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
 // appendRequestHead appends the request head the next hop gets.
-func appendRequestHead(b []byte, r *http.Request) []byte {
+func (lc *leanConn) appendRequestHead(b []byte, r *http.Request) []byte {
 	b = append(b, r.Method...)
 	b = append(b, ' ')
 	b = append(b, r.URL.EscapedPath()...)
@@ -286,7 +286,7 @@ func appendRequestHead(b []byte, r *http.Request) []byte {
 		b = strconv.AppendInt(b, r.ContentLength, 10)
 		b = append(b, "\r\n"...)
 	}
-	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+	if ip, ok := lc.forwardedFor(r.RemoteAddr); ok {
 		b = append(b, "X-Forwarded-For: "...)
 		b = append(b, ip...)
 		b = append(b, "\r\n"...)
@@ -295,6 +295,16 @@ func appendRequestHead(b []byte, r *http.Request) []byte {
 	b = append(b, r.Host...)
 	b = append(b, "\r\nX-Forwarded-Proto: http\r\n\r\n"...)
 	return b
+}
+
+// forwardedFor is the host of remoteAddr: the connection's own address is
+// split once, when it is accepted (a stage could set another).
+func (lc *leanConn) forwardedFor(remoteAddr string) (string, bool) {
+	if remoteAddr == lc.remote {
+		return lc.remoteHost, lc.hasRemoteHost
+	}
+	ip, _, err := net.SplitHostPort(remoteAddr)
+	return ip, err == nil
 }
 
 // listed reports whether a Connection header names k.

@@ -152,18 +152,27 @@ func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, erro
 // length: one or two comparisons per header line, not twelve.
 func headerKind(name []byte) string {
 	var k, k2 string
-	switch len(name) {
+	switch len(name) { // the commonest, as servers spell them, compared whole first
 	case 2:
 		k = "te"
 	case 4:
+		if string(name) == "Date" {
+			return "date"
+		}
 		k = "date"
 	case 7:
 		k, k2 = "upgrade", "trailer"
 	case 10:
 		k, k2 = "connection", "keep-alive"
 	case 12:
+		if string(name) == "Content-Type" {
+			return "content-type"
+		}
 		k = "content-type"
 	case 14:
+		if string(name) == "Content-Length" {
+			return "content-length"
+		}
 		k = "content-length"
 	case 16:
 		k = "proxy-connection"
