@@ -190,7 +190,7 @@ func (lc *leanConn) loop() (handedOff bool) {
 		_, _ = lc.br.Discard(n)
 		// The whole-request deadline, for what reads the client from here
 		// on: the body, or the watch (which sets it itself when it starts).
-		lc.cr.setDeadline(t0.Add(b.limits.ReadTimeout.D()))
+		lc.ctx.deadline = t0.Add(b.limits.ReadTimeout.D())
 		if req.ContentLength > 0 {
 			lc.setReadDeadline(t0.Add(b.limits.ReadTimeout.D()))
 		}

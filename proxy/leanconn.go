@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,7 +28,12 @@ type leanCtx struct {
 	wantWait bool // watch once the body is done
 	watching bool
 	upstream *upstreamConn // interrupted when the context ends
-	wait     waitLink      // its place in the box's waitList (under the list's lock)
+	ended    atomic.Bool   // err is set (Err)
+	// deadline: the request's whole-request deadline, set before the
+	// context is shared; the watch reads under it (a handler still running
+	// at readTimeout sees its context end, as in net/http).
+	deadline time.Time
+	wait     waitLink // its place in the box's waitList (under the list's lock)
 
 	// The request's exchange and writer live in the same allocation (one
 	// per request instead of three); ex and the writer point into it.
@@ -62,10 +68,13 @@ func (c *leanCtx) Done() <-chan struct{} {
 	return d
 }
 
+// Err reads ended, not err under the lock: it is asked several times per
+// request, and only ever becomes context.Canceled.
 func (c *leanCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return nil
 }
 
 func (c *leanCtx) Value(key any) any {
@@ -87,7 +96,7 @@ func (c *leanCtx) watch() {
 	case c.watching || c.err != nil:
 	case c.bodyDone:
 		c.watching = true
-		c.lc.cr.startBackgroundRead()
+		c.lc.cr.startBackgroundRead(c.deadline)
 	default:
 		c.wantWait = true
 	}
@@ -112,6 +121,7 @@ func (c *leanCtx) cancel() {
 		return
 	}
 	c.err = context.Canceled
+	c.ended.Store(true)
 	if c.done != nil {
 		close(c.done)
 	}
@@ -159,17 +169,7 @@ type connReader struct {
 	byteBuf [1]byte
 	inRead  bool
 	aborted bool
-	// deadline: the request's whole-request deadline, which the watch
-	// reads under (a handler still running at readTimeout sees its
-	// context end, as in net/http).
-	deadline time.Time
-	tookDL   bool // a watch set the socket's read deadline (abortPendingRead)
-}
-
-func (cr *connReader) setDeadline(t time.Time) {
-	cr.mu.Lock()
-	cr.deadline = t
-	cr.mu.Unlock()
+	tookDL  bool // a watch set the socket's read deadline (abortPendingRead)
 }
 
 func (cr *connReader) init(c net.Conn) {
@@ -206,7 +206,7 @@ func (cr *connReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (cr *connReader) startBackgroundRead() {
+func (cr *connReader) startBackgroundRead(deadline time.Time) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	if cr.inRead || cr.hasByte {
@@ -214,7 +214,7 @@ func (cr *connReader) startBackgroundRead() {
 	}
 	cr.inRead = true
 	cr.tookDL = true
-	_ = cr.conn.SetReadDeadline(cr.deadline)
+	_ = cr.conn.SetReadDeadline(deadline)
 	go cr.backgroundRead()
 }
 

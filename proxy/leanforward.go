@@ -97,7 +97,7 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 	if f.tr.headerTimeout > 0 {
 		c.setReadDue(now.Add(f.tr.headerTimeout))
 	}
-	lc.b.waits.add(lc.ctx, now, lc.cr.deadline) // set on this goroutine only: read without the lock
+	lc.b.waits.add(lc.ctx, now)
 	defer lc.b.waits.remove(lc.ctx)
 	for {
 		h, err := readRespHead(c.br, r, lc.resp[:0])

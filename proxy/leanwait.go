@@ -38,14 +38,12 @@ type waitLink struct {
 	prev, next *leanCtx
 	in         bool
 	since      time.Time // when it began waiting
-	deadline   time.Time // its whole-request deadline (connReader's)
 }
 
-// add puts ctx at the end of the list: it began waiting at now, and its
-// whole-request deadline is deadline.
-func (l *waitList) add(ctx *leanCtx, now, deadline time.Time) {
+// add puts ctx at the end of the list: it began waiting at now.
+func (l *waitList) add(ctx *leanCtx, now time.Time) {
 	l.mu.Lock()
-	ctx.wait = waitLink{prev: l.tail, in: true, since: now, deadline: deadline}
+	ctx.wait = waitLink{prev: l.tail, in: true, since: now}
 	if l.tail != nil {
 		l.tail.wait.next = ctx
 	} else {
@@ -114,7 +112,7 @@ func (l *waitList) tick() {
 		l.mu.Lock()
 		for ctx := l.head; ctx != nil && now.Sub(ctx.wait.since) >= watchAfter; ctx = ctx.wait.next {
 			long = append(long, ctx)
-			deadlines = append(deadlines, ctx.wait.deadline)
+			deadlines = append(deadlines, ctx.deadline) // set before ctx was added
 			clients.add(ctx.lc.fd)
 		}
 		if l.n > 0 {

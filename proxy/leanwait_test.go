@@ -108,7 +108,7 @@ func TestWaitListLinks(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	for i := range ctxs {
 		ctxs[i] = &leanCtx{}
-		l.add(ctxs[i], t0.Add(time.Duration(i)*time.Millisecond), time.Time{})
+		l.add(ctxs[i], t0.Add(time.Duration(i)*time.Millisecond))
 	}
 	order := func() []int {
 		var got []int
@@ -144,7 +144,7 @@ func TestWaitListLinks(t *testing.T) {
 	if l.head != nil || l.tail != nil {
 		t.Fatalf("empty list with head %p, tail %p", l.head, l.tail)
 	}
-	l.add(ctxs[1], t0, time.Time{})
+	l.add(ctxs[1], t0)
 	if got := fmt.Sprint(order()); got != "[1]" {
 		t.Fatalf("added again: %s", got)
 	}
