@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -34,8 +35,7 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 		hasCL bool
 		conn  string
 	)
-	nvalues := strings.Count(rest, "\n") - 1 // the header lines, the blank one left out
-	h, vals := lc.headerFor(nvalues)
+	h, vals := lc.headerFor()
 	for off := len(raw) - len(rest); len(raw)-off > 2; {
 		l, ok := headerLine(raw[off:])
 		if !ok {
@@ -99,20 +99,19 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 	return r.WithContext(lc.ctx), nil
 }
 
-// headerFor is the connection's header map, emptied, for a request of n
-// header lines, and the backing array of its values. Both are the
-// previous request's: nothing keeps a request's header once it has been
-// served (the loop serves one at a time; the values are pieces of the
-// head's string, which stays), and a fresh map and array cost two
-// allocations and a third of a request's bytes.
-func (lc *leanConn) headerFor(n int) (http.Header, []string) {
+// headerFor is the connection's header map, emptied, and the backing
+// array of its values (appended to: a value already in the map keeps the
+// array it was cut from). Both are the previous request's: nothing keeps
+// a request's header once it has been served (the loop serves one at a
+// time; the values are pieces of the head's string, which stays), and a
+// fresh map and array cost two allocations and a third of a request's
+// bytes.
+func (lc *leanConn) headerFor() (http.Header, []string) {
 	if lc.header == nil {
-		lc.header = make(http.Header, n)
+		lc.header = make(http.Header, 8)
+		lc.vals = make([]string, 0, 8)
 	} else {
 		clear(lc.header)
-	}
-	if cap(lc.vals) < n {
-		lc.vals = make([]string, 0, n)
 	}
 	return lc.header, lc.vals[:0]
 }
@@ -165,9 +164,13 @@ func headerLine(b []byte) (l hline, ok bool) {
 	}
 	l.vs = i
 	for i < len(b) {
-		if i+8 <= len(b) && !hasControl(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-			continue
+		if i+8 <= len(b) {
+			m := controlBytes(binary.LittleEndian.Uint64(b[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8 // the first control byte or DEL
 		}
 		if c := b[i]; c >= 0x20 && c != 0x7f || c == '\t' {
 			i++
@@ -185,12 +188,14 @@ func headerLine(b []byte) (l hline, ok bool) {
 	return l, false
 }
 
-// hasControl reports whether one of x's eight bytes is below 0x20 or is
-// 0x7f (exact for "any": a borrow only spreads from a byte that is).
-func hasControl(x uint64) bool {
+// controlBytes marks (its high bit) each of x's eight bytes, little end
+// first, that is below 0x20 or is 0x7f; the lowest mark is exact, those
+// above it may not be (a borrow spreads from a marked byte upwards), and
+// none is missed.
+func controlBytes(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	del := x ^ 0x7f*ones
-	return (x-0x20*ones)&^x&highs|(del-ones)&^del&highs != 0
+	return (x-0x20*ones)&^x&highs | (del-ones)&^del&highs
 }
 
 // tokenBytes marks RFC 9110's token characters: letters, digits and
@@ -290,6 +295,11 @@ var commonKeys = func() map[string]string {
 }()
 
 func canonicalKey(name string) string {
+	switch name { // the commonest, compared whole (a string switch searches by length)
+	case "Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Connection", "Content-Length",
+		"Content-Type", "Cookie", "Authorization", "Cache-Control", "Origin", "Referer", "X-Request-Id", "K6-Test":
+		return name
+	}
 	if isCanonical(name) {
 		return name // what CanonicalHeaderKey returns, without its checks
 	}
