@@ -176,7 +176,7 @@ func (b *Box) serveLean(c net.Conn) {
 func (lc *leanConn) loop() (handedOff bool) {
 	b := lc.b
 	for first := true; ; first = false {
-		if !first && !lc.waitNext(time.Now().Add(idleTimeoutClient)) {
+		if !first && !lc.waitNext(time.Now(), idleTimeoutClient) {
 			return false
 		}
 		t0 := time.Now()
@@ -200,14 +200,15 @@ func (lc *leanConn) loop() (handedOff bool) {
 	}
 }
 
-// waitNext waits for the next request's first byte until due. The
-// deadline on the socket may be the idle one of an earlier request, still
-// in place: re-arming it for each request costs a timer change and two
-// clock reads, so it is re-armed only when something else has set
-// another, or when it passes before due (the wait then goes on to due).
-func (lc *leanConn) waitNext(due time.Time) bool {
+// waitNext waits for the next request's first byte, limit from
+// idleStart at most. The deadline on the socket may be the idle one of an
+// earlier request, still in place: re-arming it for each request costs a
+// timer change and two clock reads, so it is re-armed only when something
+// else has set another, or when it passes before this wait's own (the
+// wait then goes on to that).
+func (lc *leanConn) waitNext(idleStart time.Time, limit time.Duration) bool {
 	if !lc.idleArmed {
-		lc.setReadDeadline(due)
+		lc.setReadDeadline(idleStart.Add(limit))
 		lc.idleArmed = true
 	}
 	for {
@@ -215,6 +216,7 @@ func (lc *leanConn) waitNext(due time.Time) bool {
 		if err == nil {
 			return true
 		}
+		due := idleStart.Add(limit)
 		if !errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(due) {
 			return false
 		}
@@ -293,7 +295,8 @@ var errHandOff = errors.New("hand off")
 // header deadline (readHeaderTimeout from t0) is set before the first wait
 // for bytes: a head that came whole with its first read needs none.
 func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool, err error) {
-	head, whole, err := peekHead(lc.br, lc.setReadDeadline, t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
+	arm := func() { lc.setReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D())) }
+	head, whole, err := peekHead(lc.br, arm)
 	if err != nil {
 		return nil, 0, false, err // a partial head, then EOF, a reset or the timeout: no answer, as net/http
 	}

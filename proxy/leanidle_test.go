@@ -41,7 +41,7 @@ func TestWaitNextIdleDeadline(t *testing.T) {
 			if tt.byteAfter > 0 {
 				time.AfterFunc(tt.byteAfter, func() { client.Write([]byte("G")) })
 			}
-			got := lc.waitNext(start.Add(limit))
+			got := lc.waitNext(start, limit)
 			took := time.Since(start)
 			t.Logf("waitNext: %v after %v", got, took)
 			if got != tt.want {

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // parse turns a whole head into a request, or errHandOff for anything the
@@ -121,7 +120,7 @@ func (lc *leanConn) headerFor() (http.Header, []string) {
 // leaves to net/http: larger than the buffer, or lines ended by LF alone.
 // With arm, the read deadline is set through it once, before the first
 // wait for bytes: a head that came whole with its first read needs none.
-func peekHead(br *bufio.Reader, arm func(time.Time), deadline time.Time) (head []byte, whole bool, err error) {
+func peekHead(br *bufio.Reader, arm func()) (head []byte, whole bool, err error) {
 	armed := false
 	for {
 		buf, _ := br.Peek(br.Buffered())
@@ -132,7 +131,7 @@ func peekHead(br *bufio.Reader, arm func(time.Time), deadline time.Time) (head [
 			return nil, false, nil
 		}
 		if arm != nil && !armed {
-			arm(deadline)
+			arm()
 			armed = true
 		}
 		if _, err := br.Peek(br.Buffered() + 1); err != nil {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // respHead is an answer's head as the lean forwarder reads it.
@@ -27,7 +26,7 @@ type respHead struct {
 // readRespHead peeks an answer's head in br and sorts it.
 func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, error) {
 	h := respHead{buf: buf, cl: -1}
-	head, whole, err := peekHead(br, nil, time.Time{})
+	head, whole, err := peekHead(br, nil)
 	if err != nil && br.Buffered() == 0 {
 		return h, err
 	}
