@@ -250,3 +250,14 @@ func TestRespHeadLinesKept(t *testing.T) {
 		buf = h.buf
 	}
 }
+
+// validValue: no control byte but tab, no DEL (a bare CR or LF is one):
+// the check headerLine makes of a value, byte by byte.
+func validValue[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
