@@ -189,10 +189,18 @@ func BenchmarkBandwidthCap(b *testing.B) {
 // X-Forwarded-* headers the box adds), less those of n requests straight
 // to that origin in the same round (what remains of the ends' own). With
 // one connection every answer comes at once; with 50 busy ones requests
-// wait on the next hop, where the box watches its clients.
+// wait on the next hop, where the box watches its clients. The last case
+// is bench-proxy.sh's box(http) between hey's request and middlebench
+// server's answer (BenchmarkBoxCost's).
 func BenchmarkBoxAllocs(b *testing.B) {
-	up := "http://" + rawOrigin(b)
-	for _, tt := range []struct{ name, cfg string }{{"bytes-box", "boxes: [{name: plain}]"}, {"http-box-inactive", inactiveHTTP}} {
+	raw := "http://" + rawOrigin(b)
+	server := "http://" + rawOriginWith(b, serverAnswer)
+	for _, tt := range []struct{ name, cfg, up, req string }{
+		{"bytes-box", "boxes: [{name: plain}]", raw, ""},
+		{"http-box-inactive", inactiveHTTP, raw, ""},
+		{"http-box-bench-proxy", benchProxyHTTP, server, heyRequest},
+	} {
+		up := tt.up
 		for _, conns := range []int{1, 50} {
 			b.Run(fmt.Sprintf("%s/conns=%d", tt.name, conns), func(b *testing.B) {
 				box := startYAML(b, tt.cfg, up)
@@ -201,6 +209,9 @@ func BenchmarkBoxAllocs(b *testing.B) {
 					cs := make([]*rawClient, conns)
 					for i := range cs {
 						cs[i] = newRawClient(b, addr)
+						if tt.req != "" {
+							cs[i].req = []byte(fmt.Sprintf(tt.req, addr))
+						}
 						defer cs[i].Close()
 						cs[i].get(b) // the connections, dialed outside the count
 					}
@@ -240,31 +251,36 @@ const rawAnswer = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length
 
 // rawOrigin answers every request head it reads with rawAnswer, from
 // fixed buffers (no allocation per request); it returns its host:port.
-func rawOrigin(tb testing.TB) string {
-	return tcptest.Serve(tb, func(c net.Conn) {
-		defer c.Close()
-		buf := make([]byte, 8<<10)
-		answer := []byte(rawAnswer)
-		have := 0
-		for {
-			i := bytes.Index(buf[:have], []byte("\r\n\r\n"))
-			if i < 0 {
-				if have == len(buf) {
-					return
-				}
-				n, err := c.Read(buf[have:])
-				if err != nil {
-					return
-				}
-				have += n
-				continue
-			}
-			have = copy(buf, buf[i+4:have])
-			if _, err := c.Write(answer); err != nil {
+func rawOrigin(tb testing.TB) string { return rawOriginWith(tb, rawAnswer) }
+
+// rawOriginWith is rawOrigin answering with answer.
+func rawOriginWith(tb testing.TB, answer string) string {
+	return tcptest.Serve(tb, func(c net.Conn) { serveRaw(c, []byte(answer)) })
+}
+
+// serveRaw is rawOriginWith's connection.
+func serveRaw(c net.Conn, answer []byte) {
+	defer c.Close()
+	buf := make([]byte, 8<<10)
+	have := 0
+	for {
+		i := bytes.Index(buf[:have], []byte("\r\n\r\n"))
+		if i < 0 {
+			if have == len(buf) {
 				return
 			}
+			n, err := c.Read(buf[have:])
+			if err != nil {
+				return
+			}
+			have += n
+			continue
 		}
-	})
+		have = copy(buf, buf[i+4:have])
+		if _, err := c.Write(answer); err != nil {
+			return
+		}
+	}
 }
 
 // rawClient sends a fixed GET on one keep-alive connection and reads the

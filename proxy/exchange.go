@@ -17,6 +17,7 @@ type exchange struct {
 	timings   []timing
 	body      *clientBody // the request's body as read from the client; nil without one
 	abort     bool        // the client left: abort its connection rather than answer
+	answer    answerWriter
 }
 
 type timing struct {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -134,15 +135,25 @@ type leanConn struct {
 	fd     int // the client's socket, for the waitList's poll (-1: none)
 	remote string
 	head   []byte      // the upstream request head, rebuilt for each request
+	header http.Header // the request's header, reused (headerFor)
+	vals   []string    // … and its values' backing array
 	resp   []byte      // the answer's header lines passed on
 	ctx    *leanCtx    // the request being served
 	w      *leanWriter // … and its writer
+	// idleArmed: the socket's read deadline is an idle one (waitNext's)
+	// that nothing has replaced since.
+	idleArmed bool
+	// remoteHost: remote without its port (X-Forwarded-For), if it splits.
+	remoteHost    string
+	hasRemoteHost bool
 }
 
 // serveLean runs the lean loop on one accepted connection.
 func (b *Box) serveLean(c net.Conn) {
 	defer b.wg.Done()
 	lc := &leanConn{b: b, c: c, id: connID(c), fd: socketFD(c), remote: c.RemoteAddr().String()}
+	host, _, err := net.SplitHostPort(lc.remote)
+	lc.remoteHost, lc.hasRemoteHost = host, err == nil
 	lc.cr.init(c)
 	lc.br = leanReaders.Get().(*bufio.Reader)
 	lc.br.Reset(&lc.cr)
@@ -165,11 +176,8 @@ func (b *Box) serveLean(c net.Conn) {
 func (lc *leanConn) loop() (handedOff bool) {
 	b := lc.b
 	for first := true; ; first = false {
-		if !first {
-			_ = lc.c.SetReadDeadline(time.Now().Add(idleTimeoutClient))
-			if _, err := lc.br.Peek(1); err != nil {
-				return false
-			}
+		if !first && !lc.waitNext(time.Now(), idleTimeoutClient) {
+			return false
 		}
 		t0 := time.Now()
 		req, n, ok, err := lc.readRequest(t0)
@@ -182,14 +190,45 @@ func (lc *leanConn) loop() (handedOff bool) {
 		_, _ = lc.br.Discard(n)
 		// The whole-request deadline, for what reads the client from here
 		// on: the body, or the watch (which sets it itself when it starts).
-		lc.cr.setDeadline(t0.Add(b.limits.ReadTimeout.D()))
+		lc.ctx.deadline = t0.Add(b.limits.ReadTimeout.D())
 		if req.ContentLength > 0 {
-			_ = lc.c.SetReadDeadline(t0.Add(b.limits.ReadTimeout.D()))
+			lc.setReadDeadline(t0.Add(b.limits.ReadTimeout.D()))
 		}
 		if !lc.serve(req) {
 			return false
 		}
 	}
+}
+
+// waitNext waits for the next request's first byte, limit from
+// idleStart at most. The deadline on the socket may be the idle one of an
+// earlier request, still in place: re-arming it for each request costs a
+// timer change and two clock reads, so it is re-armed only when something
+// else has set another, or when it passes before this wait's own (the
+// wait then goes on to that).
+func (lc *leanConn) waitNext(idleStart time.Time, limit time.Duration) bool {
+	if !lc.idleArmed {
+		lc.setReadDeadline(idleStart.Add(limit))
+		lc.idleArmed = true
+	}
+	for {
+		_, err := lc.br.Peek(1)
+		if err == nil {
+			return true
+		}
+		due := idleStart.Add(limit)
+		if !errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(due) {
+			return false
+		}
+		_ = lc.c.SetReadDeadline(due)
+	}
+}
+
+// setReadDeadline sets the client's read deadline for what the loop reads
+// next: the rest of a head, a body, the wait for the next request.
+func (lc *leanConn) setReadDeadline(t time.Time) {
+	lc.idleArmed = false
+	_ = lc.c.SetReadDeadline(t)
 }
 
 // idleTimeoutClient is how long a client connection may sit idle between
@@ -215,7 +254,9 @@ func (lc *leanConn) serve(r *http.Request) (keep bool) {
 	defer func() {
 		lc.w = nil
 		ctx.cancel() // first: no watch starts after it
-		lc.cr.abortPendingRead()
+		if lc.cr.abortPendingRead() {
+			lc.idleArmed = false // a watch read under its own deadline
+		}
 		if v := recover(); v != nil {
 			keep = false
 			if v != http.ErrAbortHandler {
@@ -254,7 +295,8 @@ var errHandOff = errors.New("hand off")
 // header deadline (readHeaderTimeout from t0) is set before the first wait
 // for bytes: a head that came whole with its first read needs none.
 func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool, err error) {
-	head, whole, err := peekHead(lc.br, lc.c, t0.Add(lc.b.limits.ReadHeaderTimeout.D()))
+	arm := func() { lc.setReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D())) }
+	head, whole, err := peekHead(lc.br, arm)
 	if err != nil {
 		return nil, 0, false, err // a partial head, then EOF, a reset or the timeout: no answer, as net/http
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,7 +27,13 @@ type leanCtx struct {
 	bodyDone bool // the body was read to its end (or there is none)
 	wantWait bool // watch once the body is done
 	watching bool
-	upstream net.Conn // interrupted (its deadline expired) when the context ends
+	upstream *upstreamConn // interrupted when the context ends
+	ended    atomic.Bool   // err is set (Err)
+	// deadline: the request's whole-request deadline, set before the
+	// context is shared; the watch reads under it (a handler still running
+	// at readTimeout sees its context end, as in net/http).
+	deadline time.Time
+	wait     waitLink // its place in the box's waitList (under the list's lock)
 
 	// The request's exchange and writer live in the same allocation (one
 	// per request instead of three); ex and the writer point into it.
@@ -61,10 +68,13 @@ func (c *leanCtx) Done() <-chan struct{} {
 	return d
 }
 
+// Err reads ended, not err under the lock: it is asked several times per
+// request, and only ever becomes context.Canceled.
 func (c *leanCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return nil
 }
 
 func (c *leanCtx) Value(key any) any {
@@ -86,7 +96,7 @@ func (c *leanCtx) watch() {
 	case c.watching || c.err != nil:
 	case c.bodyDone:
 		c.watching = true
-		c.lc.cr.startBackgroundRead()
+		c.lc.cr.startBackgroundRead(c.deadline)
 	default:
 		c.wantWait = true
 	}
@@ -111,6 +121,7 @@ func (c *leanCtx) cancel() {
 		return
 	}
 	c.err = context.Canceled
+	c.ended.Store(true)
 	if c.done != nil {
 		close(c.done)
 	}
@@ -118,17 +129,17 @@ func (c *leanCtx) cancel() {
 	c.upstream = nil
 	c.mu.Unlock()
 	if up != nil {
-		_ = up.SetDeadline(time.Unix(1, 0))
+		up.interrupt()
 	}
 }
 
 // interruptOnCancel has up's exchange interrupted when the context ends
 // (at once if it has).
-func (c *leanCtx) interruptOnCancel(up net.Conn) {
+func (c *leanCtx) interruptOnCancel(up *upstreamConn) {
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		_ = up.SetDeadline(time.Unix(1, 0))
+		up.interrupt()
 		return
 	}
 	c.upstream = up
@@ -158,23 +169,7 @@ type connReader struct {
 	byteBuf [1]byte
 	inRead  bool
 	aborted bool
-	// deadline: the request's whole-request deadline, which the watch
-	// reads under (a handler still running at readTimeout sees its
-	// context end, as in net/http).
-	deadline time.Time
-}
-
-func (cr *connReader) setDeadline(t time.Time) {
-	cr.mu.Lock()
-	cr.deadline = t
-	cr.mu.Unlock()
-}
-
-// deadlinePassed: the whole-request deadline is set and not after now.
-func (cr *connReader) deadlinePassed(now time.Time) bool {
-	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	return !cr.deadline.IsZero() && !now.Before(cr.deadline)
+	tookDL  bool // a watch set the socket's read deadline (abortPendingRead)
 }
 
 func (cr *connReader) init(c net.Conn) {
@@ -211,14 +206,15 @@ func (cr *connReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (cr *connReader) startBackgroundRead() {
+func (cr *connReader) startBackgroundRead(deadline time.Time) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	if cr.inRead || cr.hasByte {
 		return
 	}
 	cr.inRead = true
-	_ = cr.conn.SetReadDeadline(cr.deadline)
+	cr.tookDL = true
+	_ = cr.conn.SetReadDeadline(deadline)
 	go cr.backgroundRead()
 }
 
@@ -243,13 +239,16 @@ func (cr *connReader) backgroundRead() {
 	cr.cond.Broadcast()
 }
 
-// abortPendingRead stops a background read and waits for it to end.
-func (cr *connReader) abortPendingRead() {
+// abortPendingRead stops a background read and waits for it to end;
+// tookDeadline: a watch has set the socket's read deadline since the last
+// call.
+func (cr *connReader) abortPendingRead() (tookDeadline bool) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
+	tookDeadline, cr.tookDL = cr.tookDL, false
 	if !cr.inRead {
 		cr.ctx = nil
-		return
+		return tookDeadline
 	}
 	cr.aborted = true
 	_ = cr.conn.SetReadDeadline(time.Unix(1, 0))
@@ -258,4 +257,5 @@ func (cr *connReader) abortPendingRead() {
 	}
 	_ = cr.conn.SetReadDeadline(time.Time{})
 	cr.ctx = nil
+	return tookDeadline
 }

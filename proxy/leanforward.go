@@ -44,7 +44,7 @@ func (f *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // connection.
 func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *leanCtx) {
 	lc := ctx.lc
-	lc.head = appendRequestHead(lc.head[:0], r)
+	lc.head = lc.appendRequestHead(lc.head[:0], r)
 	replayable := r.ContentLength == 0
 	for {
 		c, reused, err := f.tr.get(ctx)
@@ -93,25 +93,26 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 	if err := c.bw.Flush(); err != nil {
 		return respHead{}, err
 	}
+	now := time.Now()
 	if f.tr.headerTimeout > 0 {
-		_ = c.SetReadDeadline(time.Now().Add(f.tr.headerTimeout))
+		c.setReadDue(now.Add(f.tr.headerTimeout))
 	}
-	lc.b.waits.add(lc.ctx)
+	lc.b.waits.add(lc.ctx, now)
 	defer lc.b.waits.remove(lc.ctx)
 	for {
 		h, err := readRespHead(c.br, r, lc.resp[:0])
 		if err != nil {
 			return h, err
 		}
-		lc.resp = h.lines
+		lc.resp = h.buf
 		if h.status >= 100 && h.status <= 199 && !h.generic {
 			_, _ = c.br.Discard(h.n)
 			continue // 100 Continue, 103 Early Hints: the final answer follows
 		}
 		if f.tr.headerTimeout > 0 {
-			_ = c.SetReadDeadline(time.Time{}) // the body takes as long as it takes
+			c.setReadDue(time.Time{}) // the body takes as long as it takes
 			if lc.ctx.Err() != nil {
-				_ = c.SetDeadline(time.Unix(1, 0)) // the client left meanwhile: keep its interruption
+				c.interrupt() // the client left meanwhile: keep its interruption
 			}
 		}
 		return h, nil
@@ -249,7 +250,7 @@ func removeHopByHop(h http.Header) {
 var hopByHop = [...]string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
 // appendRequestHead appends the request head the next hop gets.
-func appendRequestHead(b []byte, r *http.Request) []byte {
+func (lc *leanConn) appendRequestHead(b []byte, r *http.Request) []byte {
 	b = append(b, r.Method...)
 	b = append(b, ' ')
 	b = append(b, r.URL.EscapedPath()...)
@@ -285,7 +286,7 @@ func appendRequestHead(b []byte, r *http.Request) []byte {
 		b = strconv.AppendInt(b, r.ContentLength, 10)
 		b = append(b, "\r\n"...)
 	}
-	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+	if ip, ok := lc.forwardedFor(r.RemoteAddr); ok {
 		b = append(b, "X-Forwarded-For: "...)
 		b = append(b, ip...)
 		b = append(b, "\r\n"...)
@@ -294,6 +295,16 @@ func appendRequestHead(b []byte, r *http.Request) []byte {
 	b = append(b, r.Host...)
 	b = append(b, "\r\nX-Forwarded-Proto: http\r\n\r\n"...)
 	return b
+}
+
+// forwardedFor is the host of remoteAddr: the connection's own address is
+// split once, when it is accepted (a stage could set another).
+func (lc *leanConn) forwardedFor(remoteAddr string) (string, bool) {
+	if remoteAddr == lc.remote {
+		return lc.remoteHost, lc.hasRemoteHost
+	}
+	ip, _, err := net.SplitHostPort(remoteAddr)
+	return ip, err == nil
 }
 
 // listed reports whether a Connection header names k.

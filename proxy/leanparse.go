@@ -2,22 +2,22 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // parse turns a whole head into a request, or errHandOff for anything the
 // lean loop leaves to net/http.
 func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 	s := string(raw) // one string: every key and value below is a piece of it
-	line, rest, _ := strings.Cut(s, "\r\n")
+	line, rest, ok := cutLine(s)
+	if !ok {
+		return nil, errHandOff
+	}
 	method, line, ok1 := strings.Cut(line, " ")
 	target, proto, ok2 := strings.Cut(line, " ")
 	if !ok1 || !ok2 || proto != "HTTP/1.1" || !validToken(method) || method == "CONNECT" || method == "PRI" ||
@@ -25,28 +25,20 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 		return nil, errHandOff
 	}
 	var (
-		host    string
-		hosts   int
-		cl      int64
-		hasCL   bool
-		conn    string
-		nvalues int
+		host  string
+		hosts int
+		cl    int64
+		hasCL bool
+		conn  string
 	)
-	for l := rest; len(l) > 2; {
-		i := strings.Index(l, "\r\n")
-		l = l[i+2:]
-		nvalues++
-	}
-	h := make(http.Header, nvalues)
-	vals := make([]string, 0, nvalues)
-	for len(rest) > 2 {
-		var hl string
-		hl, rest, _ = strings.Cut(rest, "\r\n")
-		name, value, ok := strings.Cut(hl, ":")
-		if !ok || !validToken(name) || !validValue(value) {
-			return nil, errHandOff // obs-fold, a bare LF, a space before the colon, a control byte …
+	h, vals := lc.headerFor()
+	for off := len(raw) - len(rest); len(raw)-off > 2; {
+		l, ok := headerLine(raw[off:])
+		if !ok {
+			return nil, errHandOff // obs-fold, a space before the colon, a control byte, a bare LF …
 		}
-		value = strings.Trim(value, " \t")
+		name, value := s[off:off+l.colon], s[off+l.vs:off+l.ve]
+		off += l.next
 		key := canonicalKey(name)
 		switch key {
 		case "Host":
@@ -73,6 +65,7 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 		}
 	}
+	lc.vals = vals[:0]
 	if hosts != 1 || !validHost(host) {
 		return nil, errHandOff
 	}
@@ -102,42 +95,46 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 	return r.WithContext(lc.ctx), nil
 }
 
+// headerFor is the connection's header map, emptied, and the backing
+// array of its values (appended to: a value already in the map keeps the
+// array it was cut from). Both are the previous request's: nothing keeps
+// a request's header once it has been served (the loop serves one at a
+// time; the values are pieces of the head's string, which stays), and a
+// fresh map and array cost two allocations and a third of a request's
+// bytes.
+func (lc *leanConn) headerFor() (http.Header, []string) {
+	if lc.header == nil {
+		lc.header = make(http.Header, 8)
+		lc.vals = make([]string, 0, 8)
+	} else {
+		clear(lc.header)
+	}
+	return lc.header, lc.vals[:0]
+}
+
 // peekHead waits until br holds a whole head, up to its blank line, and
 // returns it still in the buffer. whole is false for a head the lean path
 // leaves to net/http: larger than the buffer, or lines ended by LF alone.
-// With a conn, its read deadline is set once, before the first wait for
-// bytes: a head that came whole with its first read needs none.
-func peekHead(br *bufio.Reader, c net.Conn, deadline time.Time) (head []byte, whole bool, err error) {
+// With arm, the read deadline is set through it once, before the first
+// wait for bytes: a head that came whole with its first read needs none.
+func peekHead(br *bufio.Reader, arm func()) (head []byte, whole bool, err error) {
 	armed := false
 	for {
 		buf, _ := br.Peek(br.Buffered())
-		if i := bytes.Index(buf, crlfcrlf); i >= 0 {
-			return buf[:i+4], true, nil
+		if n := headEnd(buf); n > 0 {
+			return buf[:n], true, nil
 		}
 		if br.Buffered() == br.Size() || bareLF(buf) {
 			return nil, false, nil
 		}
-		if c != nil && !armed {
-			_ = c.SetReadDeadline(deadline)
+		if arm != nil && !armed {
+			arm()
 			armed = true
 		}
 		if _, err := br.Peek(br.Buffered() + 1); err != nil {
 			return nil, false, err
 		}
 	}
-}
-
-var crlfcrlf = []byte("\r\n\r\n")
-
-// bareLF reports whether b has a line ended by LF alone (net/http reads
-// such heads; the lean loop leaves them to it).
-func bareLF(b []byte) bool {
-	for i, c := range b {
-		if c == '\n' && (i == 0 || b[i-1] != '\r') {
-			return true
-		}
-	}
-	return false
 }
 
 // headerHasToken reports whether a comma-separated header value lists tok.
@@ -167,13 +164,34 @@ var commonKeys = func() map[string]string {
 }()
 
 func canonicalKey(name string) string {
+	switch name { // the commonest, compared whole (a string switch searches by length)
+	case "Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Connection", "Content-Length",
+		"Content-Type", "Cookie", "Authorization", "Cache-Control", "Origin", "Referer", "X-Request-Id", "K6-Test":
+		return name
+	}
+	if isCanonical(name) {
+		return name // what CanonicalHeaderKey returns, without its checks
+	}
 	if k, ok := commonKeys[name]; ok {
 		return k
 	}
 	return http.CanonicalHeaderKey(name)
 }
 
-// validToken: RFC 9110 token characters (method, header name).
+// isCanonical: a valid token already in canonical form (upper case at the
+// start and after each '-', lower case elsewhere).
+func isCanonical(name string) bool {
+	upper := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if upper && 'a' <= c && c <= 'z' || !upper && 'A' <= c && c <= 'Z' {
+			return false
+		}
+		upper = c == '-'
+	}
+	return true
+}
+
 // plainPath: target is a path of bytes that url.ParseRequestURI keeps as
 // they are — letters, digits and -._~$&+,/:;=@ after the leading slash, no
 // query, no escapes — so that its URL is just {Path: target} (one
@@ -189,42 +207,6 @@ func plainPath(target string) bool {
 		default:
 			return false
 		}
-	}
-	return true
-}
-
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
-// validValue: no control byte but tab, no DEL (a bare CR or LF is one).
-func validValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// validHost: the characters of a host[:port] (net/http checks these too).
-func validHost(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:[]%!$&'()*+,;=", c) >= 0 {
-			continue
-		}
-		return false
 	}
 	return true
 }

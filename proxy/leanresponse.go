@@ -8,14 +8,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // respHead is an answer's head as the lean forwarder reads it.
 type respHead struct {
 	n       int // the head's length in the buffer
 	status  int
-	lines   []byte // header lines to pass on
+	lines   []byte // header lines to pass on: in the head itself when none is dropped, else in buf
+	buf     []byte
 	cl      int64
 	chunked bool
 	close   bool // the next hop closes after it
@@ -24,9 +24,9 @@ type respHead struct {
 }
 
 // readRespHead peeks an answer's head in br and sorts it.
-func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, error) {
-	h := respHead{lines: lines, cl: -1}
-	head, whole, err := peekHead(br, nil, time.Time{})
+func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, error) {
+	h := respHead{buf: buf, cl: -1}
+	head, whole, err := peekHead(br, nil)
 	if err != nil && br.Buffered() == 0 {
 		return h, err
 	}
@@ -35,7 +35,11 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 		return h, nil
 	}
 	h.n = len(head)
-	status, rest, _ := bytes.Cut(head, []byte("\r\n"))
+	status, rest, ok := cutLine(head)
+	if !ok {
+		h.generic = true
+		return h, nil
+	}
 	proto, code, _ := bytes.Cut(status, []byte(" "))
 	code, _, _ = bytes.Cut(code, []byte(" "))
 	v11 := string(proto) == "HTTP/1.1"
@@ -53,15 +57,27 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 		return h, nil
 	}
 	var hasCT, hasCL, keepAlive bool
-	for len(rest) > 2 {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok || !validToken(string(name)) || !validValue(string(value)) {
+	first := len(head) - len(rest)
+	dropped := false // a line was left out: the others are copied into buf
+	keep := func(line []byte) {
+		if dropped {
+			h.buf = append(h.buf, line...)
+		}
+	}
+	drop := func(at int) {
+		if !dropped {
+			h.buf = append(h.buf, head[first:at]...)
+			dropped = true
+		}
+	}
+	for off := first; len(head)-off > 2; {
+		l, ok := headerLine(head[off:])
+		if !ok {
 			h.generic = true
 			return h, nil
 		}
-		value = bytes.Trim(value, " \t")
+		line := head[off : off+l.next]
+		name, value := line[:l.colon], line[l.vs:l.ve]
 		switch headerKind(name) {
 		case "content-length":
 			v, err := strconv.ParseInt(string(value), 10, 64)
@@ -70,14 +86,14 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 				return h, nil
 			}
 			h.cl, hasCL = v, true
-			h.lines = append(h.lines, line...)
-			h.lines = append(h.lines, "\r\n"...)
+			keep(line)
 		case "transfer-encoding":
 			if h.chunked || !v11 || !strings.EqualFold(string(value), "chunked") {
 				h.generic = true
 				return h, nil
 			}
 			h.chunked = true
+			drop(off)
 		case "connection":
 			for _, t := range strings.Split(string(value), ",") {
 				switch t = strings.ToLower(strings.TrimSpace(t)); t {
@@ -91,21 +107,24 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 					return h, nil
 				}
 			}
+			drop(off)
 		case "proxy-connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "upgrade":
-		case "trailer":
-			h.lines = append(h.lines, line...) // the trailers pass with the chunks
-			h.lines = append(h.lines, "\r\n"...)
+			drop(off)
 		case "content-type":
 			hasCT = true
-			h.lines = append(h.lines, line...)
-			h.lines = append(h.lines, "\r\n"...)
+			keep(line)
 		case "date":
 			h.hasDate = true
-			fallthrough
-		default:
-			h.lines = append(h.lines, line...)
-			h.lines = append(h.lines, "\r\n"...)
+			keep(line)
+		default: // the trailer line too: the trailers pass with the chunks
+			keep(line)
 		}
+		off += l.next
+	}
+	if dropped {
+		h.lines = h.buf
+	} else {
+		h.lines = head[first : len(head)-2]
 	}
 	if !v11 && !keepAlive {
 		h.close = true
@@ -127,18 +146,66 @@ func readRespHead(br *bufio.Reader, r *http.Request, lines []byte) (respHead, er
 	return h, nil
 }
 
-// specialHeaders are the answer headers the lean forwarder acts on.
-var specialHeaders = [...]string{"content-length", "transfer-encoding", "connection", "proxy-connection", "keep-alive",
-	"proxy-authenticate", "proxy-authorization", "te", "upgrade", "trailer", "content-type", "date"}
-
-// headerKind is name's entry in specialHeaders, in lower case, or "".
+// headerKind is name (a token) in lower case when it is one of the answer
+// headers the lean forwarder acts on, else "". The candidates are picked by
+// length: one or two comparisons per header line, not twelve.
 func headerKind(name []byte) string {
-	for _, k := range specialHeaders {
-		if len(k) == len(name) && strings.EqualFold(k, string(name)) {
-			return k
+	var k, k2 string
+	switch len(name) { // the commonest, as servers spell them, compared whole first
+	case 2:
+		k = "te"
+	case 4:
+		if string(name) == "Date" {
+			return "date"
 		}
+		k = "date"
+	case 7:
+		k, k2 = "upgrade", "trailer"
+	case 10:
+		k, k2 = "connection", "keep-alive"
+	case 12:
+		if string(name) == "Content-Type" {
+			return "content-type"
+		}
+		k = "content-type"
+	case 14:
+		if string(name) == "Content-Length" {
+			return "content-length"
+		}
+		k = "content-length"
+	case 16:
+		k = "proxy-connection"
+	case 17:
+		k = "transfer-encoding"
+	case 18:
+		k = "proxy-authenticate"
+	case 19:
+		k = "proxy-authorization"
+	default:
+		return ""
+	}
+	switch {
+	case tokenIs(name, k):
+		return k
+	case k2 != "" && tokenIs(name, k2):
+		return k2
 	}
 	return ""
+}
+
+// tokenIs reports whether the token name is lower (letters and '-', in
+// lower case) in any case: setting bit 0x20 lowers a letter and leaves
+// '-' as it is, and no other token byte becomes one of those.
+func tokenIs(name []byte, lower string) bool {
+	if len(name) != len(lower) {
+		return false
+	}
+	for i := range len(name) {
+		if name[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // copyN copies n body bytes from br to the client.

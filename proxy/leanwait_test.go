@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -94,5 +95,57 @@ func TestLeanReadTimeoutEndsAWaitingRequest(t *testing.T) {
 	s := waitStats(t, p, func(s BoxStats) bool { return s.ClientAborts == 1 })
 	if took := time.Since(t0); s.ClientAborts != 1 || took < 500*time.Millisecond || took > 2500*time.Millisecond {
 		t.Fatalf("after %v: %+v, want the request ended at its 500 ms deadline, before the 3 s of work end", took, s)
+	}
+}
+
+// TestWaitListLinks: requests stay linked in the order they began
+// waiting, whichever leaves (the front, the middle, the end, one already
+// taken out by a tick), so that a tick's scan from the front sees the
+// longest-waiting first.
+func TestWaitListLinks(t *testing.T) {
+	l := &waitList{done: make(chan struct{}), running: true} // running: add starts no ticker
+	ctxs := make([]*leanCtx, 5)
+	t0 := time.Unix(1000, 0)
+	for i := range ctxs {
+		ctxs[i] = &leanCtx{}
+		l.add(ctxs[i], t0.Add(time.Duration(i)*time.Millisecond))
+	}
+	order := func() []int {
+		var got []int
+		for c := l.head; c != nil; c = c.wait.next {
+			for i, x := range ctxs {
+				if x == c {
+					got = append(got, i)
+				}
+			}
+		}
+		var back []int
+		for c := l.tail; c != nil; c = c.wait.prev {
+			for i, x := range ctxs {
+				if x == c {
+					back = append([]int{i}, back...)
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(back) || len(got) != l.n {
+			t.Fatalf("forward %v, backward %v, n %d", got, back, l.n)
+		}
+		return got
+	}
+	for _, step := range []struct {
+		remove int
+		want   string
+	}{{2, "[0 1 3 4]"}, {0, "[1 3 4]"}, {4, "[1 3]"}, {4, "[1 3]"}, {1, "[3]"}, {3, "[]"}} {
+		l.remove(ctxs[step.remove])
+		if got := fmt.Sprint(order()); got != step.want {
+			t.Fatalf("after removing %d: %s, want %s", step.remove, got, step.want)
+		}
+	}
+	if l.head != nil || l.tail != nil {
+		t.Fatalf("empty list with head %p, tail %p", l.head, l.tail)
+	}
+	l.add(ctxs[1], t0)
+	if got := fmt.Sprint(order()); got != "[1]" {
+		t.Fatalf("added again: %s", got)
 	}
 }

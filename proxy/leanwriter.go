@@ -233,15 +233,23 @@ func (w *leanWriter) sendHead(first []byte) {
 func (w *leanWriter) statusLine(code int) {
 	bw := w.lc.bw
 	bw.WriteString("HTTP/1.1 ")
-	bw.WriteString(strconv.Itoa(code))
+	writeCode(bw, code)
 	bw.WriteByte(' ')
 	if text := http.StatusText(code); text != "" {
 		bw.WriteString(text)
 	} else {
 		bw.WriteString("status code ")
-		bw.WriteString(strconv.Itoa(code))
+		writeCode(bw, code)
 	}
 	bw.WriteString("\r\n")
+}
+
+// writeCode writes a status code, 100 to 999 (strconv.Itoa allocates the
+// string of any number above 99).
+func writeCode(bw *bufio.Writer, code int) {
+	bw.WriteByte(byte('0' + code/100))
+	bw.WriteByte(byte('0' + code/10%10))
+	bw.WriteByte(byte('0' + code%10))
 }
 
 // tail writes the headers the writer adds itself, and the head's end.

@@ -102,7 +102,10 @@ func (s *uaBlockStage) extraCounts() map[string]int64 {
 func (s *uaBlockStage) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.c.seen.Add(1)
-		ua := r.UserAgent()
+		var ua string // r.UserAgent(), without canonicalising its key every time
+		if v := r.Header["User-Agent"]; len(v) > 0 {
+			ua = v[0]
+		}
 		if (ua == "" && !s.cfg.BlockEmpty) || (ua != "" && !s.re.MatchString(ua)) {
 			s.c.passed.Add(1)
 			next.ServeHTTP(w, r)

@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,9 +49,60 @@ const idleTimeout = 30 * time.Second
 
 type upstreamConn struct {
 	net.Conn
-	br        *bufio.Reader
+	br        *bufio.Reader // reads through the connection's Read
 	bw        *bufio.Writer
 	idleSince time.Time
+	// due is the read deadline the exchange wants (zero: none) and armed
+	// the one on the socket; only the goroutine using the connection
+	// touches them (see Read). lazy: a plain TCP connection, where an
+	// early deadline can simply be armed again.
+	due, armed time.Time
+	lazy       bool
+	// interrupted: a context ended the exchange by expiring the deadline
+	// on purpose; a timeout is then real.
+	interrupted atomic.Bool
+}
+
+// setReadDue sets the read deadline of the reads that follow (zero: none).
+// On a lazy connection an earlier one on the socket stays in place, and
+// Read arms the socket again if it passes first: moving it for every
+// request costs two timer changes and clock reads each time.
+func (c *upstreamConn) setReadDue(t time.Time) {
+	c.due = t
+	if !c.lazy || !t.IsZero() && (c.armed.IsZero() || t.Before(c.armed)) {
+		c.arm(t)
+	}
+}
+
+// Read reads under the deadline setReadDue set: a timeout of an earlier
+// deadline left on the socket arms it with that one and reads again.
+func (c *upstreamConn) Read(p []byte) (int, error) {
+	for {
+		n, err := c.Conn.Read(p)
+		if n > 0 || !c.lazy || !errors.Is(err, os.ErrDeadlineExceeded) || c.interrupted.Load() ||
+			!c.due.IsZero() && !time.Now().Before(c.due) {
+			return n, err
+		}
+		c.arm(c.due)
+	}
+}
+
+// arm sets the socket's read deadline, unless an interruption came first
+// (interrupt marks, then expires: one that marks after the check below
+// expires after this arming).
+func (c *upstreamConn) arm(t time.Time) {
+	c.armed = t
+	_ = c.Conn.SetReadDeadline(t)
+	if c.interrupted.Load() {
+		_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
+	}
+}
+
+// interrupt ends the exchange on c, from any goroutine: what it reads or
+// writes fails at once, and c is not used again.
+func (c *upstreamConn) interrupt() {
+	c.interrupted.Store(true)
+	_ = c.Conn.SetDeadline(time.Unix(1, 0))
 }
 
 func newUpstreamTransport(next *url.URL, tlsCfg *tls.Config, maxIdle int, fallback *http.Transport) *upstreamTransport {
@@ -129,7 +182,9 @@ func (t *upstreamTransport) dial(ctx context.Context) (*upstreamConn, error) {
 		}
 		nc = tc
 	}
-	return &upstreamConn{Conn: nc, br: bufio.NewReaderSize(nc, 32<<10), bw: bufio.NewWriterSize(nc, 32<<10)}, nil
+	c := &upstreamConn{Conn: nc, bw: bufio.NewWriterSize(nc, 32<<10), lazy: t.tls == nil}
+	c.br = bufio.NewReaderSize(c, 32<<10)
+	return c, nil
 }
 
 // put keeps a connection whose response was read to its end, or closes it
@@ -169,7 +224,7 @@ func (t *upstreamTransport) CloseIdleConnections() {
 // request's context, when it ends, interrupts both by expiring c's
 // deadline.
 func (t *upstreamTransport) exchange(c *upstreamConn, req *http.Request) (*http.Response, error) {
-	stop := context.AfterFunc(req.Context(), func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+	stop := context.AfterFunc(req.Context(), c.interrupt)
 	fail := func(err error) (*http.Response, error) {
 		stop()
 		if ctxErr := req.Context().Err(); ctxErr != nil {
@@ -184,7 +239,7 @@ func (t *upstreamTransport) exchange(c *upstreamConn, req *http.Request) (*http.
 		return fail(err)
 	}
 	if t.headerTimeout > 0 {
-		_ = c.SetReadDeadline(time.Now().Add(t.headerTimeout))
+		c.setReadDue(time.Now().Add(t.headerTimeout))
 	}
 	for {
 		resp, err := http.ReadResponse(c.br, req)
@@ -195,9 +250,9 @@ func (t *upstreamTransport) exchange(c *upstreamConn, req *http.Request) (*http.
 			continue // 100 Continue, 103 Early Hints: the final answer follows
 		}
 		if t.headerTimeout > 0 {
-			_ = c.SetReadDeadline(time.Time{}) // the body takes as long as it takes
+			c.setReadDue(time.Time{}) // the body takes as long as it takes
 			if req.Context().Err() != nil {
-				_ = c.SetDeadline(time.Unix(1, 0)) // the context ended meanwhile: keep its interruption
+				c.interrupt() // the context ended meanwhile: keep its interruption
 			}
 		}
 		resp.Body = &upstreamBody{ReadCloser: resp.Body, c: c, t: t, stop: stop, reuse: !resp.Close && !req.Close}

@@ -184,7 +184,8 @@ func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // not a response). Without this net/http would answer an empty 200, which
 // a client that only half-closed its side would read as success.
 func serveExchange(h http.Handler, w http.ResponseWriter, r *http.Request, ex *exchange) {
-	aw := &answerWriter{ResponseWriter: w}
+	aw := &ex.answer // in the exchange's allocation
+	*aw = answerWriter{ResponseWriter: w}
 	h.ServeHTTP(aw, r)
 	if !aw.wrote && (ex.abort || r.Context().Err() != nil) {
 		panic(http.ErrAbortHandler)

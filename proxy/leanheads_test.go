@@ -1,0 +1,263 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestHeadEndIsBytesIndex: headEnd finds what bytes.Index finds, over a
+// table of edges and 50,000 seeded random strings of the bytes that
+// matter (CR, LF, and others).
+func TestHeadEndIsBytesIndex(t *testing.T) {
+	want := func(b []byte) int {
+		if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
+			return i + 4
+		}
+		return 0
+	}
+	cases := []string{"", "\r\n\r\n", "\n\r\n\r\n", "\r\n\r", "a\r\n\r\nb\r\n\r\n", "\r\r\n\r\n", "\r\n\n\r\n\r\n", "\n\n\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 50000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = "\r\na:"[rng.IntN(4)]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		if got, w := headEnd([]byte(c)), want([]byte(c)); got != w {
+			t.Fatalf("headEnd(%q) = %d, bytes.Index says %d", c, got, w)
+		}
+	}
+}
+
+// TestHeaderKind: each header the forwarder acts on, in any case, and
+// nothing else (names of the same lengths included).
+func TestHeaderKind(t *testing.T) {
+	special := []string{"content-length", "transfer-encoding", "connection", "proxy-connection", "keep-alive",
+		"proxy-authenticate", "proxy-authorization", "te", "upgrade", "trailer", "content-type", "date"}
+	for _, k := range special {
+		for _, name := range []string{k, strings.ToUpper(k), http.CanonicalHeaderKey(k)} {
+			if got := headerKind([]byte(name)); got != k {
+				t.Errorf("headerKind(%q) = %q, want %q", name, got, k)
+			}
+		}
+	}
+	for _, name := range []string{"", "t", "tf", "data", "upgrades", "trailers", "connectiom", "keep_alive", "content-typo", "content-lengtx",
+		"server-timing", "x-forwarded-for", "transfer-encodinf", "proxy-authenticatf", "proxy-authorizatiom", "proxy-connectiom"} {
+		if got := headerKind([]byte(name)); got != "" {
+			t.Errorf("headerKind(%q) = %q, want none", name, got)
+		}
+	}
+}
+
+// TestRespHeadLineEnds: an answer head the forwarder copies as bytes has
+// CRLF at every line end; a bare LF anywhere, the status line included
+// (which bytes.Cut on CRLF had let through, its reason phrase swallowing
+// the next line), sends it to net/http's parser.
+func TestRespHeadLineEnds(t *testing.T) {
+	req, _ := http.NewRequest("GET", "/", nil)
+	for _, tt := range []struct {
+		head    string
+		generic bool
+	}{
+		{"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", false},
+		{"HTTP/1.1 200 OK\nX-Hidden: 1\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", true},
+		{"HTTP/1.1 200 OK\r\nX-A: 1\nX-B: 2\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", true},
+		{"HTTP/1.1 200 OK\r\nX-A: 1\r\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n", true},
+		{"HTTP/1.1 200 OK\r\nContent-Type:\t text/plain \t\r\nContent-Length:  2 \r\n\r\n", false},
+	} {
+		br := bufio.NewReader(strings.NewReader(tt.head + "ok"))
+		h, err := readRespHead(br, req, nil)
+		if err != nil || h.generic != tt.generic {
+			t.Errorf("%q: generic %v (%v), want %v", tt.head, h.generic, err, tt.generic)
+			continue
+		}
+		if !h.generic && (h.cl != 2 || h.status != 200) {
+			t.Errorf("%q: status %d, length %d", tt.head, h.status, h.cl)
+		}
+	}
+}
+
+// TestLeanHeaderPerRequest: requests on one connection share its header
+// map and values' array (headerFor); each reaches the next hop with its
+// own headers only, repeated ones in order, whatever came before.
+func TestLeanHeaderPerRequest(t *testing.T) {
+	up := echoOrigin(t)
+	p := startYAML(t, "boxes: [{stages: [{kind: waf}]}]", up.URL)
+	addr := strings.TrimPrefix(p.URL(), "http://")
+	in := "GET /1 HTTP/1.1\r\nHost: h\r\nX-A: 1\r\nX-Dup: a\r\nX-Dup: b\r\nX-C: 3\r\nX-D: 4\r\n\r\n" +
+		"GET /2 HTTP/1.1\r\nHost: h\r\nX-Dup: c\r\nX-B: 2\r\n\r\n" +
+		"GET /3 HTTP/1.1\r\nHost: h\r\nX-E: 5\r\nX-F: 6\r\nX-G: 7\r\nX-H: 8\r\nX-I: 9\r\nX-Dup: d\r\nX-Dup: e\r\nX-Dup: f\r\n\r\n"
+	_, bodies := exchangeRaw(t, addr, in, 3)
+	for i, tt := range []struct{ has, not []string }{
+		{[]string{"GET /1 ", "X-A: 1\n", "X-C: 3\n", "X-D: 4\n", "X-Dup: a\nX-Dup: b\n"}, []string{"X-B:", "X-Dup: c"}},
+		{[]string{"GET /2 ", "X-B: 2\n", "X-Dup: c\n"}, []string{"X-A:", "X-C:", "X-D:", "X-Dup: a", "X-Dup: b"}},
+		{[]string{"GET /3 ", "X-E: 5\n", "X-I: 9\n", "X-Dup: d\nX-Dup: e\nX-Dup: f\n"}, []string{"X-A:", "X-B:", "X-Dup: c"}},
+	} {
+		contains(t, bodies[i], tt.has...)
+		for _, s := range tt.not {
+			if strings.Contains(bodies[i], s) {
+				t.Errorf("answer %d has %q:\n%s", i+1, s, bodies[i])
+			}
+		}
+	}
+}
+
+// TestByteSets: the bit sets of validToken and validHost hold exactly
+// their characters, and controlBytes marks first the first control byte
+// or DEL of a word, at each place, and nothing in a word without one.
+func TestByteSets(t *testing.T) {
+	for c := range 256 {
+		b := byte(c)
+		alnum := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+		if got, want := validToken([]byte{b}), alnum || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0; got != want {
+			t.Errorf("validToken(%q) = %v", b, got)
+		}
+		if got, want := validHost(string([]byte{b})), alnum || strings.IndexByte("-._~:[]%!$&'()*+,;=", b) >= 0; got != want {
+			t.Errorf("validHost(%q) = %v", b, got)
+		}
+		for at := range 8 {
+			for _, fill := range []byte{'a', ' ', 0x80, 0xff, 0x7e, 0x20} {
+				w := bytes.Repeat([]byte{fill}, 8)
+				w[at] = b
+				m := controlBytes(binary.LittleEndian.Uint64(w))
+				marked := b < 0x20 || b == 0x7f
+				if m != 0 && !marked || marked && bits.TrailingZeros64(m)/8 != at && !(fill < 0x20 || fill == 0x7f) {
+					t.Errorf("controlBytes(%q) = %#x", w, m)
+				}
+			}
+		}
+	}
+	for _, name := range []string{"Content-Length", "CONTENT-LENGTH", "content-length"} {
+		if !tokenIs([]byte(name), "content-length") {
+			t.Errorf("tokenIs(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"content_length", "content-lengtH1", "content~length", "Content-Lengtz"} {
+		if validToken([]byte(name)) && tokenIs([]byte(name), "content-length") {
+			t.Errorf("tokenIs(%q) = true", name)
+		}
+	}
+}
+
+// TestHeaderLine: headerLine reads a line as cutting it at its LF (which
+// must end a CRLF), at its colon, and checking the name and the value
+// would, over a table of edges and 100,000 seeded random lines of the
+// bytes that matter.
+func TestHeaderLine(t *testing.T) {
+	want := func(b []byte) (name, value string, next int, ok bool) {
+		i := bytes.IndexByte(b, '\n')
+		if i < 1 || b[i-1] != '\r' {
+			return "", "", 0, false
+		}
+		n, v, found := strings.Cut(string(b[:i-1]), ":")
+		if !found || !validToken(n) || !validValue(v) {
+			return "", "", 0, false
+		}
+		return n, strings.Trim(v, " \t"), i + 1, true
+	}
+	cases := []string{"A: b\r\n", "A:b\r\n", "A:\r\n", ":b\r\n", "A : b\r\n", " A: b\r\n", "A: b\n", "A: b\r", "A: b\rc\r\n",
+		"A: \tb \t\r\n", "A: b\x7f\r\n", "A: b\x00\r\n", "A: caf\xc3\xa9\r\n", "A: b\r\r\n", "Server-Timing: app;dur=0.002, queue;dur=0.000\r\nX: y\r\n"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "ab-:  \t\r\n\x00\x7f\x80\xff;,"
+	for range 100000 {
+		b := make([]byte, rng.IntN(30))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		b := []byte(c)
+		l, ok := headerLine(b)
+		wn, wv, wnext, wok := want(b)
+		if ok != wok || ok && (string(b[:l.colon]) != wn || string(b[l.vs:l.ve]) != wv || l.next != wnext) {
+			t.Fatalf("headerLine(%q) = %+v %v, want %q %q %d %v", c, l, ok, wn, wv, wnext, wok)
+		}
+	}
+}
+
+// TestRespHeadLinesKept: the answer's header lines passed on are its own,
+// in order, less the hop-by-hop ones and Transfer-Encoding (the writer
+// frames chunks itself), whichever lines come where: from the head itself
+// when none is dropped, copied when one is (4,000 seeded orders).
+func TestRespHeadLinesKept(t *testing.T) {
+	req, _ := http.NewRequest("GET", "/", nil)
+	pool := []struct {
+		line string
+		kept bool
+	}{
+		{"Content-Type: text/plain", true}, {"Date: Wed, 02 Dec 2026 01:51:37 GMT", true}, {"Server-Timing: app;dur=0.002", true},
+		{"X-Thing: 1", true}, {"Trailer: X-T", true}, {"CONTENT-TYPE: a/b", true}, {"content-length: 2", true},
+		{"Keep-Alive: timeout=5", false}, {"Proxy-Connection: x", false}, {"Te: trailers", false}, {"Upgrade: h2c", false},
+		{"connection: keep-alive", false}, {"Transfer-Encoding: chunked", false}, {"Proxy-Authenticate: Basic", false},
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	buf := make([]byte, 0, 64)
+	for range 4000 {
+		var head, want strings.Builder
+		head.WriteString("HTTP/1.1 200 OK\r\n")
+		seenCT, seenCL, seenTE := false, false, false
+		for range rng.IntN(7) {
+			p := pool[rng.IntN(len(pool))]
+			name, _, _ := strings.Cut(p.line, ":")
+			switch strings.ToLower(name) {
+			case "content-type":
+				if seenCT {
+					continue
+				}
+				seenCT = true
+			case "content-length":
+				if seenCL || seenTE {
+					continue
+				}
+				seenCL = true
+			case "transfer-encoding":
+				if seenTE || seenCL {
+					continue
+				}
+				seenTE = true
+			}
+			head.WriteString(p.line + "\r\n")
+			if p.kept {
+				want.WriteString(p.line + "\r\n")
+			}
+		}
+		if !seenCL && !seenTE {
+			head.WriteString("Content-Length: 2\r\n")
+			want.WriteString("Content-Length: 2\r\n")
+		}
+		if !seenCT {
+			head.WriteString("Content-Type: x/y\r\n")
+			want.WriteString("Content-Type: x/y\r\n")
+		}
+		head.WriteString("\r\n")
+		br := bufio.NewReader(strings.NewReader(head.String() + "ok"))
+		h, err := readRespHead(br, req, buf[:0])
+		if err != nil || h.generic {
+			t.Fatalf("%q: generic %v, %v", head.String(), h.generic, err)
+		}
+		if string(h.lines) != want.String() {
+			t.Fatalf("%q: lines passed on\n%q, want\n%q", head.String(), h.lines, want.String())
+		}
+		buf = h.buf
+	}
+}
+
+// validValue: no control byte but tab, no DEL (a bare CR or LF is one):
+// the check headerLine makes of a value, byte by byte.
+func validValue[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
