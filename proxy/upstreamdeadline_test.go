@@ -60,8 +60,10 @@ func TestResponseHeaderTimeoutPerExchange(t *testing.T) {
 		if err != nil || resp.StatusCode != tt.status {
 			t.Fatalf("request %d (%s): %d, %v; want %d", i+1, tt.query, resp.StatusCode, err, tt.status)
 		}
-		if tt.status == http.StatusGatewayTimeout && (took < timeout || took > timeout+time.Second) {
-			t.Errorf("504 after %v, want after the %v timeout (within 1 s)", took, timeout)
+		// A deadline armed from the wrong exchange would be a whole
+		// timeout off: late by half of one is already wrong.
+		if tt.status == http.StatusGatewayTimeout && (took < timeout || took > timeout+timeout/2) {
+			t.Errorf("504 after %v, want after the %v timeout (within %v)", took, timeout, timeout/2)
 		}
 	}
 	if s := p.Boxes()[0].Stats(); s.UpstreamTimeouts != 1 || s.UpstreamCuts != 0 {
