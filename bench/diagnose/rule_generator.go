@@ -31,7 +31,8 @@ func generatorSaturated(f *facts) *Finding {
 	tail := behindInTail(f)
 	script := scriptTime(f)
 	scripted := script >= 1 && script >= 0.2*f.outside
-	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated || dropped && (tail || scripted)) {
+	stalls := stalled(f, small)
+	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated || dropped && (tail || scripted || stalls)) {
 		return nil
 	}
 	conf := ConfidenceMedium
@@ -51,6 +52,12 @@ func generatorSaturated(f *facts) *Finding {
 		fd.Summary += fmt.Sprintf(" Each iteration spends %s beside its requests (iteration_duration − the requests' time): "+
 			"the script's own work, and %d arrivals found no free VU — the generator is behind its schedule.", fmtMs(script), w.Dropped)
 	}
+	if stalls && !tail && !scripted && !cpuHigh && !inflated {
+		fd.Summary += fmt.Sprintf(" Sending and receiving average %s on small bodies while their medians are %s: some requests' "+
+			"writes and reads waited for the generator, which a device on the path does not make them do. Without the generator's CPU "+
+			"(--generator-cpu) or the steps (k6's NDJSON) this is the likeliest reading, not a proof.",
+			fmtMs(f.served.Sending.Avg+f.served.Receiving.Avg), fmtMs(f.served.Sending.Med+f.served.Receiving.Med))
+	}
 	if tail && !scripted && !cpuHigh && !inflated {
 		fd.add("outside_server_median_ms", f.served.Waiting.Med-f.srv.Med-f.queue.Med)
 		fd.Summary += fmt.Sprintf(" The time outside the server is in the tail (median %s, average %s) while the server's own time stays flat: "+
@@ -66,6 +73,22 @@ func generatorSaturated(f *facts) *Finding {
 // them falls behind with its own share at half).
 func cpuFull(w *Window, c GeneratorConfig) bool {
 	return w.CPU+w.CPUOthers >= float64(c.CPU)
+}
+
+// stalled: on small bodies, sending and receiving average 1 ms or more
+// while their medians stay near zero — a few requests' writes and reads
+// waited hundreds of ms, as those of a generator behind on its CPU do
+// (E7 through k6's summary export: sending max 252 ms and receiving max
+// 299 ms, medians 0.01 and 0.02 ms, with the generator behind for most of
+// the run, so its delay is not only in the tail). A device on the path
+// delays waiting, not the writing or the reading of a small body.
+func stalled(f *facts, small bool) bool {
+	s, r := f.served.Sending, f.served.Receiving
+	if !small || s.noPercentiles || r.noPercentiles {
+		return false
+	}
+	avg := s.Avg + r.Avg
+	return avg >= 1 && s.Med+r.Med <= 0.05*avg
 }
 
 // scriptTime is the generator's own time per iteration beside its
