@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/tcptest"
 )
 
 // benchProxyHTTP is scripts/bench-proxy.sh's box(http): waf, ratelimit,
@@ -121,21 +123,7 @@ func originAt(b *testing.B, addr string) string {
 	if addr == "" {
 		return rawOriginWith(b, serverAnswer)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serveRaw(c, []byte(serverAnswer))
-		}
-	}()
-	return addr
+	return tcptest.ServeAt(b, addr, func(c net.Conn) { serveRaw(c, []byte(serverAnswer)) })
 }
 
 // drive sends n requests over the clients, each on its own goroutine.

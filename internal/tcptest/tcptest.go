@@ -13,7 +13,13 @@ import (
 // closed when the test ends; serve owns its connection.
 func Serve(tb testing.TB, serve func(net.Conn)) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return ServeAt(tb, "127.0.0.1:0", serve)
+}
+
+// ServeAt is Serve on addr (a port a peer was pointed at beforehand).
+func ServeAt(tb testing.TB, addr string, serve func(net.Conn)) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		tb.Fatal(err)
 	}
