@@ -1,5 +1,10 @@
 package load
 
+import (
+	"bytes"
+	"io"
+)
+
 // bodyBlockSize is the length of the pattern a generated body repeats.
 const bodyBlockSize = 32 << 10
 
@@ -17,4 +22,10 @@ func generatedBody(n int64) []byte {
 		b[i] = 'a' + byte(i%bodyBlockSize%26)
 	}
 	return b
+}
+
+// bodyReader is net/http's GetBody for body: each call a new reader over
+// the same bytes (the first request's body, and any redirect's again).
+func bodyReader(body []byte) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 }

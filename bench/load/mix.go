@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -11,15 +12,16 @@ import (
 
 // target is one request of the mix, prepared once.
 type target struct {
-	idx    int
-	name   string // the name tag
-	url    string // the url tag
-	method string
-	u      *url.URL
-	header http.Header // read-only once built
-	body   []byte      // the request body (generatedBody), read-only; nil: none
-	cum    float64     // cumulative weight, for picking
-	h1head []byte      // the lean client's request head; nil: net/http sends it (renderHead)
+	idx     int
+	name    string // the name tag
+	url     string // the url tag
+	method  string
+	u       *url.URL
+	header  http.Header                   // read-only once built
+	body    []byte                        // the request body (generatedBody), read-only; nil: none
+	getBody func() (io.ReadCloser, error) // a fresh reader of body (net/http's GetBody), made once
+	cum     float64                       // cumulative weight, for picking
+	h1head  []byte                        // the lean client's request head; nil: net/http sends it (renderHead)
 }
 
 // h1Addr returns the one address every request of the mix goes to when
@@ -85,6 +87,7 @@ func newMix(cfg *Config) (*mix, error) {
 				bodies[n] = generatedBody(n)
 			}
 			t.body = bodies[n]
+			t.getBody = bodyReader(t.body)
 		} else {
 			host := u.Host
 			if hv := h.Get("Host"); hv != "" {

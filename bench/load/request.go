@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -36,14 +35,15 @@ func (t *target) newRequest(ctx context.Context) *http.Request {
 	return r.WithContext(ctx)
 }
 
-// withBody returns r with body attached (generatedBody): read-only bytes
-// shared by every request of the target, each read through its own reader.
-func withBody(r *http.Request, body []byte) *http.Request {
+// withBody returns r with t's body attached (generatedBody): read-only
+// bytes shared by every request of the target, each read through its own
+// reader.
+func withBody(r *http.Request, t *target) *http.Request {
 	c := new(http.Request)
 	*c = *r
-	c.Body = io.NopCloser(bytes.NewReader(body))
-	c.ContentLength = int64(len(body))
-	c.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	c.Body, _ = t.getBody()
+	c.ContentLength = int64(len(t.body))
+	c.GetBody = t.getBody
 	return c
 }
 
@@ -57,7 +57,7 @@ func (v *vu) request(ctx context.Context, t *target) bool {
 	}
 	req := v.reqs[t.idx]
 	if t.body != nil {
-		req = withBody(req, t.body)
+		req = withBody(req, t)
 	}
 	return v.follow(ctx, t, req, 0)
 }
