@@ -49,8 +49,12 @@ const rstAvoidanceDelay = 500 * time.Millisecond
 // watchAfter: how long a request may wait for the next hop before the loop
 // starts watching the client's connection for its end (net/http watches
 // from the start of every request, a goroutine and a read each time).
-// One ticker per box finds such requests (see waitList).
-const watchAfter = time.Millisecond
+// One goroutine per box, ticking at most every watchAfter and at least
+// every watchTickMax, finds such requests (see waitList).
+const (
+	watchAfter   = time.Millisecond
+	watchTickMax = 8 * time.Millisecond
+)
 
 var leanReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, leanBufSize) }}
 var leanWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, leanBufSize) }}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -147,5 +148,28 @@ func TestWaitListLinks(t *testing.T) {
 	l.add(ctxs[1], t0)
 	if got := fmt.Sprint(order()); got != "[1]" {
 		t.Fatalf("added again: %s", got)
+	}
+}
+
+// TestWaitListTicksBackOff: while no request waits longer than
+// watchAfter, the gaps between ticks double up to watchTickMax, so a box
+// whose next hop answers at once is not woken every millisecond (the
+// 1 ms ticker it had woke it 1,000 times a second: about 20 µs of CPU per
+// request at 2,000 requests/s). A busy machine can only make fewer ticks.
+func TestWaitListTicksBackOff(t *testing.T) {
+	var wg sync.WaitGroup
+	l := &waitList{done: make(chan struct{}), wg: &wg}
+	ctx := &leanCtx{}
+	l.add(ctx, time.Now().Add(time.Hour)) // waiting, but never longer than watchAfter
+	const watched = 400 * time.Millisecond
+	time.Sleep(watched)
+	l.mu.Lock()
+	ticks := l.ticks
+	l.mu.Unlock()
+	close(l.done)
+	wg.Wait()
+	// 1 + 2 + 4 ms to reach the longest gap, then one tick per watchTickMax.
+	if most := 3 + int(watched/watchTickMax); ticks > most || ticks < 1 {
+		t.Errorf("%d ticks in %v with nothing waiting long, want 1..%d (gaps up to %v)", ticks, watched, most, watchTickMax)
 	}
 }
