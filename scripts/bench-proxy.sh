@@ -8,7 +8,9 @@
 #   nginx             nginx as a plain reverse proxy with upstream keep-alive
 # Same origin, same load generator, same connections, ROUNDS interleaved
 # rounds (each round runs every target once, the order rotated):
-#   throughput   hey -z DURATION -c CONNS, requests/s
+#   throughput   hey -z DURATION -c CONNS, requests/s; and wrk -t1 -c CONNS,
+#                whose CPU per request is a fraction of hey's; each with
+#                the generator's own CPU share
 #   latency      wrk -t1 -c1 -d LAT_DURATION --latency: what each box adds to
 #                the direct p50 and p99 at one connection, in the same round
 #   CPU/req      CPU time (user + system, /proc/PID/stat of the target and its
@@ -175,20 +177,41 @@ ticks() {
 }
 HZ=$(getconf CLK_TCK)
 
-# rps PORT PID: one hey run; prints "req/s answers cpu-ticks failed": its
+# rps PORT PID: one hey run; prints "req/s answers cpu-ticks failed gen%": its
 # 2xx answers, the ticks PID spent, and the requests that failed (an error,
-# or a status outside 2xx: a rate of those is no rate to compare).
+# or a status outside 2xx: a rate of those is no rate to compare), and
+# hey's own CPU share of its CPU.
 # With a third argument Q, each connection sends at most Q requests/s.
 rps() {
-	local t0 t1 out q=()
+	local t0 t1 w0 w1 out q=()
 	[ -n "${3:-}" ] && q=(-q "$3")
 	t0=$(ticks "$2")
-	out=$("${GEN_ON[@]}" "$HEY" -z "$DURATION" -c "$CONNS" "${q[@]}" -disable-compression "http://127.0.0.1:$1/" 2>&1)
+	w0=$(date +%s.%N)
+	out=$(/usr/bin/time -f 'cpu %U %S' "${GEN_ON[@]}" "$HEY" -z "$DURATION" -c "$CONNS" "${q[@]}" -disable-compression "http://127.0.0.1:$1/" 2>&1)
 	t1=$(ticks "$2")
-	awk -v t=$((t1 - t0)) '/Requests\/sec:/ {r=$2} /Error distribution:/ {e=1}
+	w1=$(date +%s.%N)
+	awk -v t=$((t1 - t0)) -v w="$(awk -v a="$w0" -v b="$w1" 'BEGIN{print b-a}')" '/Requests\/sec:/ {r=$2} /Error distribution:/ {e=1}
 		/^[ \t]*\[[0-9]+\][ \t]+[0-9]+ responses/ {c=$1; gsub(/[][]/, "", c); if (c >= 200 && c <= 299) n+=$2; else f+=$2}
 		e && /^[ \t]*\[[0-9]+\]/ {c=$1; gsub(/[][]/, "", c); f+=c}
-		END {printf "%s %d %d %d\n", r+0, n+0, t, f+0}' <<<"$out"
+		/^cpu / {g=($2+$3)/w*100}
+		END {printf "%s %d %d %d %.0f\n", r+0, n+0, t, f+0, g}' <<<"$out"
+}
+
+# wrps PORT: one wrk run (-t1 -c CONNS); prints "req/s failed gen%": the
+# requests that failed (socket errors, statuses outside 2xx) and wrk's own
+# CPU share of its CPU. wrk costs a fraction of hey's CPU per request, so
+# it leaves more of the two CPUs to the target and the origin (through a
+# box, 2026-12-02: hey 65-68 % of its CPU, wrk 22-29 %); a box's req/s is
+# judged with both.
+wrps() {
+	command -v wrk >/dev/null || { echo "0 0 0"; return; }
+	local out t0 t1
+	t0=$(date +%s.%N)
+	out=$(/usr/bin/time -f 'cpu %U %S' "${GEN_ON[@]}" wrk -t1 -c "$CONNS" -d "$DURATION" "http://127.0.0.1:$1/" 2>&1)
+	t1=$(date +%s.%N)
+	awk -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" '/Requests\/sec:/ {r=$2} /Non-2xx or 3xx responses:/ {f+=$NF}
+		/Socket errors:/ {for (i = 3; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) f+=$i+0} /^unable to connect/ {f++}
+		/^cpu / {c=($2+$3)/w*100} END {printf "%s %d %.0f\n", r+0, f+0, c}' <<<"$out"
 }
 
 # lat PORT: one wrk run at one connection; prints "p50 p99" in µs.
@@ -206,16 +229,21 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[
 # The figures of target I in round R: RPS[I,R] req/s, CPU[I,R] µs of CPU
 # per answered request, P50/P99[I,R] µs at one connection.
 uptime_before=$(uptime)
-declare -A RPS CPU P50 P99 FCPU FRPS FAILED
+declare -A RPS CPU P50 P99 FCPU FRPS FAILED GEN WRPS WGEN
 for round in $(seq 1 "$ROUNDS"); do
 	for k in $(seq 0 $((n - 1))); do
 		i=$(((k + round - 1) % n))
-		read -r a b c d <<<"$(rps "${ports[$i]}" "${procs[$i]}")"
+		read -r a b c d e <<<"$(rps "${ports[$i]}" "${procs[$i]}")"
 		FAILED[$i]=$((${FAILED[$i]:-0} + d))
 		RPS[$i,$round]=$a
+		GEN[$i,$round]=$e
+		read -r a d e <<<"$(wrps "${ports[$i]}")"
+		FAILED[$i]=$((${FAILED[$i]:-0} + d))
+		WRPS[$i,$round]=$a
+		WGEN[$i,$round]=$e
 		CPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
 		if [ "$FIXED_RATE" -gt 0 ]; then
-			read -r a b c d <<<"$(rps "${ports[$i]}" "${procs[$i]}" "$((FIXED_RATE / CONNS))")"
+			read -r a b c d _ <<<"$(rps "${ports[$i]}" "${procs[$i]}" "$((FIXED_RATE / CONNS))")"
 			FAILED[$i]=$((${FAILED[$i]:-0} + d))
 			FCPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
 			FRPS[$i,$round]=$a
@@ -250,26 +278,29 @@ fig() { read -r m lo hi <<<"$2"; printf "$1 [$1..$1]" "$m" "$lo" "$hi"; }
 
 toxi_i=3
 echo
-echo "throughput: hey -z $DURATION -c $CONNS; latency: wrk -t1 -c1 -d $LAT_DURATION; $ROUNDS interleaved rounds (order rotated each round)"
+echo "throughput: hey -z $DURATION -c $CONNS and wrk -t1 -c $CONNS -d $DURATION; latency: wrk -t1 -c1 -d $LAT_DURATION; $ROUNDS interleaved rounds (order rotated each round)"
 echo "pinned: load generators (hey, wrk) on $(pin_note "$PIN_GEN"); origin on $(pin_note "$PIN_ORIGIN"); every target on $(pin_note "$PIN_TARGET") ($(nproc) CPUs, shared with other processes)"
 echo "uptime before: $uptime_before"
 echo "uptime after:  $uptime_after"
 echo "figures: median over rounds [least..most]; ratios: median of the per-round ratios to toxiproxy's [least..most]"
-printf '%-17s %-20s %-18s %-18s %-18s %-16s %-16s\n' target 'req/s' 'req/s/toxiproxy' 'CPU us/req' 'CPU/toxiproxy' '+p50 us/hop' '+p99 us/hop'
-declare -A RQ CQ A50 A99
+echo "gen %: the generator's own CPU share of its CPU in those runs (near 100: the generator, not the target, sets the rate)"
+printf '%-17s %-20s %-18s %-6s %-20s %-18s %-6s %-18s %-18s %-16s %-16s\n' target 'req/s hey' 'hey/toxiproxy' 'gen %' 'req/s wrk' 'wrk/toxiproxy' 'gen %' 'CPU us/req' 'CPU/toxiproxy' '+p50 us/hop' '+p99 us/hop'
+declare -A RQ WQ CQ A50 A99
 for i in $(seq 0 $((n - 1))); do
 	RQ[$i]=$(series RPS "$i" "ratio:$toxi_i" | stat)
+	WQ[$i]=$(series WRPS "$i" "ratio:$toxi_i" | stat)
 	CQ[$i]=$(series CPU "$i" "ratio:$toxi_i" | stat)
 	A50[$i]=$(series P50 "$i" less:0 | stat)
 	A99[$i]=$(series P99 "$i" less:0 | stat)
-	printf '%-17s %-20s %-18s %-18s %-18s %-16s %-16s\n' "${names[$i]}" \
-		"$(fig %.0f "$(series RPS "$i" | stat)")" "$(fig %.2f "${RQ[$i]}")" \
+	printf '%-17s %-20s %-18s %-6s %-20s %-18s %-6s %-18s %-18s %-16s %-16s\n' "${names[$i]}" \
+		"$(fig %.0f "$(series RPS "$i" | stat)")" "$(fig %.2f "${RQ[$i]}")" "$(series GEN "$i" | stat | cut -d' ' -f1)" \
+		"$(fig %.0f "$(series WRPS "$i" | stat)")" "$(fig %.2f "${WQ[$i]}")" "$(series WGEN "$i" | stat | cut -d' ' -f1)" \
 		"$(fig %.1f "$(series CPU "$i" | stat)")" "$(fig %.2f "${CQ[$i]}")" \
 		"$(fig %.0f "${A50[$i]}")" "$(fig %.0f "${A99[$i]}")"
 done
 echo "(direct: the origin alone; its CPU/req is the origin's own)"
 for i in $(seq 0 $((n - 1))); do
-	[ "${FAILED[$i]:-0}" -gt 0 ] && echo "FAILURES: ${names[$i]}: ${FAILED[$i]} requests failed in hey's runs (errors or statuses outside 2xx): its req/s is no success rate"
+	[ "${FAILED[$i]:-0}" -gt 0 ] && echo "FAILURES: ${names[$i]}: ${FAILED[$i]} requests failed in hey's and wrk's runs (errors or statuses outside 2xx): its req/s is no success rate"
 done
 declare -A FQ
 if [ "$FIXED_RATE" -gt 0 ]; then
@@ -286,8 +317,10 @@ fi
 med() { echo "${1%% *}"; }
 # verdict TEXT VALUE WANT: "met"/"missed" for VALUE ≥ WANT.
 verdict() { awk -v a="$2" -v b="$3" 'BEGIN{exit !(a>=b)}' && echo "met   : $1" || echo "missed: $1 (shared machine: rerun before concluding)"; }
-verdict "box(http) $(fig %.2f "${RQ[2]}")× toxiproxy's req/s, want ≥ 1.0×" "$(med "${RQ[2]}")" 1.0
-verdict "box(bytes) $(fig %.2f "${RQ[1]}")× toxiproxy's req/s, want ≥ 1.2×" "$(med "${RQ[1]}")" 1.2
+verdict "box(http) $(fig %.2f "${RQ[2]}")× toxiproxy's req/s with hey, want ≥ 1.0×" "$(med "${RQ[2]}")" 1.0
+verdict "box(bytes) $(fig %.2f "${RQ[1]}")× toxiproxy's req/s with hey, want ≥ 1.2×" "$(med "${RQ[1]}")" 1.2
+verdict "box(http) $(fig %.2f "${WQ[2]}")× toxiproxy's req/s with wrk, want ≥ 1.0×" "$(med "${WQ[2]}")" 1.0
+verdict "box(bytes) $(fig %.2f "${WQ[1]}")× toxiproxy's req/s with wrk, want ≥ 1.2×" "$(med "${WQ[1]}")" 1.2
 for i in 1 2; do
 	verdict "${names[$i]} CPU per request $(fig %.2f "${CQ[$i]}")× toxiproxy's, want ≤ 1.0×" 1.0 "$(med "${CQ[$i]}")"
 	if [ "$FIXED_RATE" -gt 0 ]; then
