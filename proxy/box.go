@@ -57,6 +57,7 @@ type Box struct {
 	upstreamTimeouts, upstreamCuts   atomic.Int64
 	badRequests, capWaits            atomic.Int64
 	bytesUp, bytesDown, acceptErrors atomic.Int64
+	relay                            *relay // byte forwarding between plain sockets (bytes mode)
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{} // open client connections of the bytes and lean loops
@@ -170,6 +171,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	if b.mode == ModeHTTP {
 		b.startHTTP(env)
 	} else {
+		b.relay = newRelay(&b.bytesUp, &b.bytesDown)
 		b.wg.Add(1)
 		go b.acceptLoop(b.forward)
 	}
@@ -338,6 +340,9 @@ func (b *Box) close() error {
 	}
 	for _, c := range conns {
 		c.Close()
+	}
+	if b.relay != nil {
+		b.relay.stop() // its pairs' sockets are its own: closing conns ends none
 	}
 	if tr, ok := b.rp.(interface{ closeIdle() }); ok {
 		tr.closeIdle()

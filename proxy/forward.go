@@ -77,6 +77,10 @@ func (b *Box) forward(c net.Conn) {
 	}
 	defer up.Close()
 	client := unwrapPlain(c) // the socket itself when no stage wrapped it: splice(2)
+	if done, ok := b.relay.carry(client, up); ok {
+		<-done // c, still open, holds the box's count of active connections
+		return
+	}
 	// half copies one way; at the end it passes a half-close on, or on an
 	// error closes both sides so that the other way ends too.
 	half := func(dst, src net.Conn, count *atomic.Int64) {

@@ -1,0 +1,517 @@
+//go:build linux
+
+package proxy
+
+import (
+	"errors"
+	"log"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// relay moves the bytes of a byte box's connection pairs that no stage
+// wraps (plain TCP on both sides) on one goroutine, from one
+// level-triggered epoll set of its own. Two copy goroutines per pair park
+// in the runtime's poller and are woken through it for every message: a
+// read that fails with EAGAIN first, a goroutine switch, often a thread
+// woken. From one loop a message costs its read and its write (measured
+// on this 2-core VM with wrk, 50 connections: 13 µs of CPU per request
+// against 19-22 through the copy goroutines and 24-29 through toxiproxy).
+//
+// The sockets are duplicated out of net's poller and net's own closed, so
+// that the runtime's poller no longer wakes for them; the client's
+// trackedConn stays open (the box's count of active connections and its
+// connection slots) until the pair ends. Each pair keeps the copy
+// goroutines' behaviour: an end's EOF is passed on as a half-close once
+// what was read before it is written; an error on either side closes
+// both; a pair ends when both ways have ended.
+type relay struct {
+	up, down *atomic.Int64 // the box's byte counters: client to next hop, back
+
+	mu      sync.Mutex
+	queue   []*relayPair // added, not yet in the loop's set
+	stopped bool
+	running bool
+	ep      int // the epoll set, once running
+	wake    int // an eventfd in the set: a pair queued, or stop
+	exited  chan struct{}
+
+	ends map[int32]*relayEnd // the loop's own: by fd
+	gen  int32               // the loop's own: tells an fd's reuse apart in a batch of events
+}
+
+// relayPair is a client socket and its next hop's (ends[0], ends[1]);
+// way i carries end i's bytes to the other end.
+type relayPair struct {
+	ends  [2]relayEnd
+	bufs  [2]*[]byte // bufs[i]: what way i reads into
+	pipes [2][2]int  // way i's pipe (read end, write end) once it splices, else zero
+	piped [2]int     // bytes of way i in its pipe, not yet written on
+	live  int        // ways not yet ended
+	done  chan struct{}
+	gone  bool
+}
+
+// relaySpliceChunk: a way whose read fills its whole buffer — a bulk
+// transfer — moves on through a pipe of this size with splice(2), as
+// io.Copy between two sockets does, not copied through the relay
+// (measured, 1 GiB through a box: 770 ms of the box's CPU copied, 450-580
+// spliced, 550-600 through the copy goroutines, which splice). Small
+// messages stay on read and write: splice's two calls cost more for them.
+const relaySpliceChunk = 1 << 20
+
+// relayEnd is one socket of a pair. The way from it reads it while
+// reading is set; pending is what was read from the other end and waits
+// to be written to it (while any is, the other end is not read).
+type relayEnd struct {
+	pair       *relayPair
+	i          int
+	fd         int
+	gen        int32
+	reading    bool
+	eof        bool   // its way read EOF: passed on once pending on the other end is written
+	pending    []byte // read from the other end, waiting to be written to this one
+	registered bool
+	events     uint32
+}
+
+func newRelay(up, down *atomic.Int64) *relay { return &relay{up: up, down: down} }
+
+// carry hands client and up to the relay when both are plain TCP sockets;
+// the returned channel closes when the pair has ended. false: not taken
+// (another kind of connection, or a system call failed); the caller then
+// copies them itself, both still its own.
+func (r *relay) carry(client, up net.Conn) (<-chan struct{}, bool) {
+	ct, ok1 := client.(*net.TCPConn)
+	ut, ok2 := up.(*net.TCPConn)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	cfd, err := dupSocket(ct)
+	if err != nil {
+		return nil, false
+	}
+	ufd, err := dupSocket(ut)
+	if err != nil {
+		unix.Close(cfd)
+		return nil, false
+	}
+	p := &relayPair{live: 2, done: make(chan struct{})}
+	for i, fd := range []int{cfd, ufd} {
+		p.ends[i] = relayEnd{pair: p, i: i, fd: fd, reading: true}
+		p.bufs[i] = bufPool.Get().(*[]byte)
+	}
+	if err := r.enqueue(p); err != nil {
+		unix.Close(cfd)
+		unix.Close(ufd)
+		return nil, false
+	}
+	// The sockets are the relay's now: net's descriptors go (and with
+	// them net's poller registrations); the sockets stay open on the
+	// duplicates.
+	ct.Close()
+	ut.Close()
+	return p.done, true
+}
+
+// dupSocket duplicates c's descriptor, close-on-exec and, like c's, non-blocking.
+func dupSocket(c *net.TCPConn) (int, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	nfd := -1
+	var derr error
+	if err := rc.Control(func(fd uintptr) { nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return -1, err
+	}
+	return nfd, derr
+}
+
+var errRelayStopped = errors.New("relay stopped")
+
+func (r *relay) enqueue(p *relayPair) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return errRelayStopped
+	}
+	if !r.running {
+		if err := r.start(); err != nil {
+			return err
+		}
+	}
+	r.queue = append(r.queue, p)
+	return r.signal()
+}
+
+// start makes the epoll set and its eventfd and starts the loop (under mu).
+func (r *relay) start() error {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return err
+	}
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(ep)
+		return err
+	}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, wake, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wake), Pad: -1}); err != nil {
+		unix.Close(ep)
+		unix.Close(wake)
+		return err
+	}
+	r.ep, r.wake, r.running = ep, wake, true
+	r.exited = make(chan struct{})
+	r.ends = map[int32]*relayEnd{}
+	go r.loop()
+	return nil
+}
+
+// signal wakes the loop (under mu).
+func (r *relay) signal() error {
+	one := [8]byte{1}
+	_, err := unix.Write(r.wake, one[:])
+	if errors.Is(err, unix.EAGAIN) {
+		return nil // the counter is full: the loop has a wake-up pending anyway
+	}
+	return err
+}
+
+// stop ends every pair (both sockets closed) and the loop, and waits.
+func (r *relay) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	running := r.running
+	if running {
+		_ = r.signal()
+	}
+	r.mu.Unlock()
+	if running {
+		<-r.exited
+	}
+}
+
+func (r *relay) loop() {
+	defer close(r.exited)
+	events := make([]unix.EpollEvent, 128)
+	for {
+		n, err := unix.EpollWait(r.ep, events, -1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			log.Printf("relay: epoll_wait: %v; its connections are closed", err)
+			r.mu.Lock()
+			r.stopped = true
+			r.mu.Unlock()
+			r.shut()
+			return
+		}
+		for _, ev := range events[:n] {
+			if ev.Pad == -1 {
+				if !r.takeQueue() {
+					r.shut()
+					return
+				}
+				continue
+			}
+			e := r.ends[ev.Fd]
+			if e == nil || e.gen != ev.Pad || e.pair.gone {
+				continue // an event of a pair ended earlier in this batch
+			}
+			r.handle(e, ev.Events)
+		}
+	}
+}
+
+// takeQueue registers the pairs queued; false when the relay is to stop.
+func (r *relay) takeQueue() bool {
+	var buf [8]byte
+	_, _ = unix.Read(r.wake, buf[:])
+	r.mu.Lock()
+	queue, stopped := r.queue, r.stopped
+	r.queue = nil
+	r.mu.Unlock()
+	for _, p := range queue {
+		for i := range p.ends {
+			e := &p.ends[i]
+			r.gen++
+			if r.gen < 0 {
+				r.gen = 0
+			}
+			e.gen = r.gen
+			r.ends[int32(e.fd)] = e
+		}
+		for i := range p.ends {
+			r.update(&p.ends[i])
+		}
+	}
+	return !stopped
+}
+
+// shut ends every pair and closes the loop's own descriptors.
+func (r *relay) shut() {
+	for _, e := range r.ends {
+		r.end(e.pair)
+	}
+	r.mu.Lock()
+	queue := r.queue
+	r.queue = nil
+	r.mu.Unlock()
+	for _, p := range queue {
+		r.end(p)
+	}
+	unix.Close(r.wake)
+	unix.Close(r.ep)
+}
+
+// handle acts on e's events. An error (a reset) surfaces through the read
+// or the write it fails, after what was read before it has gone on, as in
+// the copy goroutines; on an end that neither reads nor writes, it ends
+// the pair at once.
+func (r *relay) handle(e *relayEnd, events uint32) {
+	p := e.pair
+	failed := events&unix.EPOLLERR != 0
+	if p.waiting(e) && (failed || events&unix.EPOLLOUT != 0) {
+		r.flush(e)
+	}
+	if !p.gone && e.reading && (failed || events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0) {
+		r.pump(e)
+	}
+	if !p.gone && failed && !e.reading && !p.waiting(e) {
+		r.end(p)
+	}
+}
+
+// waiting reports whether bytes wait to be written to o.
+func (p *relayPair) waiting(o *relayEnd) bool { return len(o.pending) > 0 || p.piped[1-o.i] > 0 }
+
+// pump reads from e once and writes what it read to the other end; what
+// the other end does not take yet waits there, and e is not read meanwhile.
+func (r *relay) pump(e *relayEnd) {
+	p := e.pair
+	o := &p.ends[1-e.i]
+	if p.pipes[e.i][1] != 0 {
+		r.pumpSplice(e, o)
+		return
+	}
+	buf := *p.bufs[e.i]
+	n, err := readRetry(e.fd, buf)
+	switch {
+	case errors.Is(err, unix.EAGAIN):
+		return
+	case err != nil:
+		r.end(p)
+		return
+	case n == 0:
+		e.reading, e.eof = false, true
+		if !p.waiting(o) {
+			r.passEOF(e, o)
+		}
+		r.update(e)
+		return
+	}
+	r.count(e.i).Add(int64(n))
+	w, err := writeRetry(o.fd, buf[:n])
+	if err != nil && !errors.Is(err, unix.EAGAIN) {
+		r.end(p)
+		return
+	}
+	if w < n {
+		o.pending = buf[w:n]
+		e.reading = false
+		r.update(e)
+		r.update(o)
+	}
+	if n == len(buf) {
+		var fds [2]int
+		if unix.Pipe2(fds[:], unix.O_CLOEXEC|unix.O_NONBLOCK) == nil {
+			// As net's splice: a pipe of relaySpliceChunk (the default
+			// pipe-max-size), or what the kernel grants.
+			_, _ = unix.FcntlInt(uintptr(fds[0]), unix.F_SETPIPE_SZ, relaySpliceChunk)
+			p.pipes[e.i] = fds // from the next read on; a failed pipe leaves the way on read and write
+		}
+	}
+}
+
+// pumpSplice moves a read of e through its way's pipe on to o; what o
+// does not take yet stays in the pipe, and e is not read meanwhile.
+func (r *relay) pumpSplice(e, o *relayEnd) {
+	p := e.pair
+	n, err := spliceRetry(e.fd, p.pipes[e.i][1], relaySpliceChunk)
+	switch {
+	case errors.Is(err, unix.EAGAIN):
+		return
+	case err != nil:
+		r.end(p)
+		return
+	case n == 0:
+		e.reading, e.eof = false, true
+		r.passEOF(e, o)
+		r.update(e)
+		return
+	}
+	r.count(e.i).Add(int64(n))
+	p.piped[e.i] = n
+	if !r.drainPipe(e.i, o) {
+		return
+	}
+	if p.piped[e.i] > 0 {
+		e.reading = false
+		r.update(e)
+		r.update(o)
+	}
+}
+
+// drainPipe writes what way i holds in its pipe to o, as much as o takes;
+// false when the pair ended on an error.
+func (r *relay) drainPipe(i int, o *relayEnd) bool {
+	p := o.pair
+	for p.piped[i] > 0 {
+		m, err := spliceRetry(p.pipes[i][0], o.fd, p.piped[i])
+		if errors.Is(err, unix.EAGAIN) {
+			return true
+		}
+		if err != nil || m == 0 {
+			r.end(p)
+			return false
+		}
+		p.piped[i] -= m
+	}
+	return true
+}
+
+// flush writes what waits for o; once all is written, the other end is
+// read again (or its EOF passed on).
+func (r *relay) flush(o *relayEnd) {
+	p := o.pair
+	e := &p.ends[1-o.i]
+	if len(o.pending) > 0 {
+		w, err := writeRetry(o.fd, o.pending)
+		if err != nil && !errors.Is(err, unix.EAGAIN) {
+			r.end(p)
+			return
+		}
+		o.pending = o.pending[w:]
+		if len(o.pending) > 0 {
+			return
+		}
+		o.pending = nil
+	}
+	if !r.drainPipe(e.i, o) || p.piped[e.i] > 0 {
+		return
+	}
+	if e.eof {
+		r.passEOF(e, o)
+	} else {
+		e.reading = true
+	}
+	if !p.gone {
+		r.update(e)
+		r.update(o)
+	}
+}
+
+// passEOF half-closes o for e's way, which has ended; the pair ends with
+// its second way.
+func (r *relay) passEOF(e, o *relayEnd) {
+	_ = unix.Shutdown(o.fd, unix.SHUT_WR)
+	p := e.pair
+	p.live--
+	if p.live == 0 {
+		r.end(p)
+	}
+}
+
+func (r *relay) count(way int) *atomic.Int64 {
+	if way == 0 {
+		return r.up
+	}
+	return r.down
+}
+
+// update sets what the loop waits for on e: readable while its way
+// reads, writable while bytes wait for it. An end that waits for nothing
+// leaves the set, or a hang-up it can do nothing about would be reported
+// again and again.
+func (r *relay) update(e *relayEnd) {
+	if e.pair.gone {
+		return
+	}
+	var want uint32
+	if e.reading {
+		want |= unix.EPOLLIN | unix.EPOLLRDHUP
+	}
+	if e.pair.waiting(e) {
+		want |= unix.EPOLLOUT
+	}
+	ev := unix.EpollEvent{Events: want, Fd: int32(e.fd), Pad: e.gen}
+	var err error
+	switch {
+	case want == 0 && e.registered:
+		err = unix.EpollCtl(r.ep, unix.EPOLL_CTL_DEL, e.fd, nil)
+		e.registered = false
+	case want != 0 && !e.registered:
+		err = unix.EpollCtl(r.ep, unix.EPOLL_CTL_ADD, e.fd, &ev)
+		e.registered = true
+	case want != 0 && want != e.events:
+		err = unix.EpollCtl(r.ep, unix.EPOLL_CTL_MOD, e.fd, &ev)
+	}
+	e.events = want
+	if err != nil {
+		r.end(e.pair)
+	}
+}
+
+// end closes both sockets of p and tells its caller.
+func (r *relay) end(p *relayPair) {
+	if p.gone {
+		return
+	}
+	p.gone = true
+	for i := range p.ends {
+		e := &p.ends[i]
+		if r.ends[int32(e.fd)] == e {
+			delete(r.ends, int32(e.fd))
+		}
+		unix.Close(e.fd) // leaves the epoll set with its last descriptor
+		bufPool.Put(p.bufs[i])
+		e.pending = nil
+		if p.pipes[i][1] != 0 {
+			unix.Close(p.pipes[i][0])
+			unix.Close(p.pipes[i][1])
+		}
+	}
+	close(p.done)
+}
+
+func readRetry(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, b)
+		if !errors.Is(err, unix.EINTR) {
+			return max(n, 0), err
+		}
+	}
+}
+
+func spliceRetry(from, to, n int) (int, error) {
+	for {
+		m, err := unix.Splice(from, nil, to, nil, n, unix.SPLICE_F_NONBLOCK|unix.SPLICE_F_MOVE)
+		if !errors.Is(err, unix.EINTR) {
+			return max(int(m), 0), err
+		}
+	}
+}
+
+func writeRetry(fd int, b []byte) (int, error) {
+	for {
+		n, err := unix.Write(fd, b)
+		if !errors.Is(err, unix.EINTR) {
+			return max(n, 0), err
+		}
+	}
+}
