@@ -304,21 +304,9 @@ func (r *relay) pump(e *relayEnd) {
 	}
 	buf := *p.bufs[e.i]
 	n, err := readRetry(e.fd, buf)
-	switch {
-	case errors.Is(err, unix.EAGAIN):
-		return
-	case err != nil:
-		r.end(p)
-		return
-	case n == 0:
-		e.reading, e.eof = false, true
-		if !p.waiting(o) {
-			r.passEOF(e, o)
-		}
-		r.update(e)
+	if !r.brought(e, o, n, err) {
 		return
 	}
-	r.count(e.i).Add(int64(n))
 	w, err := writeRetry(o.fd, buf[:n])
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		r.end(p)
@@ -341,24 +329,36 @@ func (r *relay) pump(e *relayEnd) {
 	}
 }
 
+// brought acts on a read of n bytes from e (or its error) and reports
+// whether there are bytes to move on to o: nothing yet (EAGAIN), an error
+// (the pair ends) or EOF (passed on once nothing waits for o) say no.
+func (r *relay) brought(e, o *relayEnd, n int, err error) bool {
+	switch {
+	case errors.Is(err, unix.EAGAIN):
+		return false
+	case err != nil:
+		r.end(e.pair)
+		return false
+	case n == 0:
+		e.reading, e.eof = false, true
+		if !e.pair.waiting(o) {
+			r.passEOF(e, o)
+		}
+		r.update(e)
+		return false
+	}
+	r.count(e.i).Add(int64(n))
+	return true
+}
+
 // pumpSplice moves a read of e through its way's pipe on to o; what o
 // does not take yet stays in the pipe, and e is not read meanwhile.
 func (r *relay) pumpSplice(e, o *relayEnd) {
 	p := e.pair
 	n, err := spliceRetry(e.fd, p.pipes[e.i][1], relaySpliceChunk)
-	switch {
-	case errors.Is(err, unix.EAGAIN):
-		return
-	case err != nil:
-		r.end(p)
-		return
-	case n == 0:
-		e.reading, e.eof = false, true
-		r.passEOF(e, o)
-		r.update(e)
+	if !r.brought(e, o, n, err) {
 		return
 	}
-	r.count(e.i).Add(int64(n))
 	p.piped[e.i] = n
 	if !r.drainPipe(e.i, o) {
 		return

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/leaktest"
 	"github.com/middlebench/middlebench/internal/tcptest"
 )
 
@@ -23,23 +23,6 @@ import (
 // every byte both ways and counted, a half-close passed on after what came
 // before it, a slow reader held back (not the rest dropped), a reset
 // ending both sides, and nothing left open when the box closes.
-
-// openFDs counts the process's open descriptors but pipes: net keeps a
-// pool of pipes for splice(2) (the test servers' io.Copy between sockets).
-func openFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range ents {
-		if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); !strings.HasPrefix(l, "pipe:") {
-			n++
-		}
-	}
-	return n
-}
 
 // relayBox starts a path of one stage-less byte box in front of a raw TCP
 // server running serve on each connection.
@@ -63,17 +46,6 @@ func dialPath(t *testing.T, p *Path) *net.TCPConn {
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(30 * time.Second))
 	return c.(*net.TCPConn)
-}
-
-// waitFor polls cond every 10 ms for 5 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 5 s: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func TestRelayCarries(t *testing.T) {
@@ -140,82 +112,88 @@ func TestRelayCarries(t *testing.T) {
 		down: int64(len("3145728\n")) + bulk,
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
-			p, b := relayBox(t, tt.serve)
-			c := dialPath(t, p)
-			sent, got := tt.client(t, c)
-			if sent != tt.up || got != tt.down {
-				t.Fatalf("the client sent %d and got %d, want %d and %d", sent, got, tt.up, tt.down)
-			}
-			c.Close()
-			waitFor(t, "the box counts every byte", func() bool {
-				s := b.Stats()
-				return s.BytesUp == tt.up && s.BytesDown == tt.down
-			})
-			b.relay.mu.Lock()
-			running := b.relay.running
-			b.relay.mu.Unlock()
-			if !running {
-				t.Fatal("the relay never ran: the copy goroutines carried the bytes")
-			}
+			defer leaktest.Check(t)() // the relay's pipes too, once the box has closed
+			t.Run("through the box", func(t *testing.T) { relayCarries(t, tt.serve, tt.client, tt.up, tt.down) })
 		})
 	}
 }
 
-// TestRelayReset: a next hop that resets its connection ends the client's
-// too, at once, and the box holds no descriptor of either.
-func TestRelayReset(t *testing.T) {
-	p, _ := relayBox(t, func(c net.Conn) {
-		buf := make([]byte, 64)
-		c.Read(buf)
-		c.(*net.TCPConn).SetLinger(0) // close sends RST
-		c.Close()
-	})
-	before := openFDs(t)
+func relayCarries(t *testing.T, serve func(net.Conn), client func(*testing.T, *net.TCPConn) (int64, int64), up, down int64) {
+	p, b := relayBox(t, serve)
 	c := dialPath(t, p)
-	io.WriteString(c, "hello\n")
-	t0 := time.Now()
-	b, err := io.ReadAll(c)
-	if len(b) != 0 || (err != nil && !errors.Is(err, syscall.ECONNRESET)) {
-		t.Fatalf("read %q, %v: want the connection ended", b, err)
-	}
-	if took := time.Since(t0); took > 2*time.Second {
-		t.Fatalf("the client's connection ended %v after the reset", took)
+	sent, got := client(t, c)
+	if sent != up || got != down {
+		t.Fatalf("the client sent %d and got %d, want %d and %d", sent, got, up, down)
 	}
 	c.Close()
-	// +2: the relay's epoll set and eventfd, made with its first pair, kept until the box closes.
-	waitFor(t, fmt.Sprintf("descriptors back to %d (now %d)", before+2, openFDs(t)), func() bool { return openFDs(t) <= before+2 })
+	if s := waitStats(t, p, func(s BoxStats) bool { return s.BytesUp == up && s.BytesDown == down }); s.BytesUp != up || s.BytesDown != down {
+		t.Fatalf("the box counted %d up and %d down, want %d and %d", s.BytesUp, s.BytesDown, up, down)
+	}
+	b.relay.mu.Lock()
+	running := b.relay.running
+	b.relay.mu.Unlock()
+	if !running {
+		t.Fatal("the relay never ran: the copy goroutines carried the bytes")
+	}
+}
+
+// TestRelayReset: a next hop that resets its connection ends the client's
+// too, at once, and the box, once closed, holds no descriptor of either.
+func TestRelayReset(t *testing.T) {
+	defer leaktest.Check(t)()
+	t.Run("through the box", func(t *testing.T) {
+		p, _ := relayBox(t, func(c net.Conn) {
+			buf := make([]byte, 64)
+			c.Read(buf)
+			c.(*net.TCPConn).SetLinger(0) // close sends RST
+			c.Close()
+		})
+		c := dialPath(t, p)
+		io.WriteString(c, "hello\n")
+		t0 := time.Now()
+		b, err := io.ReadAll(c)
+		if len(b) != 0 || (err != nil && !errors.Is(err, syscall.ECONNRESET)) {
+			t.Fatalf("read %q, %v: want the connection ended", b, err)
+		}
+		if took := time.Since(t0); took > 2*time.Second {
+			t.Fatalf("the client's connection ended %v after the reset", took)
+		}
+	})
 }
 
 // TestRelayEndsWithTheBox: closing the box ends the connections it
-// carries, and leaves no descriptor open.
+// carries, and leaves no descriptor or goroutine behind.
 func TestRelayEndsWithTheBox(t *testing.T) {
-	before := openFDs(t)
-	p, _ := relayBox(t, func(c net.Conn) { io.Copy(c, c); c.Close() })
-	conns := make([]*net.TCPConn, 20)
-	for i := range conns {
-		conns[i] = dialPath(t, p)
-		io.WriteString(conns[i], "ping")
-		buf := make([]byte, 4)
-		if _, err := io.ReadFull(conns[i], buf); err != nil || string(buf) != "ping" {
-			t.Fatalf("conn %d: %q, %v", i, buf, err)
+	defer leaktest.Check(t)()
+	t.Run("through the box", func(t *testing.T) {
+		p, _ := relayBox(t, func(c net.Conn) {
+			// An echo that does not splice: net keeps its splice pipes for later.
+			io.CopyBuffer(struct{ io.Writer }{c}, struct{ io.Reader }{c}, make([]byte, 512))
+			c.Close()
+		})
+		conns := make([]*net.TCPConn, 20)
+		for i := range conns {
+			conns[i] = dialPath(t, p)
+			io.WriteString(conns[i], "ping")
+			buf := make([]byte, 4)
+			if _, err := io.ReadFull(conns[i], buf); err != nil || string(buf) != "ping" {
+				t.Fatalf("conn %d: %q, %v", i, buf, err)
+			}
 		}
-	}
-	done := make(chan error, 1)
-	go func() { done <- p.Close() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
+		done := make(chan error, 1)
+		go func() { done <- p.Close() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the box did not close in 5 s with connections in its relay")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the box did not close in 5 s with connections in its relay")
-	}
-	for i, c := range conns {
-		if b, err := io.ReadAll(c); len(b) != 0 || (err != nil && !errors.Is(err, syscall.ECONNRESET)) {
-			t.Fatalf("conn %d after the box closed: %q, %v", i, b, err)
+		for i, c := range conns {
+			if b, err := io.ReadAll(c); len(b) != 0 || (err != nil && !errors.Is(err, syscall.ECONNRESET)) {
+				t.Fatalf("conn %d after the box closed: %q, %v", i, b, err)
+			}
 		}
-		c.Close()
-	}
-	// The test server's own connections end with their clients' (echo).
-	waitFor(t, fmt.Sprintf("descriptors back to %d (now %d)", before+1, openFDs(t)), func() bool { return openFDs(t) <= before+1 }) // +1: the test server's listener
+	})
 }
