@@ -12,20 +12,27 @@
 #
 # The comparison runs twice: against middlebench server (the issue's
 # origin), then against nginx answering `return 200` from one worker on
-# the same CPU. Each table's "origin %" is the origin's CPU share over
-# each tool's runs: middlebench server sits at 98-99 % of its CPU there
-# (2026-12-02), so every generator gets the rate the origin allows and
-# the ratio is mostly the moment's noise; nginx costs a fraction of it
-# per request, and the generators' own CPU then sets their rates.
+# its own CPU. Each table's "origin %" is the origin's CPU share over
+# each tool's runs: middlebench server sets the rate, so there a
+# generator gains only by leaving it more of the shared cores; nginx
+# costs a fraction of it per request, and the generators' own CPU then
+# sets their rates.
 #
 # Each tool runs ROUNDS times, the tools interleaved (the order rotated
 # each round, so that none always runs first), and its median req/s with
 # the least and most, and its largest peak RSS, are printed (the machine
 # is shared: one run alone says little). Pinning (taskset CPU lists; empty
-# = not pinned): every load generator on PIN_GEN (default 0), the origin
-# on PIN_ORIGIN (default 1), the same for every tool: the generator's own
-# cost then sets its rate, not how the scheduler splits two cores between
-# it and the origin. The output says where each ran. The issue's target, middlebench ≥ 1.0× fortio with
+# = not pinned): against middlebench server nothing is pinned, as the
+# issue measured (ISSUE_PIN_GEN, ISSUE_PIN_ORIGIN): generator and origin
+# share the cores, so a generator's CPU per request decides what is left
+# to the origin, which sets the rate (pinned, the origin has one CPU to
+# itself at 98-99 % and each generator gets the same rate: its system
+# calls per request read the same under the engine and fortio, read 1.98
+# and 1.99, write 1.00 and 1.00, 2026-12-02). Against nginx every load
+# generator runs on PIN_GEN (default 0) and the origin on PIN_ORIGIN
+# (default 1): the generator's own cost then sets its rate, not how the
+# scheduler splits two cores between it and the origin. The output says
+# where each ran. The issue's target, middlebench ≥ 1.0× fortio with
 # every phase traced, is judged on the median of the per-round ratios
 # (each round's two runs share the machine's load of the moment); the
 # load average is printed before and after. BEFORE=path/to/an/older/
@@ -65,13 +72,15 @@ command -v bc >/dev/null || apt-get install -y bc >/dev/null 2>&1 || true
 
 # The command prefixes that pin (taskset execs the command: $! is its PID).
 on_cpus() { [ -n "$1" ] && echo "taskset -c $1"; true; }
-read -ra GEN_ON <<<"$(on_cpus "$PIN_GEN")"
 read -ra ORIGIN_ON <<<"$(on_cpus "$PIN_ORIGIN")"
+ISSUE_PIN_GEN=${ISSUE_PIN_GEN-}
+ISSUE_PIN_ORIGIN=${ISSUE_PIN_ORIGIN-}
+GEN_ON=() # set per comparison (pin_for)
 pin_note() { [ -n "$1" ] && echo "CPU $1" || echo "not pinned"; }
 
 PORT=${ORIGIN_PORT:-18480}
-"${ORIGIN_ON[@]}" "$BIN/middlebench" server --listen "127.0.0.1:$PORT" >"$OUT/origin.log" 2>&1 &
-ORIGIN=$!
+"$BIN/middlebench" server --listen "127.0.0.1:$PORT" >"$OUT/origin.log" 2>&1 &
+ORIGIN=$! # pinned per comparison by pin_for
 ORIGIN_PID=$ORIGIN
 trap 'kill $ORIGIN 2>/dev/null || true' EXIT
 URL="http://127.0.0.1:$PORT/"
@@ -130,6 +139,17 @@ failed() {
 	esac
 }
 
+# pin_for GEN_CPUS ORIGIN_CPUS: where the next runs go; the running
+# origin's threads are moved (empty: every CPU).
+pin_for() {
+	PIN_NOW_GEN=$1 PIN_NOW_ORIGIN=$2
+	read -ra GEN_ON <<<"$(on_cpus "$1")"
+	local p
+	for p in $ORIGIN_PID $(pgrep -P "$ORIGIN_PID" || true); do
+		taskset -a -cp "${2:-0-$(($(nproc) - 1))}" "$p" >/dev/null
+	done
+}
+
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "machine: $(nproc) cores; before the runs: $(uptime)"
@@ -162,7 +182,7 @@ compare() {
 	echo
 	echo "== $3"
 	echo "peers: $CONNS connections for $DUR each against $URL"
-	echo "pinned: every load generator on $(pin_note "$PIN_GEN"), the origin on $(pin_note "$PIN_ORIGIN") ($(nproc) CPUs, shared with other processes)"
+	echo "pinned: every load generator on $(pin_note "$PIN_NOW_GEN"), the origin on $(pin_note "$PIN_NOW_ORIGIN") ($(nproc) CPUs, shared with other processes)"
 	TOOLS="middlebench"
 	[ -n "${BEFORE:-}" ] && [ -x "$BEFORE" ] && TOOLS="$TOOLS before"
 	command -v wrk >/dev/null && TOOLS="$TOOLS wrk"
@@ -236,7 +256,8 @@ compare() {
 	fi
 }
 
-compare origin "$URL" "against middlebench server (no work), as the issue measured (origin %: its CPU share of the one CPU it has; near 100, the origin sets the rate, not the generator)"
+pin_for "$ISSUE_PIN_GEN" "$ISSUE_PIN_ORIGIN"
+compare origin "$URL" "against middlebench server (no work), as the issue measured: generator and origin share the cores (origin %: its CPU share, of one CPU; the origin sets the rate, and a generator's own CPU per request what is left to it)"
 # nginx answering "return 200" costs the origin a fraction of middlebench
 # server's time per request: the generators, pinned on one CPU, are then
 # CPU-bound, and req/s is the generator's own speed.
@@ -263,6 +284,7 @@ CONF
 	ORIGIN_PID=$NGINX
 	trap 'kill $ORIGIN $NGINX 2>/dev/null || true' EXIT
 	for _ in $(seq 50); do curl -fso /dev/null "http://127.0.0.1:$NPORT/" && break; sleep 0.1; done
+	pin_for "$PIN_GEN" "$PIN_ORIGIN"
 	compare nginx "http://127.0.0.1:$NPORT/" "against nginx (return 200, one worker) on the origin's CPU: a cheaper origin, so that each generator's own CPU sets its rate"
 	kill $NGINX 2>/dev/null || true
 	ORIGIN_PID=$ORIGIN
@@ -271,6 +293,7 @@ else
 fi
 OUT=$ENGINE_OUT
 URL="http://127.0.0.1:$PORT/"
+pin_for "$PIN_GEN" "$PIN_ORIGIN"
 
 [ "$MEM_REQUESTS" -gt 0 ] || exit 0
 echo
