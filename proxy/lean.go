@@ -53,7 +53,7 @@ const rstAvoidanceDelay = 500 * time.Millisecond
 // every watchTickMax, finds such requests (see waitList).
 const (
 	watchAfter   = time.Millisecond
-	watchTickMax = 8 * time.Millisecond
+	watchTickMax = 64 * time.Millisecond
 )
 
 var leanReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, leanBufSize) }}
