@@ -11,8 +11,12 @@
 #   throughput   hey -z DURATION -c CONNS, requests/s; and wrk -t1 -c CONNS,
 #                whose CPU per request is a fraction of hey's; each with
 #                the generator's own CPU share
-#   latency      wrk -t1 -c1 -d LAT_DURATION --latency: what each box adds to
-#                the direct p50 and p99 at one connection, in the same round
+#   latency      scripts/hoplat: LAT_REQUESTS round trips at one keep-alive
+#                connection per target, the targets interleaved request by
+#                request (order rotated each time), so every target meets the
+#                same moments of the machine: what each box adds to the
+#                direct p50 and p99 (one wrk -c1 run after another compared
+#                two moments: its added p99 read −60..2780 µs, noise)
 #   CPU/req      CPU time (user + system, /proc/PID/stat of the target and its
 #                children) the target spent per request answered during its
 #                hey run: what the proxy costs the machine. Load from other
@@ -38,7 +42,7 @@ cd "$(dirname "$0")/.."
 
 CONNS=${CONNS:-50}
 DURATION=${DURATION:-5s}
-LAT_DURATION=${LAT_DURATION:-3s}
+LAT_REQUESTS=${LAT_REQUESTS:-20000}
 ROUNDS=${ROUNDS:-3}
 FIXED_RATE=${FIXED_RATE:-2000}
 PIN_GEN=${PIN_GEN-0}
@@ -63,6 +67,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$BIN" ./cmd/middlebench # always: a stale binary would measure old code
+go build -o "$PEERS/hoplat" ./scripts/hoplat
 HEY=${HEY:-$(command -v hey || true)}
 if [ -z "$HEY" ]; then
 	[ -x "$PEERS/hey" ] || GOBIN=$PEERS go install "github.com/rakyll/hey@$HEY_VERSION"
@@ -143,6 +148,7 @@ http {
 	upstream origin { server 127.0.0.1:$ORIGIN; keepalive 128; }
 	server {
 		listen 127.0.0.1:$NGINX;
+		keepalive_requests 100000000; # the default 1000 would reconnect hey's, wrk's and hoplat's connections
 		location / {
 			proxy_pass http://origin;
 			proxy_http_version 1.1;
@@ -214,13 +220,12 @@ wrps() {
 		/^cpu / {c=($2+$3)/w*100} END {printf "%s %d %.0f\n", r+0, f+0, c}' <<<"$out"
 }
 
-# lat PORT: one wrk run at one connection; prints "p50 p99" in µs.
+# lat: one hoplat run through every target, interleaved; prints per target
+# "name p50 p99" in µs, in the order of names.
 lat() {
-	command -v wrk >/dev/null || { echo "0 0"; return; }
-	"${GEN_ON[@]}" wrk -t1 -c1 -d "$LAT_DURATION" --latency "http://127.0.0.1:$1/" 2>&1 | awk '
-		function us(v) { if (v ~ /us$/) return v+0; if (v ~ /ms$/) return (v+0)*1000; if (v ~ /s$/) return (v+0)*1e6; return v+0 }
-		$1 == "50%" {p50 = us($2)} $1 == "99%" {p99 = us($2)}
-		END {printf "%.1f %.1f\n", p50, p99}'
+	local args=() i
+	for i in $(seq 0 $((n - 1))); do args+=("$i=127.0.0.1:${ports[$i]}"); done
+	"${GEN_ON[@]}" "$PEERS/hoplat" -n "$LAT_REQUESTS" "${args[@]}" | awk '{print $1, $2, $3}'
 }
 
 # median of the arguments.
@@ -249,11 +254,8 @@ for round in $(seq 1 "$ROUNDS"); do
 			FRPS[$i,$round]=$a
 		fi
 	done
-	for k in $(seq 0 $((n - 1))); do
-		i=$(((k + round - 1) % n))
-		read -r a b <<<"$(lat "${ports[$i]}")"
-		P50[$i,$round]=$a; P99[$i,$round]=$b
-	done
+	latency=$(lat) || { echo "hoplat failed: no latency figures" >&2; exit 1; }
+	while read -r i a b; do P50[$i,$round]=$a; P99[$i,$round]=$b; done <<<"$latency"
 	echo "round $round of $ROUNDS done; $(uptime)"
 done
 uptime_after=$(uptime)
@@ -278,7 +280,7 @@ fig() { read -r m lo hi <<<"$2"; printf "$1 [$1..$1]" "$m" "$lo" "$hi"; }
 
 toxi_i=3
 echo
-echo "throughput: hey -z $DURATION -c $CONNS and wrk -t1 -c $CONNS -d $DURATION; latency: wrk -t1 -c1 -d $LAT_DURATION; $ROUNDS interleaved rounds (order rotated each round)"
+echo "throughput: hey -z $DURATION -c $CONNS and wrk -t1 -c $CONNS -d $DURATION; latency: hoplat, $LAT_REQUESTS round trips per target at one connection, targets interleaved; $ROUNDS interleaved rounds (order rotated each round)"
 echo "pinned: load generators (hey, wrk) on $(pin_note "$PIN_GEN"); origin on $(pin_note "$PIN_ORIGIN"); every target on $(pin_note "$PIN_TARGET") ($(nproc) CPUs, shared with other processes)"
 echo "uptime before: $uptime_before"
 echo "uptime after:  $uptime_after"
