@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -113,7 +114,7 @@ func TestRelayCarries(t *testing.T) {
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			defer leaktest.Check(t)() // the relay's pipes too, once the box has closed
-			t.Run("through the box", func(t *testing.T) { relayCarries(t, tt.serve, tt.client, tt.up, tt.down) })
+			bothWaits(t, func(t *testing.T) { relayCarries(t, tt.serve, tt.client, tt.up, tt.down) })
 		})
 	}
 }
@@ -130,10 +131,28 @@ func relayCarries(t *testing.T, serve func(net.Conn), client func(*testing.T, *n
 		t.Fatalf("the box counted %d up and %d down, want %d and %d", s.BytesUp, s.BytesDown, up, down)
 	}
 	b.relay.mu.Lock()
-	running := b.relay.running
+	running, inPoller := b.relay.running, b.relay.epc != nil
 	b.relay.mu.Unlock()
 	if !running {
 		t.Fatal("the relay never ran: the copy goroutines carried the bytes")
+	}
+	if want := runtime.GOMAXPROCS(0) == 1; inPoller != want {
+		t.Fatalf("the loop waits in the runtime's poller: %v, want %v at GOMAXPROCS %d", inPoller, want, runtime.GOMAXPROCS(0))
+	}
+}
+
+// bothWaits runs f through a box whose relay loop blocks in epoll_wait
+// (GOMAXPROCS 2) and through one whose loop waits in the runtime's poller
+// (GOMAXPROCS 1, as under taskset to one CPU).
+func bothWaits(t *testing.T, f func(t *testing.T)) {
+	for _, w := range []struct {
+		name  string
+		procs int
+	}{{"blocking in epoll_wait", 2}, {"in the runtime's poller", 1}} {
+		t.Run(w.name, func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w.procs))
+			f(t)
+		})
 	}
 }
 
@@ -141,7 +160,7 @@ func relayCarries(t *testing.T, serve func(net.Conn), client func(*testing.T, *n
 // too, at once, and the box, once closed, holds no descriptor of either.
 func TestRelayReset(t *testing.T) {
 	defer leaktest.Check(t)()
-	t.Run("through the box", func(t *testing.T) {
+	bothWaits(t, func(t *testing.T) {
 		p, _ := relayBox(t, func(c net.Conn) {
 			buf := make([]byte, 64)
 			c.Read(buf)
@@ -165,7 +184,7 @@ func TestRelayReset(t *testing.T) {
 // carries, and leaves no descriptor or goroutine behind.
 func TestRelayEndsWithTheBox(t *testing.T) {
 	defer leaktest.Check(t)()
-	t.Run("through the box", func(t *testing.T) {
+	bothWaits(t, func(t *testing.T) {
 		p, _ := relayBox(t, func(c net.Conn) {
 			// An echo that does not splice: net keeps its splice pipes for later.
 			io.CopyBuffer(struct{ io.Writer }{c}, struct{ io.Reader }{c}, make([]byte, 512))
