@@ -31,7 +31,15 @@
 # Pinning (taskset CPU lists; empty = not pinned): the load generators on
 # PIN_GEN (default 0), the origin on PIN_ORIGIN (default 1), every target on
 # PIN_TARGET (default: not pinned): the same for every target. The output
-# says which.
+# says which. Unpinned, a target's threads are mostly woken on the CPU of
+# the process that wrote to them, the generator's: hey's rate is then how
+# the scheduler splits CPU 0 between hey and the target, and separates the
+# targets little (2026-12-02, 5 rounds: nginx 1.00×, box(bytes) 1.04× at
+# 0.74× toxiproxy's CPU per request, spreads 0.6..1.6). PIN_TARGET=1 puts
+# every target on the origin's CPU (a Go target then runs with GOMAXPROCS 1):
+# the generator has its CPU to itself and the figures spread a few per cent
+# (box(http) 0.97 [0.93..0.97]× with hey, 3 rounds), a steadier reading of
+# what a single-CPU target costs, which is not what it costs with two.
 # Targets (issue 16): box(http) ≥ 1.0× toxiproxy's requests/s, box(bytes) ≥
 # 1.2×, and each box's added p50 and p99 ≤ toxiproxy's.
 #
