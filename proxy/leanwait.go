@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,55 +37,115 @@ import (
 //
 // The requests are linked in the order they began waiting, so each tick
 // looks only at those waiting longer than watchAfter, from the front: a
-// request costs two links and two unlinks under the list's lock, no map.
+// request costs a link and an unlink under a lock, no map. The list is
+// split by connection into waitShards, each with its own lock, so that a
+// box's busy connections spread over many locks instead of all meeting at
+// one on every request (a tick takes each in turn).
 type waitList struct {
+	shards  [waitShards]waitShard
+	startMu sync.Mutex    // starting and stopping the ticker
+	running atomic.Bool   // a ticker runs (set under startMu)
+	ticks   atomic.Int64  // ticks so far, for the tests of their gaps
+	done    chan struct{} // closed with the box
+	wg      *sync.WaitGroup
+}
+
+// waitShards: enough that the connections of a busy box spread over more
+// locks than it has CPUs to contend for them, few enough that a tick's
+// walk over them is short.
+const waitShards = 16
+
+// waitShard is one part of the list, padded to its own cache line.
+type waitShard struct {
 	mu         sync.Mutex
 	head, tail *leanCtx // linked through wait.prev and wait.next
 	n          int
-	running    bool
-	ticks      int           // ticks so far (under mu), for the tests of their gaps
-	done       chan struct{} // closed with the box
-	wg         *sync.WaitGroup
+	_          [64]byte
 }
 
-// waitLink is a request's place in the waitList (under its lock).
+// waitLink is a request's place in the waitList (under its shard's lock).
 type waitLink struct {
 	prev, next *leanCtx
 	in         bool
 	since      time.Time // when it began waiting
 }
 
-// add puts ctx at the end of the list: it began waiting at now.
+// add puts ctx at the end of its connection's shard: it began waiting at now.
 func (l *waitList) add(ctx *leanCtx, now time.Time) {
-	l.mu.Lock()
-	ctx.wait = waitLink{prev: l.tail, in: true, since: now}
-	if l.tail != nil {
-		l.tail.wait.next = ctx
+	s := l.shardOf(ctx)
+	s.mu.Lock()
+	ctx.wait = waitLink{prev: s.tail, in: true, since: now}
+	if s.tail != nil {
+		s.tail.wait.next = ctx
 	} else {
-		l.head = ctx
+		s.head = ctx
 	}
-	l.tail = ctx
-	l.n++
-	if !l.running {
-		select {
-		case <-l.done:
-		default:
-			l.running = true
-			l.wg.Add(1) // the caller's connection holds the box's group above zero
-			go l.tick()
-		}
+	s.tail = ctx
+	s.n++
+	s.mu.Unlock()
+	// After the link: a ticker stopping clears running, then counts the
+	// waiting (see stopIdle), so either it sees this request or this sees
+	// it gone.
+	if !l.running.Load() {
+		l.start()
 	}
-	l.mu.Unlock()
+}
+
+// start starts the ticker unless one runs or the box is closing.
+func (l *waitList) start() {
+	l.startMu.Lock()
+	defer l.startMu.Unlock()
+	if l.running.Load() {
+		return
+	}
+	select {
+	case <-l.done:
+	default:
+		l.running.Store(true)
+		l.wg.Add(1) // the caller's connection holds the box's group above zero
+		go l.tick()
+	}
+}
+
+// stopIdle stops the ticker unless a request came meanwhile; true when it
+// stopped.
+func (l *waitList) stopIdle() bool {
+	l.startMu.Lock()
+	defer l.startMu.Unlock()
+	l.running.Store(false)
+	if l.waiting() > 0 {
+		l.running.Store(true)
+		return false
+	}
+	return true
+}
+
+// waiting counts the requests in the list.
+func (l *waitList) waiting() int {
+	n := 0
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.mu.Lock()
+		n += s.n
+		s.mu.Unlock()
+	}
+	return n
 }
 
 func (l *waitList) remove(ctx *leanCtx) {
-	l.mu.Lock()
-	l.unlink(ctx)
-	l.mu.Unlock()
+	s := l.shardOf(ctx)
+	s.mu.Lock()
+	s.unlink(ctx)
+	s.mu.Unlock()
 }
 
-// unlink takes ctx out of the list, if it is in (under l.mu).
-func (l *waitList) unlink(ctx *leanCtx) {
+// shardOf is the shard of ctx's connection (its id is set before ctx is shared).
+func (l *waitList) shardOf(ctx *leanCtx) *waitShard {
+	return &l.shards[ctx.exchange.conn%waitShards]
+}
+
+// unlink takes ctx out of the shard, if it is in (under s.mu).
+func (s *waitShard) unlink(ctx *leanCtx) {
 	w := &ctx.wait
 	if !w.in {
 		return
@@ -92,15 +153,15 @@ func (l *waitList) unlink(ctx *leanCtx) {
 	if w.prev != nil {
 		w.prev.wait.next = w.next
 	} else {
-		l.head = w.next
+		s.head = w.next
 	}
 	if w.next != nil {
 		w.next.wait.prev = w.prev
 	} else {
-		l.tail = w.prev
+		s.tail = w.prev
 	}
 	*w = waitLink{}
-	l.n--
+	s.n--
 }
 
 func (l *waitList) tick() {
@@ -115,9 +176,9 @@ func (l *waitList) tick() {
 	for {
 		select {
 		case <-l.done:
-			l.mu.Lock()
-			l.running = false
-			l.mu.Unlock()
+			l.startMu.Lock()
+			l.running.Store(false)
+			l.startMu.Unlock()
 			return
 		case <-t.C:
 		}
@@ -126,23 +187,26 @@ func (l *waitList) tick() {
 		now := time.Now()
 		long, deadlines = long[:0], deadlines[:0]
 		clients.reset()
-		l.mu.Lock()
-		l.ticks++
-		for ctx := l.head; ctx != nil && now.Sub(ctx.wait.since) >= watchAfter; ctx = ctx.wait.next {
-			long = append(long, ctx)
-			deadlines = append(deadlines, ctx.deadline) // set before ctx was added
-			clients.add(ctx.lc.fd)
+		l.ticks.Add(1)
+		n := 0
+		for i := range l.shards {
+			s := &l.shards[i]
+			s.mu.Lock()
+			for ctx := s.head; ctx != nil && now.Sub(ctx.wait.since) >= watchAfter; ctx = ctx.wait.next {
+				long = append(long, ctx)
+				deadlines = append(deadlines, ctx.deadline) // set before ctx was added
+				clients.add(ctx.lc.fd)
+			}
+			n += s.n
+			s.mu.Unlock()
 		}
-		if l.n > 0 {
+		if n > 0 {
 			idleSince = time.Time{}
 		} else if idleSince.IsZero() {
 			idleSince = now
-		} else if now.Sub(idleSince) > time.Second {
-			l.running = false
-			l.mu.Unlock()
+		} else if now.Sub(idleSince) > time.Second && l.stopIdle() {
 			return
 		}
-		l.mu.Unlock()
 		if len(long) == 0 {
 			continue
 		}
@@ -158,11 +222,12 @@ func (l *waitList) tick() {
 		}
 		every = watchAfter
 		t.Reset(every)
-		l.mu.Lock()
 		for _, ctx := range due {
-			l.unlink(ctx) // one removed meanwhile is not in the list: nothing to do
+			s := l.shardOf(ctx)
+			s.mu.Lock()
+			s.unlink(ctx) // one removed meanwhile is not in the list: nothing to do
+			s.mu.Unlock()
 		}
-		l.mu.Unlock()
 		for _, ctx := range due {
 			ctx.watch() // a request over meanwhile has its context ended: no watch starts
 		}

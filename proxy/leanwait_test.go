@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -104,7 +105,9 @@ func TestLeanReadTimeoutEndsAWaitingRequest(t *testing.T) {
 // taken out by a tick), so that a tick's scan from the front sees the
 // longest-waiting first.
 func TestWaitListLinks(t *testing.T) {
-	l := &waitList{done: make(chan struct{}), running: true} // running: add starts no ticker
+	l := &waitList{done: make(chan struct{})}
+	l.running.Store(true) // add starts no ticker
+	sh := &l.shards[0]    // the connection id of every ctx below is 0
 	ctxs := make([]*leanCtx, 5)
 	t0 := time.Unix(1000, 0)
 	for i := range ctxs {
@@ -113,7 +116,7 @@ func TestWaitListLinks(t *testing.T) {
 	}
 	order := func() []int {
 		var got []int
-		for c := l.head; c != nil; c = c.wait.next {
+		for c := sh.head; c != nil; c = c.wait.next {
 			for i, x := range ctxs {
 				if x == c {
 					got = append(got, i)
@@ -121,15 +124,15 @@ func TestWaitListLinks(t *testing.T) {
 			}
 		}
 		var back []int
-		for c := l.tail; c != nil; c = c.wait.prev {
+		for c := sh.tail; c != nil; c = c.wait.prev {
 			for i, x := range ctxs {
 				if x == c {
 					back = append([]int{i}, back...)
 				}
 			}
 		}
-		if fmt.Sprint(got) != fmt.Sprint(back) || len(got) != l.n {
-			t.Fatalf("forward %v, backward %v, n %d", got, back, l.n)
+		if fmt.Sprint(got) != fmt.Sprint(back) || len(got) != sh.n {
+			t.Fatalf("forward %v, backward %v, n %d", got, back, sh.n)
 		}
 		return got
 	}
@@ -142,8 +145,8 @@ func TestWaitListLinks(t *testing.T) {
 			t.Fatalf("after removing %d: %s, want %s", step.remove, got, step.want)
 		}
 	}
-	if l.head != nil || l.tail != nil {
-		t.Fatalf("empty list with head %p, tail %p", l.head, l.tail)
+	if sh.head != nil || sh.tail != nil {
+		t.Fatalf("empty list with head %p, tail %p", sh.head, sh.tail)
 	}
 	l.add(ctxs[1], t0)
 	if got := fmt.Sprint(order()); got != "[1]" {
@@ -163,9 +166,7 @@ func TestWaitListTicksBackOff(t *testing.T) {
 	l.add(ctx, time.Now().Add(time.Hour)) // waiting, but never longer than watchAfter
 	const watched = 400 * time.Millisecond
 	time.Sleep(watched)
-	l.mu.Lock()
-	ticks := l.ticks
-	l.mu.Unlock()
+	ticks := int(l.ticks.Load())
 	close(l.done)
 	wg.Wait()
 	// The gaps watchAfter, 2×, 4× … up to watchTickMax: the ticks that fit
@@ -177,4 +178,80 @@ func TestWaitListTicksBackOff(t *testing.T) {
 	if ticks > most || ticks < 1 {
 		t.Errorf("%d ticks in %v with nothing waiting long, want 1..%d (gaps up to %v)", ticks, watched, most, watchTickMax)
 	}
+}
+
+// TestWaitListTickerRestarts: the ticker stops after a second with nothing
+// waiting, and a request that begins waiting after it stopped starts
+// another.
+func TestWaitListTickerRestarts(t *testing.T) {
+	var wg sync.WaitGroup
+	l := &waitList{done: make(chan struct{}), wg: &wg}
+	ctx := &leanCtx{}
+	l.add(ctx, time.Now().Add(time.Hour)) // never waiting longer than watchAfter: no watch (ctx has no connection)
+	l.remove(ctx)
+	for deadline := time.Now().Add(5 * time.Second); l.running.Load(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the ticker still runs 5 s after the last request left")
+		}
+	}
+	wg.Wait() // it has returned
+	before := l.ticks.Load()
+	l.add(ctx, time.Now().Add(time.Hour)) // waiting, but never longer than watchAfter
+	if !l.running.Load() {
+		t.Fatal("a request began waiting and no ticker started")
+	}
+	for deadline := time.Now().Add(5 * time.Second); l.ticks.Load() == before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no tick in 5 s after the restart")
+		}
+	}
+	close(l.done)
+	wg.Wait()
+}
+
+// TestWaitListShardsConcurrently: requests of many connections begin and
+// end waiting at once (the race detector checks the shards' locks), and
+// the list is empty after them.
+func TestWaitListShardsConcurrently(t *testing.T) {
+	var wg sync.WaitGroup
+	l := &waitList{done: make(chan struct{}), wg: &wg}
+	var clients sync.WaitGroup
+	for conn := range uint64(40) {
+		clients.Go(func() {
+			for range 500 {
+				ctx := &leanCtx{exchange: exchange{conn: conn}}
+				l.add(ctx, time.Now().Add(time.Hour)) // never long: no watch (ctx has no connection)
+				l.remove(ctx)
+			}
+		})
+	}
+	clients.Wait()
+	if n := l.waiting(); n != 0 {
+		t.Errorf("%d requests left in the list", n)
+	}
+	for i := range l.shards {
+		if s := &l.shards[i]; s.head != nil || s.tail != nil {
+			t.Errorf("shard %d: head %p, tail %p after every request left", i, s.head, s.tail)
+		}
+	}
+	close(l.done)
+	wg.Wait()
+}
+
+// BenchmarkWaitListParallel: what a request's add and remove cost while
+// every CPU's connections do the same (one list per box: a single lock
+// there would be met by every request).
+func BenchmarkWaitListParallel(b *testing.B) {
+	var wg sync.WaitGroup
+	l := &waitList{done: make(chan struct{}), wg: &wg}
+	var conns atomic.Uint64
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := &leanCtx{exchange: exchange{conn: conns.Add(1)}}
+		for pb.Next() {
+			l.add(ctx, time.Now().Add(time.Hour)) // never long: no watch (ctx has no connection)
+			l.remove(ctx)
+		}
+	})
+	close(l.done)
+	wg.Wait()
 }
