@@ -40,8 +40,9 @@ type relay struct {
 	stopped bool
 	running bool
 	ep      int // the epoll set, once running
-	// epf holds ep in the runtime's poller, where the loop waits for it
-	// (nil: it could not be put there, and the loop blocks in epoll_wait).
+	// epf is a duplicate of ep in the runtime's poller, where the loop
+	// waits through epc (nil: one P is not all the process has, or the
+	// set could not be put there; the loop blocks in epoll_wait).
 	epf    *os.File
 	epc    syscall.RawConn
 	wake   int // an eventfd in the set: a pair queued, or stop
@@ -280,22 +281,27 @@ func (r *relay) shut() {
 	}
 	unix.Close(r.wake)
 	if r.epf != nil {
-		r.epf.Close() // closes ep
-	} else {
-		unix.Close(r.ep)
+		r.epf.Close()
 	}
+	unix.Close(r.ep)
 }
 
-// pollable puts the epoll set ep in the runtime's poller (non-blocking,
-// owned by the returned file from then on); nil when it cannot.
+// pollable puts the epoll set ep in the runtime's poller, through a
+// non-blocking duplicate that the returned file owns (ep stays the
+// relay's, closed with it); nil when it cannot.
 func pollable(ep int) (*os.File, syscall.RawConn) {
 	if unix.SetNonblock(ep, true) != nil {
 		return nil, nil
 	}
-	f := os.NewFile(uintptr(ep), "relay-epoll")
+	dup, err := unix.FcntlInt(uintptr(ep), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil
+	}
+	f := os.NewFile(uintptr(dup), "relay-epoll")
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return nil, nil // f is dropped, not closed: ep stays the relay's
+		f.Close()
+		return nil, nil
 	}
 	return f, rc
 }
@@ -327,7 +333,11 @@ func (r *relay) wait(events []unix.EpollEvent) (int, error) {
 		}
 	})
 	if rerr != nil {
-		return 0, rerr
+		// The poller refused the set (it could not register it): block
+		// in epoll_wait from now on, as with more Ps.
+		log.Printf("relay: waiting in the runtime's poller: %v; blocking in epoll_wait instead", rerr)
+		r.epc = nil
+		return unix.EpollWait(r.ep, events, -1)
 	}
 	return n, err
 }

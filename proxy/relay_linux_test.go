@@ -17,6 +17,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/leaktest"
 	"github.com/middlebench/middlebench/internal/tcptest"
+	"golang.org/x/sys/unix"
 )
 
 // A byte box with no stage moves its bytes through the relay (one epoll
@@ -215,4 +216,36 @@ func TestRelayEndsWithTheBox(t *testing.T) {
 			}
 		}
 	})
+}
+
+// refusingRawConn is a poller registration that fails every wait.
+type refusingRawConn struct{ syscall.RawConn }
+
+func (refusingRawConn) Read(func(uintptr) bool) error { return errors.New("not pollable") }
+
+// TestRelayWaitFallsBackToBlocking: a loop whose wait in the runtime's
+// poller fails blocks in epoll_wait instead, and still gets its events.
+func TestRelayWaitFallsBackToBlocking(t *testing.T) {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(ep)
+	efd, err := unix.Eventfd(1, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK) // readable at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(efd)
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{ep: ep, epc: refusingRawConn{}}
+	events := make([]unix.EpollEvent, 4)
+	n, err := r.wait(events)
+	if err != nil || n != 1 || events[0].Fd != int32(efd) {
+		t.Fatalf("wait: %d events (%v), want the eventfd's one", n, err)
+	}
+	if r.epc != nil {
+		t.Fatal("the loop still waits in the poller that refused it")
+	}
 }
