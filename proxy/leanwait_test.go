@@ -154,21 +154,37 @@ func TestWaitListLinks(t *testing.T) {
 	}
 }
 
+// tickedWaitList is a box's wait list on its own, its ticker stopped and
+// waited for when the test ends.
+func tickedWaitList(tb testing.TB) *waitList {
+	l := &waitList{done: make(chan struct{}), wg: &sync.WaitGroup{}}
+	tb.Cleanup(func() {
+		close(l.done)
+		l.wg.Wait()
+	})
+	return l
+}
+
+// waitBriefly adds ctx to l and removes it. It begins waiting an hour
+// from now, so no tick ever finds it waiting long (and watches it: the
+// tests' requests have no connection).
+func waitBriefly(l *waitList, ctx *leanCtx) {
+	l.add(ctx, time.Now().Add(time.Hour))
+	l.remove(ctx)
+}
+
 // TestWaitListTicksBackOff: while no request waits longer than
 // watchAfter, the gaps between ticks double up to watchTickMax, so a box
 // whose next hop answers at once is not woken every millisecond (the
 // 1 ms ticker it had woke it 1,000 times a second: about 20 µs of CPU per
 // request at 2,000 requests/s). A busy machine can only make fewer ticks.
 func TestWaitListTicksBackOff(t *testing.T) {
-	var wg sync.WaitGroup
-	l := &waitList{done: make(chan struct{}), wg: &wg}
+	l := tickedWaitList(t)
 	ctx := &leanCtx{}
 	l.add(ctx, time.Now().Add(time.Hour)) // waiting, but never longer than watchAfter
 	const watched = 400 * time.Millisecond
 	time.Sleep(watched)
 	ticks := int(l.ticks.Load())
-	close(l.done)
-	wg.Wait()
 	// The gaps watchAfter, 2×, 4× … up to watchTickMax: the ticks that fit
 	// in watched (a busy machine can only make fewer).
 	most := 0
@@ -184,17 +200,15 @@ func TestWaitListTicksBackOff(t *testing.T) {
 // waiting, and a request that begins waiting after it stopped starts
 // another.
 func TestWaitListTickerRestarts(t *testing.T) {
-	var wg sync.WaitGroup
-	l := &waitList{done: make(chan struct{}), wg: &wg}
+	l := tickedWaitList(t)
 	ctx := &leanCtx{}
-	l.add(ctx, time.Now().Add(time.Hour)) // never waiting longer than watchAfter: no watch (ctx has no connection)
-	l.remove(ctx)
+	waitBriefly(l, ctx)
 	for deadline := time.Now().Add(5 * time.Second); l.running.Load(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the ticker still runs 5 s after the last request left")
 		}
 	}
-	wg.Wait() // it has returned
+	l.wg.Wait() // it has returned
 	before := l.ticks.Load()
 	l.add(ctx, time.Now().Add(time.Hour)) // waiting, but never longer than watchAfter
 	if !l.running.Load() {
@@ -205,23 +219,18 @@ func TestWaitListTickerRestarts(t *testing.T) {
 			t.Fatal("no tick in 5 s after the restart")
 		}
 	}
-	close(l.done)
-	wg.Wait()
 }
 
 // TestWaitListShardsConcurrently: requests of many connections begin and
 // end waiting at once (the race detector checks the shards' locks), and
 // the list is empty after them.
 func TestWaitListShardsConcurrently(t *testing.T) {
-	var wg sync.WaitGroup
-	l := &waitList{done: make(chan struct{}), wg: &wg}
+	l := tickedWaitList(t)
 	var clients sync.WaitGroup
 	for conn := range uint64(40) {
 		clients.Go(func() {
 			for range 500 {
-				ctx := &leanCtx{exchange: exchange{conn: conn}}
-				l.add(ctx, time.Now().Add(time.Hour)) // never long: no watch (ctx has no connection)
-				l.remove(ctx)
+				waitBriefly(l, &leanCtx{exchange: exchange{conn: conn}})
 			}
 		})
 	}
@@ -234,24 +243,18 @@ func TestWaitListShardsConcurrently(t *testing.T) {
 			t.Errorf("shard %d: head %p, tail %p after every request left", i, s.head, s.tail)
 		}
 	}
-	close(l.done)
-	wg.Wait()
 }
 
 // BenchmarkWaitListParallel: what a request's add and remove cost while
 // every CPU's connections do the same (one list per box: a single lock
 // there would be met by every request).
 func BenchmarkWaitListParallel(b *testing.B) {
-	var wg sync.WaitGroup
-	l := &waitList{done: make(chan struct{}), wg: &wg}
+	l := tickedWaitList(b)
 	var conns atomic.Uint64
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := &leanCtx{exchange: exchange{conn: conns.Add(1)}}
 		for pb.Next() {
-			l.add(ctx, time.Now().Add(time.Hour)) // never long: no watch (ctx has no connection)
-			l.remove(ctx)
+			waitBriefly(l, ctx)
 		}
 	})
-	close(l.done)
-	wg.Wait()
 }
