@@ -166,8 +166,8 @@ func tickedWaitList(tb testing.TB) *waitList {
 }
 
 // waitBriefly adds ctx to l and removes it. It begins waiting an hour
-// from now, so no tick ever finds it waiting long (and watches it: the
-// tests' requests have no connection).
+// from now, so no tick finds it waiting long and starts its watch, which
+// would need a connection the tests' requests do not have.
 func waitBriefly(l *waitList, ctx *leanCtx) {
 	l.add(ctx, time.Now().Add(time.Hour))
 	l.remove(ctx)
