@@ -6,11 +6,8 @@ import (
 	"errors"
 	"log"
 	"net"
-	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,14 +36,8 @@ type relay struct {
 	queue   []*relayPair // added, not yet in the loop's set
 	stopped bool
 	running bool
-	ep      int // the epoll set, once running
-	// epf is a duplicate of ep in the runtime's poller, where the loop
-	// waits through epc (nil: one P is not all the process has, or the
-	// set could not be put there; the loop blocks in epoll_wait).
-	epf    *os.File
-	epc    syscall.RawConn
-	wake   int // an eventfd in the set: a pair queued, or stop
-	exited chan struct{}
+	set     *eventSet // once running
+	exited  chan struct{}
 
 	ends map[int32]*relayEnd // the loop's own: by fd
 	gen  int32               // the loop's own: tells an fd's reuse apart in a batch of events
@@ -156,43 +147,20 @@ func (r *relay) enqueue(p *relayPair) error {
 		}
 	}
 	r.queue = append(r.queue, p)
-	return r.signal()
+	return r.set.signal()
 }
 
-// start makes the epoll set and its eventfd and starts the loop (under mu).
+// start makes the epoll set and starts the loop (under mu).
 func (r *relay) start() error {
-	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	set, err := newEventSet("relay")
 	if err != nil {
 		return err
 	}
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err != nil {
-		unix.Close(ep)
-		return err
-	}
-	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, wake, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wake), Pad: -1}); err != nil {
-		unix.Close(ep)
-		unix.Close(wake)
-		return err
-	}
-	r.ep, r.wake, r.running = ep, wake, true
-	if runtime.GOMAXPROCS(0) == 1 {
-		r.epf, r.epc = pollable(ep)
-	}
+	r.set, r.running = set, true
 	r.exited = make(chan struct{})
 	r.ends = map[int32]*relayEnd{}
 	go r.loop()
 	return nil
-}
-
-// signal wakes the loop (under mu).
-func (r *relay) signal() error {
-	one := [8]byte{1}
-	_, err := unix.Write(r.wake, one[:])
-	if errors.Is(err, unix.EAGAIN) {
-		return nil // the counter is full: the loop has a wake-up pending anyway
-	}
-	return err
 }
 
 // stop ends every pair (both sockets closed) and the loop, and waits.
@@ -201,7 +169,7 @@ func (r *relay) stop() {
 	r.stopped = true
 	running := r.running
 	if running {
-		_ = r.signal()
+		_ = r.set.signal()
 	}
 	r.mu.Unlock()
 	if running {
@@ -213,10 +181,7 @@ func (r *relay) loop() {
 	defer close(r.exited)
 	events := make([]unix.EpollEvent, 128)
 	for {
-		n, err := r.wait(events)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
+		n, err := r.set.wait(events)
 		if err != nil {
 			log.Printf("relay: epoll_wait: %v; its connections are closed", err)
 			r.mu.Lock()
@@ -226,7 +191,7 @@ func (r *relay) loop() {
 			return
 		}
 		for _, ev := range events[:n] {
-			if ev.Pad == -1 {
+			if ev.Pad == wakePad {
 				if !r.takeQueue() {
 					r.shut()
 					return
@@ -244,8 +209,7 @@ func (r *relay) loop() {
 
 // takeQueue registers the pairs queued; false when the relay is to stop.
 func (r *relay) takeQueue() bool {
-	var buf [8]byte
-	_, _ = unix.Read(r.wake, buf[:])
+	r.set.drainWake()
 	r.mu.Lock()
 	queue, stopped := r.queue, r.stopped
 	r.queue = nil
@@ -279,67 +243,7 @@ func (r *relay) shut() {
 	for _, p := range queue {
 		r.end(p)
 	}
-	unix.Close(r.wake)
-	if r.epf != nil {
-		r.epf.Close()
-	}
-	unix.Close(r.ep)
-}
-
-// pollable puts the epoll set ep in the runtime's poller, through a
-// non-blocking duplicate that the returned file owns (ep stays the
-// relay's, closed with it); nil when it cannot.
-func pollable(ep int) (*os.File, syscall.RawConn) {
-	if unix.SetNonblock(ep, true) != nil {
-		return nil, nil
-	}
-	dup, err := unix.FcntlInt(uintptr(ep), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil
-	}
-	f := os.NewFile(uintptr(dup), "relay-epoll")
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
-		return nil, nil
-	}
-	return f, rc
-}
-
-// wait returns the set's next events. With one P (GOMAXPROCS 1, as under
-// taskset to one CPU), a loop blocked in epoll_wait holds the process's
-// only P in a system call until sysmon takes it away for the other
-// goroutines, and must get it back when events come: the loop then waits
-// in the runtime's poller for the set to become readable (a set is while
-// it holds events), which parks only the goroutine, and epoll_wait does
-// not wait. With more Ps, blocking in epoll_wait is cheaper: the kernel
-// wakes the loop's own thread, not the runtime's poller, which must then
-// hand the loop to a thread (wrk -c50 through a byte box, box CPU per
-// request, 2026-12-02 on a 2-core VM: unpinned 8.6-9.0 µs blocking, 12.8-16.4
-// in the poller; pinned to one CPU with the origin 12.1-13.0 blocking,
-// 8.2-8.6 in the poller; toxiproxy 12.7-17.2 and 12.5-13.1).
-func (r *relay) wait(events []unix.EpollEvent) (int, error) {
-	if r.epc == nil {
-		return unix.EpollWait(r.ep, events, -1)
-	}
-	var n int
-	var err error
-	rerr := r.epc.Read(func(uintptr) bool {
-		for {
-			n, err = unix.EpollWait(r.ep, events, 0)
-			if !errors.Is(err, unix.EINTR) {
-				return n > 0 || err != nil
-			}
-		}
-	})
-	if rerr != nil {
-		// The poller refused the set (it could not register it): block
-		// in epoll_wait from now on, as with more Ps.
-		log.Printf("relay: waiting in the runtime's poller: %v; blocking in epoll_wait instead", rerr)
-		r.epc = nil
-		return unix.EpollWait(r.ep, events, -1)
-	}
-	return n, err
+	r.set.close()
 }
 
 // handle acts on e's events. An error (a reset) surfaces through the read
@@ -522,18 +426,12 @@ func (r *relay) update(e *relayEnd) {
 	if e.pair.waiting(e) {
 		want |= unix.EPOLLOUT
 	}
-	ev := unix.EpollEvent{Events: want, Fd: int32(e.fd), Pad: e.gen}
-	var err error
-	switch {
-	case want == 0 && e.registered:
-		err = unix.EpollCtl(r.ep, unix.EPOLL_CTL_DEL, e.fd, nil)
-		e.registered = false
-	case want != 0 && !e.registered:
-		err = unix.EpollCtl(r.ep, unix.EPOLL_CTL_ADD, e.fd, &ev)
-		e.registered = true
-	case want != 0 && want != e.events:
-		err = unix.EpollCtl(r.ep, unix.EPOLL_CTL_MOD, e.fd, &ev)
+	var was uint32
+	if e.registered {
+		was = e.events
 	}
+	err := r.set.ctl(e.fd, e.gen, was, want)
+	e.registered = want != 0
 	e.events = want
 	if err != nil {
 		r.end(e.pair)

@@ -132,7 +132,7 @@ func relayCarries(t *testing.T, serve func(net.Conn), client func(*testing.T, *n
 		t.Fatalf("the box counted %d up and %d down, want %d and %d", s.BytesUp, s.BytesDown, up, down)
 	}
 	b.relay.mu.Lock()
-	running, inPoller := b.relay.running, b.relay.epc != nil
+	running, inPoller := b.relay.running, b.relay.set != nil && b.relay.set.epc != nil
 	b.relay.mu.Unlock()
 	if !running {
 		t.Fatal("the relay never ran: the copy goroutines carried the bytes")
@@ -239,13 +239,13 @@ func TestRelayWaitFallsBackToBlocking(t *testing.T) {
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
 		t.Fatal(err)
 	}
-	r := &relay{ep: ep, epc: refusingRawConn{}}
+	s := &eventSet{ep: ep, epc: refusingRawConn{}, name: "test"}
 	events := make([]unix.EpollEvent, 4)
-	n, err := r.wait(events)
+	n, err := s.wait(events)
 	if err != nil || n != 1 || events[0].Fd != int32(efd) {
 		t.Fatalf("wait: %d events (%v), want the eventfd's one", n, err)
 	}
-	if r.epc != nil {
+	if s.epc != nil {
 		t.Fatal("the loop still waits in the poller that refused it")
 	}
 }
