@@ -93,11 +93,21 @@ func (s *faultStage) matches(r *http.Request) bool {
 	return true
 }
 
+// active: the stage may act on a request.
+func (s *faultStage) active() bool {
+	return s.cfg.ResetPercent > 0 || s.cfg.AbortPercent > 0 || s.cfg.DelayPercent > 0
+}
+
+// instant: a request the stage leaves alone, or may only abort with a
+// status, is decided at once; one it may delay or reset is not.
+func (s *faultStage) instant(r *http.Request) bool {
+	return !s.active() || s.cfg.ResetPercent == 0 && s.cfg.DelayPercent == 0 || !s.matches(r)
+}
+
 func (s *faultStage) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.c.seen.Add(1)
-		active := s.cfg.ResetPercent > 0 || s.cfg.AbortPercent > 0 || s.cfg.DelayPercent > 0
-		if !active || !s.matches(r) {
+		if !s.active() || !s.matches(r) {
 			s.c.passed.Add(1)
 			next.ServeHTTP(w, r)
 			return

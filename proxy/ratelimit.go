@@ -170,6 +170,9 @@ func (s *rateLimitStage) Wrap(next http.Handler) http.Handler {
 	})
 }
 
+// instant: the stage passes or refuses every request at once.
+func (s *rateLimitStage) instant(*http.Request) bool { return true }
+
 func (s *rateLimitStage) setHeaders(h http.Header, d decision) {
 	h.Set("RateLimit-Policy", s.policy)
 	h.Set("RateLimit", strconv.Quote(s.policyName())+";r="+strconv.FormatInt(d.remaining, 10)+";t="+strconv.FormatInt(int64(math.Ceil(d.reset.Seconds())), 10))

@@ -124,6 +124,9 @@ func (s *uaBlockStage) Wrap(next http.Handler) http.Handler {
 	})
 }
 
+// instant: the stage passes or refuses every request at once.
+func (s *uaBlockStage) instant(*http.Request) bool { return true }
+
 // exception says why a blocked agent is let through ("" if it is not).
 func (s *uaBlockStage) exception(r *http.Request) string {
 	if s.cfg.AllowHeader != "" {
