@@ -42,6 +42,8 @@ type Box struct {
 	srv      *http.Server
 	rp       http.Handler
 	inner    http.Handler     // HTTP boxes: the stages and the forwarder
+	fwd      *forwardHandler  // … the forwarder
+	loop     *httpLoop        // … the event loop of a plain-HTTP box's connections (Linux; nil: none)
 	handoff  *handoffListener // HTTP boxes on the lean loop: connections given to srv
 	waits    waitList         // … and their requests waiting for the next hop
 	date     dateCache
@@ -199,7 +201,8 @@ func (l *stagedListener) Accept() (net.Conn, error) {
 func (b *Box) startHTTP(env boxEnv) {
 	rp := b.reverseProxy()
 	b.rp = rp
-	var h http.Handler = &forwardHandler{b: b, rp: rp, tr: rp.tr}
+	b.fwd = &forwardHandler{b: b, rp: rp, tr: rp.tr}
+	var h http.Handler = b.fwd
 	for i := len(b.lay.https) - 1; i >= 0; i-- {
 		h = b.lay.https[i].Wrap(h)
 	}
@@ -228,8 +231,11 @@ func (b *Box) startHTTP(env boxEnv) {
 		b.handoff = newHandoffListener(b.wrapped.Addr())
 		b.waits = waitList{done: b.handoff.done, wg: &b.wg}
 		ln = b.handoff
+		if b.next.Scheme == "http" && b.instantStages() && !b.cfg.noLoop {
+			b.loop = newHTTPLoop(b)
+		}
 		b.wg.Add(1)
-		go b.acceptLoop(b.serveLean)
+		go b.acceptLoop(b.serveHTTPConn)
 	}
 	b.wg.Add(1)
 	go func() {
@@ -238,6 +244,26 @@ func (b *Box) startHTTP(env boxEnv) {
 			b.log.Printf("serve: %v", err)
 		}
 	}()
+}
+
+// instantStages reports whether every HTTP stage of the box may decide a
+// request at once (instantStage): the HTTP loop is worth its while.
+func (b *Box) instantStages() bool {
+	for _, st := range b.lay.https {
+		if _, ok := st.(instantStage); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// serveHTTPConn serves an accepted connection of a plain-HTTP box: on the
+// HTTP loop when it takes it, else on the lean loop.
+func (b *Box) serveHTTPConn(c net.Conn) {
+	if b.loop != nil && b.loop.take(c) {
+		return
+	}
+	b.serveLean(c)
 }
 
 // handle runs one request, on either path, through the box's handler chain.
@@ -343,6 +369,9 @@ func (b *Box) close() error {
 	}
 	if b.relay != nil {
 		b.relay.stop() // its pairs' sockets are its own: closing conns ends none
+	}
+	if b.loop != nil {
+		b.loop.stop() // … and so are the HTTP loop's
 	}
 	if tr, ok := b.rp.(interface{ closeIdle() }); ok {
 		tr.closeIdle()

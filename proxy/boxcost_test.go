@@ -174,7 +174,7 @@ func BenchmarkLeanHeads(b *testing.B) {
 	var rd strings.Reader
 	br := bufio.NewReaderSize(&rd, 4096)
 	for b.Loop() {
-		r, err := lc.parse(reqHead)
+		r, err := lc.parse(reqHead, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

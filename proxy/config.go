@@ -59,6 +59,9 @@ type BoxConfig struct {
 	MaxIdleConnsPerHost int `yaml:"maxIdleConnsPerHost"`
 	// BoxLimits bound slow clients and a slow next hop (limits.go).
 	BoxLimits `yaml:",inline"`
+	// noLoop: every connection on the lean loop, none on the HTTP loop
+	// (the tests' way to compare the two).
+	noLoop bool
 }
 
 // StageConfig is one stage: its kind and its typed configuration.

@@ -44,11 +44,17 @@ func origin(t testing.TB) *httptest.Server {
 }
 
 // startYAML starts a path from YAML in front of upstream.
-func startYAML(t testing.TB, src, upstream string) *Path {
+func startYAML(t testing.TB, src, upstream string) *Path { return startYAMLWith(t, src, upstream, nil) }
+
+// startYAMLWith is startYAML with the decoded config changed by edit first.
+func startYAMLWith(t testing.TB, src, upstream string, edit func(*PathConfig)) *Path {
 	t.Helper()
 	var cfg PathConfig
 	if err := yaml.Unmarshal([]byte(src), &cfg); err != nil {
 		t.Fatalf("config: %v", err)
+	}
+	if edit != nil {
+		edit(&cfg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -58,6 +64,26 @@ func startYAML(t testing.TB, src, upstream string) *Path {
 	}
 	t.Cleanup(func() { p.Close() })
 	return p
+}
+
+// pathStarter starts a path from YAML in front of upstream (startYAML's
+// shape).
+type pathStarter func(t testing.TB, src, upstream string) *Path
+
+// onBothLoops runs f as two subtests: with paths whose first box serves
+// its connections on the HTTP loop where it can (Linux), and on the lean
+// loop alone. A behaviour both must have is checked on each.
+func onBothLoops(t *testing.T, f func(t *testing.T, start pathStarter)) {
+	for _, w := range []struct {
+		name   string
+		noLoop bool
+	}{{"http loop", false}, {"lean loop", true}} {
+		t.Run(w.name, func(t *testing.T) {
+			f(t, func(t testing.TB, src, upstream string) *Path {
+				return startYAMLWith(t, src, upstream, func(c *PathConfig) { c.Boxes[0].noLoop = w.noLoop })
+			})
+		})
+	}
 }
 
 func get(t testing.TB, c *http.Client, url string) (*http.Response, string) {

@@ -36,7 +36,7 @@ func (t *upstreamTransport) sweep() {
 			if c == nil {
 				break
 			}
-			if time.Since(c.idleSince) >= t.idleLimit || c.br.Buffered() > 0 && t.tls == nil || peerClosed(c.Conn, t.tls != nil) {
+			if time.Since(c.idleSince) >= t.idleLimit.Load() || c.br.Buffered() > 0 && t.tls == nil || peerClosed(c.Conn, t.tls != nil) {
 				c.Close()
 				continue
 			}

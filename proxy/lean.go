@@ -153,8 +153,48 @@ type leanConn struct {
 }
 
 // serveLean runs the lean loop on one accepted connection.
-func (b *Box) serveLean(c net.Conn) {
+func (b *Box) serveLean(c net.Conn) { b.serveLeanFrom(c, time.Now()) }
+
+// serveLeanFrom runs the lean loop on c, whose first request began at t0
+// (its header deadline counts from then).
+func (b *Box) serveLeanFrom(c net.Conn, t0 time.Time) {
 	defer b.wg.Done()
+	lc := b.newLeanConn(c)
+	lc.end(lc.loop(t0, false))
+}
+
+// resumeLean serves on the lean loop a client whose request the HTTP loop
+// sent to the next hop on up (its head, its id, the headers the stages
+// set on it), and whose answer the loop leaves to the lean forwarder:
+// read with net/http as the lean forwarder reads such answers. Then the
+// connection's next requests.
+func (b *Box) resumeLean(c net.Conn, head []byte, req uint64, stage http.Header, up *upstreamConn, t0 time.Time) {
+	defer b.wg.Done()
+	lc := b.newLeanConn(c)
+	r, err := lc.parse(head, req)
+	if err != nil { // it parsed on the loop
+		up.Close()
+		lc.end(false)
+		return
+	}
+	lc.ctx.deadline = t0.Add(b.limits.ReadTimeout.D())
+	keep := lc.serve(r, func(w http.ResponseWriter, r *http.Request, ex *exchange) {
+		if b.ledgerHeader {
+			w = &timingWriter{ResponseWriter: w, ex: ex, desc: b.desc}
+		}
+		for k, vs := range stage {
+			w.Header()[k] = vs
+		}
+		lc.ctx.interruptOnCancel(up)
+		serveExchange(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b.fwd.respondThrough(w, r, up, lc.ctx.release)
+		}), w, r, ex)
+	})
+	lc.end(keep && lc.loop(time.Time{}, true))
+}
+
+// newLeanConn makes the lean loop's state for c.
+func (b *Box) newLeanConn(c net.Conn) *leanConn {
 	lc := &leanConn{b: b, c: c, id: connID(c), fd: socketFD(c), remote: c.RemoteAddr().String()}
 	host, _, err := net.SplitHostPort(lc.remote)
 	lc.remoteHost, lc.hasRemoteHost = host, err == nil
@@ -163,12 +203,17 @@ func (b *Box) serveLean(c net.Conn) {
 	lc.br.Reset(&lc.cr)
 	lc.bw = leanWriters.Get().(*bufio.Writer)
 	lc.bw.Reset(c)
-	keep := lc.loop()
-	b.untrack(c)
-	if keep {
-		return // handed to net/http, buffers and all
+	return lc
+}
+
+// end ends the lean loop on its connection: closed, unless it was handed
+// to net/http (buffers and all).
+func (lc *leanConn) end(handedOff bool) {
+	lc.b.untrack(lc.c)
+	if handedOff {
+		return
 	}
-	c.Close()
+	lc.c.Close()
 	lc.bw.Reset(nil)
 	leanWriters.Put(lc.bw)
 	lc.br.Reset(nil)
@@ -176,14 +221,17 @@ func (b *Box) serveLean(c net.Conn) {
 }
 
 // loop serves requests until the connection ends; true when it was handed
-// to net/http instead.
-func (lc *leanConn) loop() (handedOff bool) {
+// to net/http instead. The first request began at t0; with waitFirst the
+// loop waits for it first, as between requests.
+func (lc *leanConn) loop(t0 time.Time, waitFirst bool) (handedOff bool) {
 	b := lc.b
 	for first := true; ; first = false {
-		if !first && !lc.waitNext(time.Now(), idleTimeoutClient) {
-			return false
+		if !first || waitFirst {
+			if !lc.waitNext(time.Now(), idleTimeoutClient) {
+				return false
+			}
+			t0 = time.Now()
 		}
-		t0 := time.Now()
 		req, n, ok, err := lc.readRequest(t0)
 		if err != nil {
 			return false // EOF, reset or timeout before a whole head: no answer, as net/http
@@ -198,7 +246,7 @@ func (lc *leanConn) loop() (handedOff bool) {
 		if req.ContentLength > 0 {
 			lc.setReadDeadline(t0.Add(b.limits.ReadTimeout.D()))
 		}
-		if !lc.serve(req) {
+		if !lc.serve(req, b.handle) {
 			return false
 		}
 	}
@@ -248,9 +296,10 @@ func (lc *leanConn) handOff(elapsed time.Duration) bool {
 	return true
 }
 
-// serve runs one request through the stages and the forwarder; false when
-// the connection must close (or was taken by a stage).
-func (lc *leanConn) serve(r *http.Request) (keep bool) {
+// serve runs one request through handle (the stages and the forwarder:
+// Box.handle); false when the connection must close (or was taken by a
+// stage).
+func (lc *leanConn) serve(r *http.Request, handle func(http.ResponseWriter, *http.Request, *exchange)) (keep bool) {
 	b := lc.b
 	ctx := lc.ctx
 	w := ctx.newWriter(r)
@@ -273,7 +322,7 @@ func (lc *leanConn) serve(r *http.Request) (keep bool) {
 			}
 		}
 	}()
-	b.handle(w, r, ctx.ex)
+	handle(w, r, ctx.ex)
 	if w.hijacked {
 		return false
 	}
@@ -307,7 +356,7 @@ func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool
 	if !whole {
 		return nil, 0, false, nil // a head larger than the buffer, or lines ended by LF alone: net/http's rules apply
 	}
-	req, err = lc.parse(head)
+	req, err = lc.parse(head, 0)
 	if err != nil {
 		return nil, 0, false, nil
 	}

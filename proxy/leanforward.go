@@ -20,13 +20,22 @@ type forwardHandler struct {
 	tr *upstreamTransport
 }
 
+// loopPasser is the context of a request on the HTTP loop: the loop, not
+// the forwarder, sends it on once the stages have run.
+type loopPasser interface{ pass(r *http.Request) }
+
 func (f *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx, ok := r.Context().(*leanCtx)
-	if !ok || ctx.lc.w == nil {
-		f.rp.ServeHTTP(w, r)
+	switch ctx := r.Context().(type) {
+	case *leanCtx:
+		if ctx.lc.w != nil {
+			f.forward(w, r, ctx)
+			return
+		}
+	case loopPasser:
+		ctx.pass(r)
 		return
 	}
-	f.forward(w, r, ctx)
+	f.rp.ServeHTTP(w, r)
 }
 
 // The lean forwarder does what ReverseProxy (with the box's Rewrite) and

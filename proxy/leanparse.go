@@ -10,32 +10,73 @@ import (
 	"strings"
 )
 
-// parse turns a whole head into a request, or errHandOff for anything the
-// lean loop leaves to net/http.
-func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
+// parse turns a whole head into request number id (0: the box's next),
+// or errHandOff for anything the lean loop leaves to net/http.
+func (lc *leanConn) parse(raw []byte, id uint64) (*http.Request, error) {
+	h, vals := lc.headerFor()
+	p, vals, err := parseHead(raw, h, vals)
+	lc.vals = vals[:0]
+	if err != nil {
+		return nil, err
+	}
+	// r stays on the stack: WithContext below makes the one copy kept.
+	r := http.Request{Method: p.method, URL: p.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: p.host,
+		RequestURI: p.target, RemoteAddr: lc.remote, ContentLength: p.cl, Close: p.close, Body: http.NoBody}
+	if id == 0 {
+		id = lc.b.reqSeq.Add(1)
+	}
+	lc.ctx = newLeanCtx(lc, id)
+	if p.url == nil {
+		lc.ctx.url = url.URL{Path: p.target}
+		r.URL = &lc.ctx.url
+	}
+	if p.cl > 0 {
+		lc.ctx.body = &leanBody{lc: lc, left: p.cl}
+		r.Body = lc.ctx.body
+	} else {
+		lc.ctx.bodyDone = true
+	}
+	return r.WithContext(lc.ctx), nil
+}
+
+// requestHead is what parseHead takes from a request's head besides its
+// header: the pieces are substrings of one string made of the head.
+type requestHead struct {
+	method, target, host string
+	cl                   int64
+	close                bool     // Connection: close
+	url                  *url.URL // nil when the target is a plain path (plainPath): its URL is {Path: target}
+}
+
+// parseHead parses a whole head (up to its blank line) of the requests the
+// lean paths take — HTTP/1.1 in origin-form, one valid Host, a
+// Content-Length body or none, no Transfer-Encoding, Expect, Upgrade,
+// Pragma or HTTP2-Settings — into h (empty) and the head's other pieces;
+// anything else is errHandOff. The values of distinct keys share vals'
+// backing array, returned for the next head.
+func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string, error) {
+	var p requestHead
 	s := string(raw) // one string: every key and value below is a piece of it
 	line, rest, ok := cutLine(s)
 	if !ok {
-		return nil, errHandOff
+		return p, vals, errHandOff
 	}
 	method, line, ok1 := strings.Cut(line, " ")
 	target, proto, ok2 := strings.Cut(line, " ")
 	if !ok1 || !ok2 || proto != "HTTP/1.1" || !validToken(method) || method == "CONNECT" || method == "PRI" ||
 		len(target) == 0 || target[0] != '/' || strings.ContainsAny(target, " \t") {
-		return nil, errHandOff
+		return p, vals, errHandOff
 	}
 	var (
 		host  string
 		hosts int
-		cl    int64
 		hasCL bool
 		conn  string
 	)
-	h, vals := lc.headerFor()
 	for off := len(raw) - len(rest); len(raw)-off > 2; {
 		l, ok := headerLine(raw[off:])
 		if !ok {
-			return nil, errHandOff // obs-fold, a space before the colon, a control byte, a bare LF …
+			return p, vals, errHandOff // obs-fold, a space before the colon, a control byte, a bare LF …
 		}
 		name, value := s[off:off+l.colon], s[off+l.vs:off+l.ve]
 		off += l.next
@@ -46,15 +87,15 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 			continue
 		case "Content-Length":
 			if hasCL {
-				return nil, errHandOff
+				return p, vals, errHandOff
 			}
 			v, err := strconv.ParseUint(value, 10, 63)
 			if err != nil || value == "" || value[0] == '+' {
-				return nil, errHandOff
+				return p, vals, errHandOff
 			}
-			cl, hasCL = int64(v), true
+			p.cl, hasCL = int64(v), true
 		case "Transfer-Encoding", "Expect", "Upgrade", "Pragma", "Http2-Settings":
-			return nil, errHandOff
+			return p, vals, errHandOff
 		case "Connection":
 			conn += "," + value
 		}
@@ -65,34 +106,18 @@ func (lc *leanConn) parse(raw []byte) (*http.Request, error) {
 			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 		}
 	}
-	lc.vals = vals[:0]
 	if hosts != 1 || !validHost(host) {
-		return nil, errHandOff
+		return p, vals, errHandOff
 	}
-	var u *url.URL
-	plain := plainPath(target)
-	if !plain {
-		var err error
-		if u, err = url.ParseRequestURI(target); err != nil {
-			return nil, errHandOff
+	if !plainPath(target) {
+		u, err := url.ParseRequestURI(target)
+		if err != nil {
+			return p, vals, errHandOff
 		}
+		p.url = u
 	}
-	closeReq := headerHasToken(conn, "close")
-	// r stays on the stack: WithContext below makes the one copy kept.
-	r := http.Request{Method: method, URL: u, Proto: proto, ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: host,
-		RequestURI: target, RemoteAddr: lc.remote, ContentLength: cl, Close: closeReq, Body: http.NoBody}
-	lc.ctx = newLeanCtx(lc, lc.b.reqSeq.Add(1))
-	if plain {
-		lc.ctx.url = url.URL{Path: target}
-		r.URL = &lc.ctx.url
-	}
-	if cl > 0 {
-		lc.ctx.body = &leanBody{lc: lc, left: cl}
-		r.Body = lc.ctx.body
-	} else {
-		lc.ctx.bodyDone = true
-	}
-	return r.WithContext(lc.ctx), nil
+	p.method, p.target, p.host, p.close = method, target, host, headerHasToken(conn, "close")
+	return p, vals, nil
 }
 
 // headerFor is the connection's header map, emptied, and the backing

@@ -25,36 +25,42 @@ type respHead struct {
 
 // readRespHead peeks an answer's head in br and sorts it.
 func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, error) {
-	h := respHead{buf: buf, cl: -1}
 	head, whole, err := peekHead(br, nil)
 	if err != nil && br.Buffered() == 0 {
-		return h, err
+		return respHead{buf: buf, cl: -1}, err
 	}
 	if err != nil || !whole {
-		h.generic = true // a partial head, one larger than the buffer, or lines ended by LF alone: net/http's parser reads it (and names what is wrong)
-		return h, nil
+		// a partial head, one larger than the buffer, or lines ended by LF
+		// alone: net/http's parser reads it (and names what is wrong)
+		return respHead{buf: buf, cl: -1, generic: true}, nil
 	}
-	h.n = len(head)
+	return sortRespHead(head, r.Method, buf), nil
+}
+
+// sortRespHead sorts a whole answer head (up to its blank line) to the
+// request of method: the lines to pass on go to buf when one is dropped.
+func sortRespHead(head []byte, method string, buf []byte) respHead {
+	h := respHead{buf: buf, cl: -1, n: len(head)}
 	status, rest, ok := cutLine(head)
 	if !ok {
 		h.generic = true
-		return h, nil
+		return h
 	}
 	proto, code, _ := bytes.Cut(status, []byte(" "))
 	code, _, _ = bytes.Cut(code, []byte(" "))
 	v11 := string(proto) == "HTTP/1.1"
 	if !v11 && string(proto) != "HTTP/1.0" || len(code) != 3 {
 		h.generic = true
-		return h, nil
+		return h
 	}
 	n, err := strconv.Atoi(string(code))
 	if err != nil || n < 100 {
 		h.generic = true
-		return h, nil
+		return h
 	}
 	h.status = n
 	if n < 200 {
-		return h, nil
+		return h
 	}
 	var hasCT, hasCL, keepAlive bool
 	first := len(head) - len(rest)
@@ -74,7 +80,7 @@ func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, erro
 		l, ok := headerLine(head[off:])
 		if !ok {
 			h.generic = true
-			return h, nil
+			return h
 		}
 		line := head[off : off+l.next]
 		name, value := line[:l.colon], line[l.vs:l.ve]
@@ -83,14 +89,14 @@ func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, erro
 			v, err := strconv.ParseInt(string(value), 10, 64)
 			if hasCL || err != nil || v < 0 {
 				h.generic = true
-				return h, nil
+				return h
 			}
 			h.cl, hasCL = v, true
 			keep(line)
 		case "transfer-encoding":
 			if h.chunked || !v11 || !strings.EqualFold(string(value), "chunked") {
 				h.generic = true
-				return h, nil
+				return h
 			}
 			h.chunked = true
 			drop(off)
@@ -104,7 +110,7 @@ func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, erro
 				case "":
 				default:
 					h.generic = true // it names headers to drop
-					return h, nil
+					return h
 				}
 			}
 			drop(off)
@@ -129,7 +135,7 @@ func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, erro
 	if !v11 && !keepAlive {
 		h.close = true
 	}
-	noBody := r.Method == http.MethodHead || n == http.StatusNoContent || n == http.StatusNotModified
+	noBody := method == http.MethodHead || n == http.StatusNoContent || n == http.StatusNotModified
 	switch {
 	case h.chunked && hasCL, n == http.StatusSwitchingProtocols:
 		h.generic = true
@@ -143,7 +149,7 @@ func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, erro
 	if !h.chunked && !noBody && !hasCL {
 		h.generic = true
 	}
-	return h, nil
+	return h
 }
 
 // headerKind is name (a token) in lower case when it is one of the answer

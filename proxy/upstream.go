@@ -32,8 +32,9 @@ type upstreamTransport struct {
 	idle     chan *upstreamConn
 	fallback *http.Transport
 	// idleLimit: a connection idle longer is closed, not reused
-	// (idleTimeout; a field so that tests can shorten it).
-	idleLimit time.Duration
+	// (idleTimeout; a field so that tests can shorten it, atomic because
+	// they do while the box runs).
+	idleLimit atomicDuration
 	// headerTimeout: how long the next hop may take to begin its answer
 	// once the request is written (0: no limit).
 	headerTimeout time.Duration
@@ -107,13 +108,13 @@ func (c *upstreamConn) interrupt() {
 
 func newUpstreamTransport(next *url.URL, tlsCfg *tls.Config, maxIdle int, fallback *http.Transport) *upstreamTransport {
 	t := &upstreamTransport{
-		addr:      hostPort(next),
-		dialer:    net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
-		idle:      make(chan *upstreamConn, maxIdle),
-		fallback:  fallback,
-		idleLimit: idleTimeout,
-		stop:      make(chan struct{}),
+		addr:     hostPort(next),
+		dialer:   net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		idle:     make(chan *upstreamConn, maxIdle),
+		fallback: fallback,
+		stop:     make(chan struct{}),
 	}
+	t.idleLimit.Store(idleTimeout)
 	if next.Scheme == "https" {
 		t.tls = tlsCfg.Clone()
 		if t.tls == nil {
@@ -157,7 +158,7 @@ func (t *upstreamTransport) get(ctx context.Context) (c *upstreamConn, reused bo
 	for {
 		select {
 		case c := <-t.idle:
-			if time.Since(c.idleSince) >= t.idleLimit {
+			if time.Since(c.idleSince) >= t.idleLimit.Load() {
 				c.Close()
 				continue
 			}
@@ -259,6 +260,12 @@ func (t *upstreamTransport) exchange(c *upstreamConn, req *http.Request) (*http.
 		return resp, nil
 	}
 }
+
+// atomicDuration is a time.Duration read and written atomically.
+type atomicDuration struct{ v atomic.Int64 }
+
+func (d *atomicDuration) Load() time.Duration   { return time.Duration(d.v.Load()) }
+func (d *atomicDuration) Store(v time.Duration) { d.v.Store(int64(v)) }
 
 // upstreamBody returns its connection to the pool once read to the end,
 // and closes it if the reader gives up before.

@@ -33,36 +33,38 @@ func countingOrigin(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // and opens a new one when the response asked to close or the idle one is
 // too old.
 func TestUpstreamKeepAlive(t *testing.T) {
-	tests := []struct {
-		name      string
-		query     string
-		idleLimit time.Duration
-		wantConns int64
-	}{
-		{"reused", "/?size=100", idleTimeout, 1},
-		{"response says close", "/?close=1", idleTimeout, 5},
-		{"idle too long", "/", 0, 5},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			up, conns := countingOrigin(t)
-			if tt.query == "/?close=1" {
-				up.Config.Handler = closingHandler(up.Config.Handler)
-			}
-			p := startYAML(t, "boxes: [{stages: [{kind: waf}]}]", up.URL)
-			p.Boxes()[0].rp.(*reverseProxy).tr.idleLimit = tt.idleLimit
-			c := &http.Client{}
-			defer c.CloseIdleConnections()
-			for range 5 {
-				if resp, _ := get(t, c, p.URL()+tt.query); resp.StatusCode != 200 {
-					t.Fatalf("status %d", resp.StatusCode)
+	onBothLoops(t, func(t *testing.T, start pathStarter) {
+		tests := []struct {
+			name      string
+			query     string
+			idleLimit time.Duration
+			wantConns int64
+		}{
+			{"reused", "/?size=100", idleTimeout, 1},
+			{"response says close", "/?close=1", idleTimeout, 5},
+			{"idle too long", "/", 0, 5},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				up, conns := countingOrigin(t)
+				if tt.query == "/?close=1" {
+					up.Config.Handler = closingHandler(up.Config.Handler)
 				}
-			}
-			if got := conns.Load(); got != tt.wantConns {
-				t.Errorf("next hop accepted %d connections for 5 requests, want %d", got, tt.wantConns)
-			}
-		})
-	}
+				p := start(t, "boxes: [{stages: [{kind: waf}]}]", up.URL)
+				p.Boxes()[0].rp.(*reverseProxy).tr.idleLimit.Store(tt.idleLimit)
+				c := &http.Client{}
+				defer c.CloseIdleConnections()
+				for range 5 {
+					if resp, _ := get(t, c, p.URL()+tt.query); resp.StatusCode != 200 {
+						t.Fatalf("status %d", resp.StatusCode)
+					}
+				}
+				if got := conns.Load(); got != tt.wantConns {
+					t.Errorf("next hop accepted %d connections for 5 requests, want %d", got, tt.wantConns)
+				}
+			})
+		}
+	})
 }
 
 func closingHandler(h http.Handler) http.Handler {
@@ -97,47 +99,51 @@ func hangUpOrigin(t *testing.T) (string, <-chan struct{}) {
 // closed is sent again on a new one; a POST cannot be replayed and gets
 // the box's 502, which names the box.
 func TestUpstreamStaleConnection(t *testing.T) {
-	origin, closed := hangUpOrigin(t)
-	p := startYAML(t, "boxes: [{name: device, stages: [{kind: waf}]}]", origin)
-	c := &http.Client{}
-	defer c.CloseIdleConnections()
-	for i := range 3 {
-		resp, body := get(t, c, p.URL())
-		if resp.StatusCode != 200 || body != "ok" {
-			t.Fatalf("GET %d: %d %q", i+1, resp.StatusCode, body)
+	onBothLoops(t, func(t *testing.T, start pathStarter) {
+		origin, closed := hangUpOrigin(t)
+		p := start(t, "boxes: [{name: device, stages: [{kind: waf}]}]", origin)
+		c := &http.Client{}
+		defer c.CloseIdleConnections()
+		for i := range 3 {
+			resp, body := get(t, c, p.URL())
+			if resp.StatusCode != 200 || body != "ok" {
+				t.Fatalf("GET %d: %d %q", i+1, resp.StatusCode, body)
+			}
+			select { // the box's idle connection is now dead
+			case <-closed:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("GET %d: the origin did not close its connection", i+1)
+			}
 		}
-		select { // the box's idle connection is now dead
-		case <-closed:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("GET %d: the origin did not close its connection", i+1)
+		resp, err := c.Post(p.URL(), "text/plain", strings.NewReader("payload"))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	resp, err := c.Post(p.URL(), "text/plain", strings.NewReader("payload"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), `box "device"`) {
-		t.Errorf("POST on a dead connection: %d %q, want the box's 502", resp.StatusCode, body)
-	}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), `box "device"`) {
+			t.Errorf("POST on a dead connection: %d %q, want the box's 502", resp.StatusCode, body)
+		}
+	})
 }
 
 // TestUpstreamSkipsInterimResponses: 103 Early Hints (and 100 Continue)
 // come before the final answer, which is what the client gets.
 func TestUpstreamSkipsInterimResponses(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Link", "</style.css>; rel=preload")
-		w.WriteHeader(http.StatusEarlyHints)
-		w.Header().Del("Link")
-		w.Write([]byte("final"))
-	}))
-	defer up.Close()
-	p := startYAML(t, "boxes: [{stages: [{kind: waf}]}]", up.URL)
-	resp, body := get(t, http.DefaultClient, p.URL())
-	if resp.StatusCode != 200 || body != "final" {
-		t.Errorf("got %d %q, want 200 \"final\"", resp.StatusCode, body)
-	}
+	onBothLoops(t, func(t *testing.T, start pathStarter) {
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", "</style.css>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Del("Link")
+			w.Write([]byte("final"))
+		}))
+		defer up.Close()
+		p := start(t, "boxes: [{stages: [{kind: waf}]}]", up.URL)
+		resp, body := get(t, http.DefaultClient, p.URL())
+		if resp.StatusCode != 200 || body != "final" {
+			t.Errorf("got %d %q, want 200 \"final\"", resp.StatusCode, body)
+		}
+	})
 }
 
 // TestUpstreamUpgrade: a request that upgrades the connection is spliced

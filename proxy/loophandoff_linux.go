@@ -1,0 +1,152 @@
+//go:build linux
+
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"os"
+)
+
+// The HTTP loop hands a client connection to a goroutine of the lean loop
+// (lean.go), which serves it from then on, at two points: before a
+// request it does not take whole has begun (handOff: the lean loop reads
+// it again from the bytes the loop had read), and when the next hop's
+// answer is one the lean forwarder reads with net/http (handOffAnswer: the
+// request went out and was counted; the goroutine reads the answer from
+// what the loop had read of it on). Both sockets go back to net's poller.
+
+// handOff gives c to the lean loop from its current request on.
+func (lp *httpLoop) handOff(c *loopClient) {
+	lp.handed++
+	pending := bytes.Clone((*c.in)[c.r:c.w])
+	t0 := c.t0
+	conn, err := lp.netConn(c)
+	if err != nil {
+		lp.b.log.Printf("conn %d: to the lean loop: %v; closed", c.id, err)
+		lp.dropClient(c)
+		return
+	}
+	if lp.give(c, conn, pending) {
+		go lp.b.serveLeanFrom(c.tc, t0)
+	}
+}
+
+// handOffAnswer gives c, and its connection to the next hop, to the lean
+// loop, which reads the answer with net/http and serves c from then on.
+func (lp *httpLoop) handOffAnswer(c *loopClient) {
+	lp.handed++
+	u := c.up
+	in := *c.in
+	head := bytes.Clone(in[c.r : c.r+c.head])
+	pending := bytes.Clone(in[c.r+c.head : c.w])
+	answer := bytes.Clone((*u.in)[u.r:u.w])
+	stage, reqID, t0 := c.stageHdr, c.reqID, c.t0
+	c.up, u.c = nil, nil
+	upConn, uerr := lp.netConnUp(u)
+	conn, err := lp.netConn(c)
+	if err == nil {
+		err = uerr
+	}
+	if err != nil {
+		lp.b.log.Printf("conn %d: to the lean loop with its answer: %v; closed", c.id, err)
+		for _, nc := range []net.Conn{upConn, conn} {
+			if nc != nil {
+				nc.Close()
+			}
+		}
+		lp.dropClient(c)
+		return
+	}
+	if !lp.give(c, conn, pending) {
+		upConn.Close()
+		return
+	}
+	go lp.b.resumeLean(c.tc, head, reqID, stage, newUpstreamConnFrom(upConn, answer), t0)
+}
+
+// netConn takes c out of the loop and makes a net.Conn of its socket.
+func (lp *httpLoop) netConn(c *loopClient) (net.Conn, error) {
+	lp.detachClient(c)
+	return fileConn(c.fd, "client")
+}
+
+// netConnUp takes u out of the loop and makes a net.Conn of its socket.
+func (lp *httpLoop) netConnUp(u *loopUp) (net.Conn, error) {
+	u.gone = true
+	u.tIdle.clear()
+	if u.events != 0 {
+		_ = lp.set.ctl(u.fd, u.gen, u.events, 0)
+	}
+	if u.fd < len(lp.byFD) && lp.byFD[u.fd].u == u {
+		lp.byFD[u.fd] = loopEnt{}
+	}
+	bufPool.Put(u.in)
+	u.in = nil
+	return fileConn(u.fd, "next hop")
+}
+
+// fileConn makes a net.Conn of socket fd (net duplicates it; fd is closed).
+func fileConn(fd int, name string) (net.Conn, error) {
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	return net.FileConn(f)
+}
+
+// give makes conn, with the bytes read from it first, the socket under
+// c's tracked connection, unless the box is closing (its close would not
+// see the new socket): then conn is closed; false.
+func (lp *httpLoop) give(c *loopClient, conn net.Conn, pending []byte) bool {
+	b := lp.b
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		conn.Close()
+		lp.dropClient(c)
+		return false
+	}
+	c.tc.Conn = &primedConn{Conn: conn, pending: pending}
+	b.mu.Unlock()
+	return true
+}
+
+// dropClient ends a client whose socket is closed already.
+func (lp *httpLoop) dropClient(c *loopClient) {
+	b := lp.b
+	b.untrack(c.tc)
+	c.tc.Close()
+	b.wg.Done()
+}
+
+// primedConn is a connection whose first reads return what was read
+// from it before.
+type primedConn struct {
+	net.Conn
+	pending []byte
+}
+
+func (c *primedConn) Read(p []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
+// NetConn returns the socket (connID, socketFD, abortConn).
+func (c *primedConn) NetConn() net.Conn { return c.Conn }
+
+// newUpstreamConnFrom is a connection to the next hop for the lean
+// forwarder, whose reads return first what was read from it before.
+func newUpstreamConnFrom(nc net.Conn, buffered []byte) *upstreamConn {
+	c := &upstreamConn{Conn: nc, bw: bufio.NewWriterSize(nc, 32<<10), lazy: true}
+	var r io.Reader = c
+	if len(buffered) > 0 {
+		r = io.MultiReader(bytes.NewReader(buffered), c)
+	}
+	c.br = bufio.NewReaderSize(r, 32<<10)
+	return c
+}
