@@ -30,70 +30,72 @@ func readHead(c net.Conn) {
 // status a gateway owes it, moves one counter, and leaves one ledger
 // entry; none is counted as a client that left (the 499 it was before).
 func TestUpstreamFaults(t *testing.T) {
-	tests := []struct {
-		name    string
-		origin  func(net.Conn)
-		status  int // 0: the client's connection is aborted
-		counter func(BoxStats) int64
-		action  string
-		note    string
-	}{
-		{"closes without answering", func(c net.Conn) { readHead(c); c.Close() },
-			502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "EOF"},
-		{"closes after half a head", func(c net.Conn) { readHead(c); io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Le"); c.Close() },
-			502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "malformed MIME header"},
-		{"resets", func(c net.Conn) { readHead(c); abortConn(c) },
-			502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "next hop"},
-		{"sends garbage", func(c net.Conn) { readHead(c); io.WriteString(c, "garbage\r\n\r\n"); c.Close() },
-			502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "malformed HTTP"},
-		{"never answers", func(c net.Conn) { readHead(c); time.Sleep(3 * time.Second); c.Close() },
-			504, func(s BoxStats) int64 { return s.UpstreamTimeouts }, ActGatewayTimeout, "timeout"},
-		{"announces 1000 bytes and sends 10", func(c net.Conn) {
-			readHead(c)
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
-			c.Close()
-		}, 0, func(s BoxStats) int64 { return s.UpstreamCuts }, ActCut, "after 10 bytes of 1000 announced"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			addr := tcptest.Serve(t, func(c net.Conn) { defer c.Close(); tt.origin(c) })
-			p := startYAML(t, "boxes: [{responseHeaderTimeout: 300ms, stages: [{kind: waf}]}]", "http://"+addr)
-			client := &http.Client{Timeout: 5 * time.Second}
-			t0 := time.Now()
-			resp, err := client.Get(p.URL() + "/")
-			var body []byte
-			if err == nil {
-				body, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
-			}
-			switch {
-			case tt.status == 0 && err == nil:
-				t.Errorf("got %d with %d bytes, want the connection aborted", resp.StatusCode, len(body))
-			case tt.status != 0 && err != nil:
-				t.Errorf("got %v, want %d", err, tt.status)
-			case tt.status != 0 && resp.StatusCode != tt.status:
-				t.Errorf("got %d %q, want %d", resp.StatusCode, body, tt.status)
-			}
-			if tt.status == http.StatusGatewayTimeout {
-				if el := time.Since(t0); el < 300*time.Millisecond || el > 2*time.Second {
-					t.Errorf("504 after %v, want after the 300ms responseHeaderTimeout", el)
+	onBothLoops(t, func(t *testing.T, start pathStarter) {
+		tests := []struct {
+			name    string
+			origin  func(net.Conn)
+			status  int // 0: the client's connection is aborted
+			counter func(BoxStats) int64
+			action  string
+			note    string
+		}{
+			{"closes without answering", func(c net.Conn) { readHead(c); c.Close() },
+				502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "EOF"},
+			{"closes after half a head", func(c net.Conn) { readHead(c); io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Le"); c.Close() },
+				502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "malformed MIME header"},
+			{"resets", func(c net.Conn) { readHead(c); abortConn(c) },
+				502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "next hop"},
+			{"sends garbage", func(c net.Conn) { readHead(c); io.WriteString(c, "garbage\r\n\r\n"); c.Close() },
+				502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "malformed HTTP"},
+			{"never answers", func(c net.Conn) { readHead(c); time.Sleep(3 * time.Second); c.Close() },
+				504, func(s BoxStats) int64 { return s.UpstreamTimeouts }, ActGatewayTimeout, "timeout"},
+			{"announces 1000 bytes and sends 10", func(c net.Conn) {
+				readHead(c)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
+				c.Close()
+			}, 0, func(s BoxStats) int64 { return s.UpstreamCuts }, ActCut, "after 10 bytes of 1000 announced"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				addr := tcptest.Serve(t, func(c net.Conn) { defer c.Close(); tt.origin(c) })
+				p := start(t, "boxes: [{responseHeaderTimeout: 300ms, stages: [{kind: waf}]}]", "http://"+addr)
+				client := &http.Client{Timeout: 5 * time.Second}
+				t0 := time.Now()
+				resp, err := client.Get(p.URL() + "/")
+				var body []byte
+				if err == nil {
+					body, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
 				}
-			}
-			s := waitStats(t, p, func(s BoxStats) bool { return tt.counter(s) == 1 })
-			if tt.counter(s) != 1 || s.ClientAborts != 0 {
-				t.Errorf("counters %+v: want this fault's counter at 1 and no client abort", s)
-			}
-			var found bool
-			for _, e := range p.Ledger() {
-				if e.Stage == "box" && e.Action == tt.action && strings.Contains(e.Note, tt.note) && e.Req == 1 {
-					found = true
+				switch {
+				case tt.status == 0 && err == nil:
+					t.Errorf("got %d with %d bytes, want the connection aborted", resp.StatusCode, len(body))
+				case tt.status != 0 && err != nil:
+					t.Errorf("got %v, want %d", err, tt.status)
+				case tt.status != 0 && resp.StatusCode != tt.status:
+					t.Errorf("got %d %q, want %d", resp.StatusCode, body, tt.status)
 				}
-			}
-			if !found {
-				t.Errorf("no ledger entry %q noting %q in %+v", tt.action, tt.note, p.Ledger())
-			}
-		})
-	}
+				if tt.status == http.StatusGatewayTimeout {
+					if el := time.Since(t0); el < 300*time.Millisecond || el > 2*time.Second {
+						t.Errorf("504 after %v, want after the 300ms responseHeaderTimeout", el)
+					}
+				}
+				s := waitStats(t, p, func(s BoxStats) bool { return tt.counter(s) == 1 })
+				if tt.counter(s) != 1 || s.ClientAborts != 0 {
+					t.Errorf("counters %+v: want this fault's counter at 1 and no client abort", s)
+				}
+				var found bool
+				for _, e := range p.Ledger() {
+					if e.Stage == "box" && e.Action == tt.action && strings.Contains(e.Note, tt.note) && e.Req == 1 {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("no ledger entry %q noting %q in %+v", tt.action, tt.note, p.Ledger())
+				}
+			})
+		}
+	})
 }
 
 // waitStats waits (up to 5 s) until the first box's stats satisfy ok: a
@@ -143,39 +145,41 @@ func malformedChunked(t *testing.T, stage string) {
 // keep-alive connection after answering; the box closes its side within
 // the sweep (1 s), not at the next request.
 func TestIdleUpstreamConnectionsDoNotStayInCloseWait(t *testing.T) {
-	if _, err := os.Stat("/proc/net/tcp"); err != nil {
-		t.Skip("needs /proc/net/tcp")
-	}
-	addr := tcptest.Serve(t, func(c net.Conn) {
-		defer c.Close()
-		readHead(c)
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-		time.Sleep(50 * time.Millisecond) // the box has put the connection back
-	})
-	p := startYAML(t, "boxes: [{stages: [{kind: waf}]}]", "http://"+addr)
-	resp, err := http.Get(p.URL() + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.ReadAll(resp.Body)
-	resp.Body.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	sawCloseWait := false
-	deadline := time.Now().Add(3 * sweepEvery)
-	for {
-		n := closeWaitTo(t, port)
-		sawCloseWait = sawCloseWait || n > 0
-		if n == 0 && sawCloseWait || time.Now().After(deadline) {
-			if n > 0 {
-				t.Fatalf("%d connections to the origin still in CLOSE-WAIT after %v", n, 3*sweepEvery)
-			}
-			break
+	onBothLoops(t, func(t *testing.T, start pathStarter) {
+		if _, err := os.Stat("/proc/net/tcp"); err != nil {
+			t.Skip("needs /proc/net/tcp")
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !sawCloseWait {
-		t.Log("the connection left CLOSE-WAIT before the first look")
-	}
+		addr := tcptest.Serve(t, func(c net.Conn) {
+			defer c.Close()
+			readHead(c)
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			time.Sleep(50 * time.Millisecond) // the box has put the connection back
+		})
+		p := start(t, "boxes: [{stages: [{kind: waf}]}]", "http://"+addr)
+		resp, err := http.Get(p.URL() + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+		_, port, _ := net.SplitHostPort(addr)
+		sawCloseWait := false
+		deadline := time.Now().Add(3 * sweepEvery)
+		for {
+			n := closeWaitTo(t, port)
+			sawCloseWait = sawCloseWait || n > 0
+			if n == 0 && sawCloseWait || time.Now().After(deadline) {
+				if n > 0 {
+					t.Fatalf("%d connections to the origin still in CLOSE-WAIT after %v", n, 3*sweepEvery)
+				}
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !sawCloseWait {
+			t.Log("the connection left CLOSE-WAIT before the first look")
+		}
+	})
 }
 
 // closeWaitTo counts sockets in CLOSE-WAIT (state 08) whose remote port is
@@ -227,59 +231,61 @@ func TestListenLoopbackOnly(t *testing.T) {
 // whose headers never end is cut off after readHeaderTimeout; at maxConns
 // the box stops accepting until a connection closes.
 func TestBoxSlowClientLimits(t *testing.T) {
-	p := startYAML(t, "boxes: [{stages: [{kind: waf}]}]", origin(t).URL)
-	srv := p.Boxes()[0].srv
-	if srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || srv.ReadTimeout != DefaultReadTimeout {
-		t.Errorf("defaults: header %v, read %v", srv.ReadHeaderTimeout, srv.ReadTimeout)
-	}
-	if got := p.Boxes()[0].limits; got.MaxConns != DefaultMaxConns || got.ResponseHeaderTimeout.D() != DefaultResponseHeaderTimeout {
-		t.Errorf("defaults: %+v", got)
-	}
+	onBothLoops(t, func(t *testing.T, start pathStarter) {
+		p := start(t, "boxes: [{stages: [{kind: waf}]}]", origin(t).URL)
+		srv := p.Boxes()[0].srv
+		if srv.ReadHeaderTimeout != DefaultReadHeaderTimeout || srv.ReadTimeout != DefaultReadTimeout {
+			t.Errorf("defaults: header %v, read %v", srv.ReadHeaderTimeout, srv.ReadTimeout)
+		}
+		if got := p.Boxes()[0].limits; got.MaxConns != DefaultMaxConns || got.ResponseHeaderTimeout.D() != DefaultResponseHeaderTimeout {
+			t.Errorf("defaults: %+v", got)
+		}
 
-	p = startYAML(t, "boxes: [{readHeaderTimeout: 300ms, maxConns: 2, stages: [{kind: waf}]}]", origin(t).URL)
-	addr := strings.TrimPrefix(p.URL(), "http://")
-	t0 := time.Now() // before the dial: the box's clock starts at its accept
-	slow, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	io.WriteString(slow, "GET / HTTP/1.1\r\nHost: x\r\n") // never ends its headers
-	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.ReadAll(slow); err != nil || time.Since(t0) < 300*time.Millisecond {
-		t.Errorf("slow headers: closed after %v (%v), want a close after 300ms", time.Since(t0), err)
-	}
-
-	// Two connections hold the cap; a third waits until one closes.
-	var held []net.Conn
-	for range 2 {
-		c, err := net.Dial("tcp", addr)
+		p = start(t, "boxes: [{readHeaderTimeout: 300ms, maxConns: 2, stages: [{kind: waf}]}]", origin(t).URL)
+		addr := strings.TrimPrefix(p.URL(), "http://")
+		t0 := time.Now() // before the dial: the box's clock starts at its accept
+		slow, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
-		held = append(held, c)
-	}
-	waitStats(t, p, func(s BoxStats) bool { return s.Active == 2 })
-	third := make(chan error, 1)
-	go func() {
-		resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(p.URL() + "/")
-		if err == nil {
-			resp.Body.Close()
+		defer slow.Close()
+		io.WriteString(slow, "GET / HTTP/1.1\r\nHost: x\r\n") // never ends its headers
+		slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.ReadAll(slow); err != nil || time.Since(t0) < 300*time.Millisecond {
+			t.Errorf("slow headers: closed after %v (%v), want a close after 300ms", time.Since(t0), err)
 		}
-		third <- err
-	}()
-	s := waitStats(t, p, func(s BoxStats) bool { return s.CapWaits >= 1 })
-	select {
-	case err := <-third:
-		t.Fatalf("a third connection was served at maxConns 2: %v", err)
-	default:
-	}
-	if s.Active != 2 || s.CapWaits < 1 {
-		t.Errorf("at the cap: %+v", s)
-	}
-	held[0].Close()
-	if err := <-third; err != nil {
-		t.Errorf("after a slot freed: %v", err)
-	}
+
+		// Two connections hold the cap; a third waits until one closes.
+		var held []net.Conn
+		for range 2 {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			held = append(held, c)
+		}
+		waitStats(t, p, func(s BoxStats) bool { return s.Active == 2 })
+		third := make(chan error, 1)
+		go func() {
+			resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(p.URL() + "/")
+			if err == nil {
+				resp.Body.Close()
+			}
+			third <- err
+		}()
+		s := waitStats(t, p, func(s BoxStats) bool { return s.CapWaits >= 1 })
+		select {
+		case err := <-third:
+			t.Fatalf("a third connection was served at maxConns 2: %v", err)
+		default:
+		}
+		if s.Active != 2 || s.CapWaits < 1 {
+			t.Errorf("at the cap: %+v", s)
+		}
+		held[0].Close()
+		if err := <-third; err != nil {
+			t.Errorf("after a slot freed: %v", err)
+		}
+	})
 }
