@@ -195,15 +195,20 @@ func BenchmarkBandwidthCap(b *testing.B) {
 func BenchmarkBoxAllocs(b *testing.B) {
 	raw := "http://" + rawOrigin(b)
 	server := "http://" + rawOriginWith(b, serverAnswer)
-	for _, tt := range []struct{ name, cfg, up, req string }{
-		{"bytes-box", "boxes: [{name: plain}]", raw, ""},
-		{"http-box-inactive", inactiveHTTP, raw, ""},
-		{"http-box-bench-proxy", benchProxyHTTP, server, heyRequest},
+	for _, tt := range []struct {
+		name, cfg, up, req string
+		noLoop             bool // the HTTP box on the lean loop alone (what it was before the HTTP loop)
+	}{
+		{"bytes-box", "boxes: [{name: plain}]", raw, "", false},
+		{"http-box-inactive", inactiveHTTP, raw, "", false},
+		{"http-box-inactive-lean", inactiveHTTP, raw, "", true},
+		{"http-box-bench-proxy", benchProxyHTTP, server, heyRequest, false},
+		{"http-box-bench-proxy-lean", benchProxyHTTP, server, heyRequest, true},
 	} {
 		up := tt.up
 		for _, conns := range []int{1, 50} {
 			b.Run(fmt.Sprintf("%s/conns=%d", tt.name, conns), func(b *testing.B) {
-				box := startYAML(b, tt.cfg, up)
+				box := startYAMLWith(b, tt.cfg, up, func(c *PathConfig) { c.Boxes[0].noLoop = tt.noLoop })
 				const n = 4000
 				mallocs := func(addr string) (uint64, uint64) {
 					cs := make([]*rawClient, conns)

@@ -50,6 +50,9 @@ type Box struct {
 	desc     string // the box's name for Server-Timing
 	// ledgerHeader: answers carry the stages' Server-Timing entries.
 	ledgerHeader bool
+	// ownProcess: the box's path is its process's only work (its loops
+	// may block in epoll_wait: eventSet.wait).
+	ownProcess bool
 
 	limits BoxLimits // with the defaults filled in
 
@@ -104,6 +107,7 @@ type boxEnv struct {
 	ledgerLimit  int
 	sink         *jsonlSink
 	log          io.Writer
+	ownProcess   bool // PathConfig.OwnProcess
 	// listenIn, if set, runs the listener's creation (in the wire's server
 	// namespace, on listenAddr instead of the configured address).
 	listenIn   func(func() error) error
@@ -116,7 +120,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	if err != nil {
 		return nil, fmt.Errorf("box %q: %w", name, err)
 	}
-	b := &Box{name: name, cfg: cfg, next: next, nextTLS: nextTLS, mode: ModeBytes, lay: lay,
+	b := &Box{name: name, cfg: cfg, next: next, nextTLS: nextTLS, mode: ModeBytes, lay: lay, ownProcess: env.ownProcess,
 		ledger: newLedger(env.ledgerLimit, env.sink), conns: map[net.Conn]struct{}{}, limits: cfg.BoxLimits.withDefaults(BoxLimits{})}
 	lw := env.log
 	if lw == nil {
@@ -173,7 +177,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	if b.mode == ModeHTTP {
 		b.startHTTP(env)
 	} else {
-		b.relay = newRelay(&b.bytesUp, &b.bytesDown)
+		b.relay = newRelay(&b.bytesUp, &b.bytesDown, b.ownProcess)
 		b.wg.Add(1)
 		go b.acceptLoop(b.forward)
 	}

@@ -44,6 +44,12 @@ type PathConfig struct {
 	// Log receives one-line notices (box summaries at shutdown, serve
 	// errors); nil discards them.
 	Log io.Writer `yaml:"-"`
+	// OwnProcess: the path is its process's only work (the proxy
+	// command), not a part of one that also generates load or serves (the
+	// harness). Its boxes' event loops may then block in epoll_wait,
+	// cheaper when busy, where they otherwise wait in Go's poller, which
+	// leaves the process's other goroutines every P (eventSet.wait).
+	OwnProcess bool `yaml:"-"`
 }
 
 // BoxConfig is one box: a listener, stages in path order (the first is the

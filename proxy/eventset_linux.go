@@ -25,13 +25,20 @@ type eventSet struct {
 	epf  *os.File
 	epc  syscall.RawConn
 	name string // for the log line of a fallback
+	// The wait in the poller: its callback, made once (a closure per
+	// wait would cost allocations), and what it returns through.
+	pollFn     func(uintptr) bool
+	pollEvents []unix.EpollEvent
+	pollN      int
+	pollErr    error
 }
 
 // wakePad marks the eventfd's events.
 const wakePad = -1
 
-// newEventSet makes the set and its eventfd.
-func newEventSet(name string) (*eventSet, error) {
+// newEventSet makes the set and its eventfd. block: the loop may block in
+// epoll_wait (see wait).
+func newEventSet(name string, block bool) (*eventSet, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -47,7 +54,11 @@ func newEventSet(name string) (*eventSet, error) {
 		return nil, err
 	}
 	s := &eventSet{ep: ep, wake: wake, name: name}
-	if runtime.GOMAXPROCS(0) == 1 {
+	s.pollFn = func(uintptr) bool {
+		s.pollN, s.pollErr = epollWait(s.ep, s.pollEvents, 0)
+		return s.pollN > 0 || s.pollErr != nil
+	}
+	if !block || runtime.GOMAXPROCS(0) == 1 {
 		s.epf, s.epc = pollable(ep, name)
 	}
 	return s, nil
@@ -113,29 +124,33 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 	return f, rc
 }
 
-// wait returns the set's next events (EINTR retried). With one P
-// (GOMAXPROCS 1, as under taskset to one CPU), a loop blocked in
-// epoll_wait holds the process's only P in a system call until sysmon
-// takes it away for the other goroutines, and must get it back when
-// events come: the loop then waits in the runtime's poller for the set to
-// become readable (a set is while it holds events), which parks only the
-// goroutine, and epoll_wait does not wait. With more Ps, blocking in
-// epoll_wait is cheaper: the kernel wakes the loop's own thread, not the
-// runtime's poller, which must then hand the loop to a thread (wrk -c50
-// through a byte box, box CPU per request, 2026-12-02 on a 2-core VM:
-// unpinned 8.6-9.0 µs blocking, 12.8-16.4 in the poller; pinned to one CPU
-// with the origin 12.1-13.0 blocking, 8.2-8.6 in the poller; toxiproxy
-// 12.7-17.2 and 12.5-13.1).
+// wait returns the set's next events (EINTR retried). It waits one of two
+// ways. Blocked in epoll_wait, the loop's thread holds its P for the Go
+// scheduler while it sleeps (a system call), until sysmon hands the P on
+// (20 µs to 10 ms later): cheapest when the loop is its process's only
+// work and busy, the kernel waking the loop's own thread (a box under
+// wrk -c50 on a 2-core VM, 2026-12-03: the byte relay 15.6-17.3 µs of CPU
+// per request, the HTTP loop 17.5-22.7, against 22.8-25.4 and 27.4-34.8
+// in the poller). Waiting in the runtime's poller for the set to become
+// readable (a set is while it holds events), the goroutine parks and
+// holds no P, and epoll_wait does not wait: what a loop must do in a
+// process with other work — a harness whose load engine, server and boxes
+// share its Ps, where a blocked loop left the others one P of two (through
+// an HTTP box at one connection in a test's process: 570 ms for 8,000
+// requests blocked, 117 in the poller) — and with one P (GOMAXPROCS 1, as
+// under taskset to one CPU), where a blocked loop held the process's only
+// P; at light load it is also the cheaper way (2,000 requests/s: 40-63 µs
+// per request against 63-69 for the HTTP loop). So a set blocks only when
+// its box was made for a process of its own (PathConfig.OwnProcess: the
+// proxy command) with more than one P.
 func (s *eventSet) wait(events []unix.EpollEvent) (int, error) {
 	if s.epc == nil {
 		return epollWait(s.ep, events, -1)
 	}
-	var n int
-	var err error
-	rerr := s.epc.Read(func(uintptr) bool {
-		n, err = epollWait(s.ep, events, 0)
-		return n > 0 || err != nil
-	})
+	s.pollEvents = events
+	rerr := s.epc.Read(s.pollFn)
+	n, err := s.pollN, s.pollErr
+	s.pollEvents = nil
 	if rerr != nil {
 		// The poller refused the set (it could not register it): block
 		// in epoll_wait from now on, as with more Ps.

@@ -166,7 +166,7 @@ func (lp *httpLoop) post(d dialResult) {
 
 // start makes the set and its timer and starts the loop (under mu).
 func (lp *httpLoop) start() error {
-	set, err := newEventSet("http loop")
+	set, err := newEventSet("http loop", lp.b.ownProcess)
 	if err != nil {
 		return err
 	}

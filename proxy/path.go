@@ -96,7 +96,7 @@ func start(ctx context.Context, cfg PathConfig, upstreamURL string, clk clock.Cl
 	}
 	for i := len(cfg.Boxes) - 1; i >= 0; i-- {
 		env := boxEnv{index: i, seed: cfg.Seed, clock: clk, ledgerHeader: cfg.LedgerHeader,
-			ledgerLimit: cfg.LedgerLimit, sink: p.sink, log: p.log}
+			ledgerLimit: cfg.LedgerLimit, sink: p.sink, log: p.log, ownProcess: cfg.OwnProcess}
 		if i == 0 && listenIn != nil {
 			env.listenIn, env.listenAddr = listenIn, wireAddr
 		}

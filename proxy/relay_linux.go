@@ -31,6 +31,7 @@ import (
 // both; a pair ends when both ways have ended.
 type relay struct {
 	up, down *atomic.Int64 // the box's byte counters: client to next hop, back
+	block    bool          // the loop may block in epoll_wait (eventSet.wait)
 
 	mu      sync.Mutex
 	queue   []*relayPair // added, not yet in the loop's set
@@ -78,7 +79,9 @@ type relayEnd struct {
 	events     uint32
 }
 
-func newRelay(up, down *atomic.Int64) *relay { return &relay{up: up, down: down} }
+func newRelay(up, down *atomic.Int64, block bool) *relay {
+	return &relay{up: up, down: down, block: block}
+}
 
 // carry hands client and up to the relay when both are plain TCP sockets;
 // the returned channel closes when the pair has ended. false: not taken
@@ -152,7 +155,7 @@ func (r *relay) enqueue(p *relayPair) error {
 
 // start makes the epoll set and starts the loop (under mu).
 func (r *relay) start() error {
-	set, err := newEventSet("relay")
+	set, err := newEventSet("relay", r.block)
 	if err != nil {
 		return err
 	}

@@ -28,10 +28,10 @@ import (
 
 // relayBox starts a path of one stage-less byte box in front of a raw TCP
 // server running serve on each connection.
-func relayBox(t *testing.T, serve func(net.Conn)) (*Path, *Box) {
+func relayBox(t *testing.T, start pathStarter, serve func(net.Conn)) (*Path, *Box) {
 	t.Helper()
 	addr := tcptest.Serve(t, serve)
-	p := startYAML(t, "boxes: [{name: plain}]", "http://"+addr)
+	p := start(t, "boxes: [{name: plain}]", "http://"+addr)
 	b := p.Boxes()[0]
 	if b.Mode() != ModeBytes {
 		t.Fatalf("mode %s, want bytes", b.Mode())
@@ -115,13 +115,13 @@ func TestRelayCarries(t *testing.T) {
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			defer leaktest.Check(t)() // the relay's pipes too, once the box has closed
-			bothWaits(t, func(t *testing.T) { relayCarries(t, tt.serve, tt.client, tt.up, tt.down) })
+			bothWaits(t, func(t *testing.T, start pathStarter) { relayCarries(t, start, tt.serve, tt.client, tt.up, tt.down) })
 		})
 	}
 }
 
-func relayCarries(t *testing.T, serve func(net.Conn), client func(*testing.T, *net.TCPConn) (int64, int64), up, down int64) {
-	p, b := relayBox(t, serve)
+func relayCarries(t *testing.T, start pathStarter, serve func(net.Conn), client func(*testing.T, *net.TCPConn) (int64, int64), up, down int64) {
+	p, b := relayBox(t, start, serve)
 	c := dialPath(t, p)
 	sent, got := client(t, c)
 	if sent != up || got != down {
@@ -132,27 +132,40 @@ func relayCarries(t *testing.T, serve func(net.Conn), client func(*testing.T, *n
 		t.Fatalf("the box counted %d up and %d down, want %d and %d", s.BytesUp, s.BytesDown, up, down)
 	}
 	b.relay.mu.Lock()
-	running, inPoller := b.relay.running, b.relay.set != nil && b.relay.set.epc != nil
+	running, set := b.relay.running, b.relay.set
 	b.relay.mu.Unlock()
 	if !running {
 		t.Fatal("the relay never ran: the copy goroutines carried the bytes")
 	}
-	if want := runtime.GOMAXPROCS(0) == 1; inPoller != want {
-		t.Fatalf("the loop waits in the runtime's poller: %v, want %v at GOMAXPROCS %d", inPoller, want, runtime.GOMAXPROCS(0))
+	checkWait(t, b, set)
+}
+
+// checkWait fails t unless box b's loop, whose set is set, waits the way
+// it should: blocked in epoll_wait only when its path is its process's
+// own and the process has more than one P.
+func checkWait(t *testing.T, b *Box, set *eventSet) {
+	t.Helper()
+	inPoller := set.epc != nil
+	if want := !b.ownProcess || runtime.GOMAXPROCS(0) == 1; inPoller != want {
+		t.Errorf("the loop waits in the runtime's poller: %v, want %v (own process %v, GOMAXPROCS %d)", inPoller, want, b.ownProcess, runtime.GOMAXPROCS(0))
 	}
 }
 
-// bothWaits runs f through a box whose relay loop blocks in epoll_wait
-// (GOMAXPROCS 2) and through one whose loop waits in the runtime's poller
-// (GOMAXPROCS 1, as under taskset to one CPU).
-func bothWaits(t *testing.T, f func(t *testing.T)) {
+// bothWaits runs f with paths (start) whose boxes' loops block in
+// epoll_wait (a path that is its process's own, GOMAXPROCS 2) and wait in
+// the runtime's poller (a path sharing its process; one of its own at
+// GOMAXPROCS 1, as under taskset to one CPU).
+func bothWaits(t *testing.T, f func(t *testing.T, start pathStarter)) {
 	for _, w := range []struct {
 		name  string
 		procs int
-	}{{"blocking in epoll_wait", 2}, {"in the runtime's poller", 1}} {
+		own   bool
+	}{{"blocking in epoll_wait", 2, true}, {"in the poller, sharing the process", 2, false}, {"in the poller at one P", 1, true}} {
 		t.Run(w.name, func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w.procs))
-			f(t)
+			f(t, func(t testing.TB, src, upstream string) *Path {
+				return startYAMLWith(t, src, upstream, func(c *PathConfig) { c.OwnProcess = w.own })
+			})
 		})
 	}
 }
@@ -161,8 +174,8 @@ func bothWaits(t *testing.T, f func(t *testing.T)) {
 // too, at once, and the box, once closed, holds no descriptor of either.
 func TestRelayReset(t *testing.T) {
 	defer leaktest.Check(t)()
-	bothWaits(t, func(t *testing.T) {
-		p, _ := relayBox(t, func(c net.Conn) {
+	bothWaits(t, func(t *testing.T, start pathStarter) {
+		p, _ := relayBox(t, start, func(c net.Conn) {
 			buf := make([]byte, 64)
 			c.Read(buf)
 			c.(*net.TCPConn).SetLinger(0) // close sends RST
@@ -185,8 +198,8 @@ func TestRelayReset(t *testing.T) {
 // carries, and leaves no descriptor or goroutine behind.
 func TestRelayEndsWithTheBox(t *testing.T) {
 	defer leaktest.Check(t)()
-	bothWaits(t, func(t *testing.T) {
-		p, _ := relayBox(t, func(c net.Conn) {
+	bothWaits(t, func(t *testing.T, start pathStarter) {
+		p, _ := relayBox(t, start, func(c net.Conn) {
 			// An echo that does not splice: net keeps its splice pipes for later.
 			io.CopyBuffer(struct{ io.Writer }{c}, struct{ io.Reader }{c}, make([]byte, 512))
 			c.Close()

@@ -11,7 +11,7 @@ import (
 // elsewhere every pair is copied by its two goroutines.
 type relay struct{}
 
-func newRelay(up, down *atomic.Int64) *relay { return &relay{} }
+func newRelay(up, down *atomic.Int64, block bool) *relay { return &relay{} }
 
 func (*relay) carry(client, up net.Conn) (<-chan struct{}, bool) { return nil, false }
 

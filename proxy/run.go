@@ -62,7 +62,8 @@ func ParsePathConfig(name string, b []byte) (PathConfig, error) {
 }
 
 // Run starts the path and keeps it until ctx ends (Ctrl-C) or Duration
-// passes, then prints each box's summary.
+// passes, then prints each box's summary. It is `middlebench proxy`: the
+// path is its process's only work (PathConfig.OwnProcess).
 func Run(ctx context.Context, o RunOptions) error {
 	out := o.Out
 	if out == nil {
@@ -112,6 +113,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		cfg.Boxes[i].BoxLimits = cfg.Boxes[i].BoxLimits.withDefaults(o.Limits)
 	}
 	cfg.Log = out
+	cfg.OwnProcess = true // the proxy command's: nothing else runs beside the path
 	if o.Duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Duration)
