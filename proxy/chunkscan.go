@@ -8,12 +8,14 @@ import (
 // chunkScanner follows a chunked body's framing as its bytes pass through
 // the HTTP loop unchanged, to know where the answer ends: the rules of
 // copyChunked (the lean forwarder's), a read at a time. A size or trailer
-// line split between reads is kept until its end comes.
+// line, and the CRLF after a chunk's data, are taken whole: scan leaves
+// one not yet ended for the next call, which gets it again with what came
+// after, so that what copyChunked does not pass on (a malformed size line
+// or CRLF) is not passed on.
 type chunkScanner struct {
 	state chunkState
-	left  int64  // chunkData: data bytes left in the chunk; chunkDataEnd: bytes of its CRLF seen
-	line  []byte // a line begun in an earlier read
-	data  int64  // data bytes so far (what a cut body's ledger entry counts)
+	left  int64 // chunkData: data bytes left in the chunk
+	data  int64 // data bytes so far (what a cut body's ledger entry counts)
 }
 
 type chunkState uint8
@@ -26,14 +28,11 @@ const (
 	chunkDone
 )
 
-// maxChunkLine: a size or trailer line longer than this is malformed (the
-// lean forwarder reads lines within its 32 KiB buffer).
-const maxChunkLine = 32 << 10
-
 var errMalformedChunked = errors.New("malformed chunked encoding")
 
-// scan takes p, the next bytes of the body: n of them belong to it (the
-// rest follow its end), and done says it has ended.
+// scan takes p, the body's bytes from where the last call stopped: n of
+// them belong to it and may go on (a line not yet ended does not, nor
+// what follows the body's end), and done says it has ended.
 func (s *chunkScanner) scan(p []byte) (n int, done bool, err error) {
 	for n < len(p) && s.state != chunkDone {
 		switch s.state {
@@ -45,37 +44,28 @@ func (s *chunkScanner) scan(p []byte) (n int, done bool, err error) {
 			if s.left == 0 {
 				s.state = chunkDataEnd
 			}
-		case chunkDataEnd:
-			if p[n] != "\r\n"[s.left] {
+		case chunkDataEnd: // its CRLF, taken whole as copyChunked's Peek(2)
+			if len(p)-n < 2 {
+				return n, false, nil
+			}
+			if p[n] != '\r' || p[n+1] != '\n' {
 				return n, false, errMalformedChunked
 			}
-			n++
-			if s.left++; s.left == 2 {
-				s.state, s.left = chunkSizeLine, 0
-			}
+			n += 2
+			s.state = chunkSizeLine
 		default: // a size line, or a trailer line
 			i := bytes.IndexByte(p[n:], '\n')
 			if i < 0 {
-				if len(s.line)+len(p)-n > maxChunkLine {
-					return n, false, errMalformedChunked
-				}
-				s.line = append(s.line, p[n:]...)
-				n = len(p)
-				continue
+				return n, false, nil // the line goes on in the next read
 			}
-			line := p[n : n+i+1]
-			if len(s.line) > 0 {
-				if len(s.line)+len(line) > maxChunkLine {
-					return n, false, errMalformedChunked
+			trailer := s.state == chunkTrailer
+			if err := s.endLine(p[n : n+i+1]); err != nil {
+				if trailer {
+					n += i + 1 // copyChunked writes a trailer line before it looks at it
 				}
-				s.line = append(s.line, line...)
-				line = s.line
-			}
-			n += i + 1
-			if err := s.endLine(line); err != nil {
 				return n, false, err
 			}
-			s.line = s.line[:0]
+			n += i + 1
 		}
 	}
 	return n, s.state == chunkDone, nil

@@ -15,7 +15,7 @@ import (
 func TestChunkScannerTable(t *testing.T) {
 	for _, tt := range []struct {
 		name, in string
-		n        int // bytes of in that belong to the body
+		n        int // bytes of in that belong to the body (malformed: that go on before the fault)
 		done     bool
 		bad      bool
 		data     int64
@@ -28,23 +28,18 @@ func TestChunkScannerTable(t *testing.T) {
 		{"not yet ended", "5\r\nhel", 6, false, false, 3},
 		{"size without a digit", "\r\nhello\r\n0\r\n\r\n", 0, false, true, 0},
 		{"size not hex", "zz\r\n", 0, false, true, 0},
+		{"a bad size after a chunk", "3\r\nabc\r\nzz\r\n", 8, false, true, 3},
 		{"size line ended by LF alone", "5\nhello\r\n0\r\n\r\n", 0, false, true, 0},
-		{"data not followed by CRLF", "5\r\nhelloXX0\r\n\r\n", 0, false, true, 5},
-		{"last line LF alone", "0\r\n\n", 0, false, true, 0},
+		{"data not followed by CRLF", "5\r\nhelloXX0\r\n\r\n", 8, false, true, 5},
+		{"last line LF alone", "0\r\n\n", 4, false, true, 0},
 		{"17 digits", "00000000000000001\r\na\r\n0\r\n\r\n", 0, false, true, 0},
 	} {
 		for _, step := range []int{len(tt.in), 1} {
 			t.Run(fmt.Sprintf("%s/%d", tt.name, step), func(t *testing.T) {
-				var s chunkScanner
-				n, done, err := 0, false, error(nil)
-				for off := 0; off < len(tt.in) && !done && err == nil; off += step {
-					var k int
-					k, done, err = s.scan([]byte(tt.in[off:min(off+step, len(tt.in))]))
-					n += k
-				}
+				n, done, err, s := scanInReads(tt.in, func(int) int { return step })
 				if tt.bad {
-					if err == nil {
-						t.Fatalf("scanned %d bytes, done %v: want malformed", n, done)
+					if err == nil || n != tt.n {
+						t.Fatalf("scanned %d bytes, done %v (%v): want malformed after %d", n, done, err, tt.n)
 					}
 					return
 				}
@@ -58,7 +53,8 @@ func TestChunkScannerTable(t *testing.T) {
 
 // TestChunkScannerAgreesWithCopyChunked: over 20,000 seeded bodies, valid
 // and broken at a random byte, cut into random reads, the scanner ends
-// where the lean forwarder's copyChunked ends, or fails where it fails.
+// where the lean forwarder's copyChunked ends, or fails where it fails,
+// and passes on the bytes it passes on.
 func TestChunkScannerAgreesWithCopyChunked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for i := range 20000 {
@@ -70,26 +66,39 @@ func TestChunkScannerAgreesWithCopyChunked(t *testing.T) {
 		}
 		in := body + "NEXT"
 		// The reference: copyChunked over a reader of the same bytes.
-		lw := &leanWriter{lc: &leanConn{bw: bufio.NewWriter(&bytes.Buffer{})}}
+		var written bytes.Buffer
+		lw := &leanWriter{lc: &leanConn{bw: bufio.NewWriter(&written)}}
 		br := bufio.NewReaderSize(strings.NewReader(in), 32<<10)
 		_, refErr := copyChunked(lw, br)
+		lw.lc.bw.Flush()
 		refN := len(in) - br.Buffered()
-		var s chunkScanner
-		n, done, err := 0, false, error(nil)
-		for off := 0; off < len(in) && !done && err == nil; {
-			k := min(1+rng.IntN(16), len(in)-off)
-			var m int
-			m, done, err = s.scan([]byte(in[off : off+k]))
-			n += m
-			off += k
-		}
+		n, done, err, _ := scanInReads(in, func(int) int { return 1 + rng.IntN(16) })
 		switch {
 		case refErr != nil && err == nil && done:
 			t.Fatalf("body %d %q: copyChunked failed (%v), the scanner ended at %d", i, in, refErr, n)
 		case refErr == nil && (err != nil || !done || n != refN):
 			t.Fatalf("body %d %q: copyChunked ended at %d, the scanner at %d done %v (%v)", i, in, refN, n, done, err)
+		case n != written.Len():
+			t.Fatalf("body %d %q: copyChunked passed %d bytes on (%v), the scanner %d (%v)", i, in, written.Len(), refErr, n, err)
 		}
 	}
+}
+
+// scanInReads scans in as the loop does: reads of next(offset) bytes
+// each, what a scan leaves (a line not yet ended) given again with the
+// next read. n counts the bytes scanned as the body's.
+func scanInReads(in string, next func(int) int) (n int, done bool, err error, s chunkScanner) {
+	var held []byte
+	for off := 0; off < len(in) && !done && err == nil; {
+		k := min(next(off), len(in)-off)
+		held = append(held, in[off:off+k]...)
+		off += k
+		var m int
+		m, done, err = s.scan(held)
+		n += m
+		held = held[m:]
+	}
+	return n, done, err, s
 }
 
 // randomChunked makes a valid chunked body: 0-3 chunks with or without

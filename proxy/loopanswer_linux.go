@@ -77,23 +77,28 @@ func (lp *httpLoop) pump(c *loopClient) {
 	in := *u.in
 	for !done && u.r < u.w {
 		p := in[u.r:u.w]
-		k := len(p)
+		k := int(min(int64(len(p)), u.left))
+		var err error
 		if u.chunked {
-			var err error
-			if k, done, err = u.chunks.scan(p); err != nil {
-				out = append(out, p[:k]...)
-				sc.out.b = out
-				lp.send(c, out)
-				lp.cut(c, u, err)
-				return
+			k, done, err = u.chunks.scan(p)
+			if err == nil && !done && k < len(p) && u.r+k == 0 && u.w == len(in) {
+				err = bufio.ErrBufferFull // a line longer than the buffer, as copyChunked's ReadSlice says
 			}
 		} else {
-			k = int(min(int64(k), u.left))
 			u.left -= int64(k)
 			done = u.left == 0
 		}
 		out = append(out, p[:k]...)
 		u.r += k
+		if err != nil {
+			sc.out.b = out
+			lp.send(c, out)
+			lp.cut(c, u, err)
+			return
+		}
+		if k < len(p) && !done {
+			break // a chunk line not yet ended: it waits in u.in for the rest
+		}
 	}
 	sc.out.b = out
 	if u.r == u.w {

@@ -159,7 +159,7 @@ func (lp *httpLoop) watchUp(u *loopUp) {
 func (lp *httpLoop) sendOn(c *loopClient, u *loopUp) {
 	c.up, u.c = u, c
 	u.got, u.r, u.w = false, 0, 0
-	u.chunks = chunkScanner{line: u.chunks.line[:0]}
+	u.chunks = chunkScanner{}
 	n, err := writeRetry(u.fd, c.upHead)
 	switch {
 	case err != nil && !errors.Is(err, unix.EAGAIN):
