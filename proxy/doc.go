@@ -20,12 +20,20 @@
 //
 // A box is a listener, its stages in path order (the first stage is the one
 // nearest the client) and a forwarder to the next hop: when all its stages
-// are connection stages it forwards bytes without parsing HTTP (io.Copy,
-// splice where the kernel can), otherwise it parses each request once and
-// forwards it over keep-alive connections: on plain HTTP with the lean
-// HTTP/1.1 loop (lean.go), which hands what it does not parse in full to
-// net/http's server and httputil.ReverseProxy, the path of TLS boxes. A path
-// is boxes chained client → box 1 → … → box n → upstream, each on its own
+// are connection stages it forwards bytes without parsing HTTP (on Linux a
+// plain pair moves through one epoll loop, relay_linux.go; else two copy
+// goroutines, splice where the kernel can), otherwise it parses each
+// request once and forwards it over keep-alive connections. On plain HTTP
+// that is, on Linux, the HTTP loop (httploop_linux.go): one epoll loop for
+// every connection, which runs the stages on its own goroutine for a
+// request each decides at once (instantStage) and hands a connection it
+// does not take whole (a body, a delay, an answer to re-frame) to the lean
+// HTTP/1.1 loop (lean.go), a goroutine per connection, which in turn hands
+// what it does not parse in full to net/http's server and
+// httputil.ReverseProxy, the path of TLS boxes. The loops block in
+// epoll_wait only in a process of their own (PathConfig.OwnProcess: the
+// proxy command); beside a load engine they wait in Go's poller. A path is
+// boxes chained client → box 1 → … → box n → upstream, each on its own
 // 127.0.0.1 port with its own counters.
 //
 // Every stage counts what it did (seen, passed, rejected by status, delay
@@ -75,7 +83,12 @@
 //     stage that decides when accept(2) happens.
 //     HTTPStage: Wrap(http.Handler) http.Handler; exchangeFrom(ctx) gives the
 //     connection and request ids, ex.addTiming a Server-Timing entry, and
-//     reply or a rejection answers without the upstream.
+//     reply or a rejection answers without the upstream. A stage whose
+//     handler can decide some requests without waiting for anything (no
+//     delay, queue, body or hijack) says which with instant(r), from its
+//     config and r alone: the HTTP loop then runs it on the loop's own
+//     goroutine, where a wait would stall every connection; without it,
+//     every request of the box goes to a goroutine of its own.
 //  5. Abilities towards the whole box, when it has them, as optional
 //     interfaces found once by compileStages: CertOwner (it terminates TLS:
 //     clients trust its pool, the box speaks TLS to an https next hop),
