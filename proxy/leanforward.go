@@ -174,6 +174,12 @@ func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *le
 // through w, as ReverseProxy does.
 func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, c *upstreamConn, stop func() bool) {
 	resp, err := http.ReadResponse(c.br, r)
+	if err == nil && (resp.StatusCode < 100 || resp.StatusCode > 999) {
+		// net/http reads "000" as status 0, which no ResponseWriter takes
+		// (ReverseProxy's WriteHeader panics on it): a malformed answer.
+		code, _, _ := strings.Cut(resp.Status, " ")
+		err = fmt.Errorf("malformed HTTP status code %q", code)
+	}
 	if err != nil {
 		stop()
 		c.Close()

@@ -189,8 +189,15 @@ func (t *upstreamTransport) dial(ctx context.Context) (*upstreamConn, error) {
 }
 
 // put keeps a connection whose response was read to its end, or closes it
-// when the idle pool is full.
+// when the idle pool is full, or when it holds bytes beyond that response:
+// the next hop sent more than it answered, and those bytes would be read
+// as the answer to the next request on it (net/http's Transport closes
+// such a connection too; the sweep found them only a second later).
 func (t *upstreamTransport) put(c *upstreamConn) {
+	if c.br.Buffered() > 0 {
+		c.Close()
+		return
+	}
 	t.sweeping.Do(func() { go t.sweep() })
 	c.idleSince = time.Now()
 	select {

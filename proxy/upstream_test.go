@@ -127,6 +127,44 @@ func TestUpstreamStaleConnection(t *testing.T) {
 	})
 }
 
+// TestUpstreamExtraBytesAreNotAnAnswer: a next hop that sends more than
+// its answer (here 4 bytes past its Content-Length) on a connection it
+// keeps open does not answer the next request with them: the box closes
+// that connection, and the next request goes on a new one.
+func TestUpstreamExtraBytesAreNotAnAnswer(t *testing.T) {
+	onBothLoops(t, func(t *testing.T, start pathStarter) {
+		var conns atomic.Int64
+		addr := tcptest.Serve(t, func(c net.Conn) {
+			defer c.Close()
+			conns.Add(1)
+			br := bufio.NewReader(c)
+			for n := 0; ; n++ {
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil {
+						return
+					}
+					if line == "\r\n" {
+						break
+					}
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nokJUNK")
+			}
+		})
+		p := start(t, "boxes: [{stages: [{kind: waf}]}]", "http://"+addr)
+		c := &http.Client{}
+		defer c.CloseIdleConnections()
+		for i := range 3 {
+			if resp, body := get(t, c, p.URL()); resp.StatusCode != 200 || body != "ok" {
+				t.Fatalf("GET %d: %d %q, want 200 \"ok\"", i+1, resp.StatusCode, body)
+			}
+		}
+		if got := conns.Load(); got != 3 {
+			t.Errorf("the next hop saw %d connections for 3 requests, want 3 (none reused after its extra bytes)", got)
+		}
+	})
+}
+
 // TestUpstreamSkipsInterimResponses: 103 Early Hints (and 100 Continue)
 // come before the final answer, which is what the client gets.
 func TestUpstreamSkipsInterimResponses(t *testing.T) {

@@ -47,6 +47,12 @@ func TestUpstreamFaults(t *testing.T) {
 				502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "next hop"},
 			{"sends garbage", func(c net.Conn) { readHead(c); io.WriteString(c, "garbage\r\n\r\n"); c.Close() },
 				502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, "malformed HTTP"},
+			{"answers with status 000", func(c net.Conn) {
+				readHead(c)
+				io.WriteString(c, "HTTP/1.1 000 OK\r\nContent-Length: 0\r\n\r\n")
+				c.Close()
+			},
+				502, func(s BoxStats) int64 { return s.UpstreamErrors }, ActBadGateway, `malformed HTTP status code "000"`},
 			{"never answers", func(c net.Conn) { readHead(c); time.Sleep(3 * time.Second); c.Close() },
 				504, func(s BoxStats) int64 { return s.UpstreamTimeouts }, ActGatewayTimeout, "timeout"},
 			{"announces 1000 bytes and sends 10", func(c net.Conn) {
