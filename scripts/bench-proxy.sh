@@ -91,11 +91,15 @@ for pkg in nginx:nginx-light wrk:wrk; do
 	(apt-get install -y "${pkg#*:}" >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y "${pkg#*:}" >/dev/null 2>&1; }) || echo "${pkg%%:*}: could not install; skipped"
 done
 
-# free_port prints a port nobody on 127.0.0.1 answers on.
+# free_port prints a port nobody on 127.0.0.1 answers on, below the
+# kernel's ephemeral range: a port in that range may be the local end of
+# an outgoing connection (the boxes' to the origin), which answers nothing
+# yet makes a listener's bind fail (nginx did: Address already in use).
+EPHEMERAL_LOW=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 free_port() {
 	local p
 	for _ in $(seq 1 200); do
-		p=$((20000 + RANDOM % 20000))
+		p=$((10000 + RANDOM % (EPHEMERAL_LOW - 10000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
 	done
 	echo "no free port" >&2; return 1
