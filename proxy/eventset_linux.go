@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -168,4 +169,44 @@ func epollWait(ep int, events []unix.EpollEvent, msec int) (int, error) {
 			return n, err
 		}
 	}
+}
+
+// loopRun is what a box's loops (the relay, the HTTP loop) share around
+// their set: the lock over what other goroutines hand them, whether the
+// loop runs or has stopped, and its end.
+type loopRun struct {
+	mu      sync.Mutex
+	stopped bool
+	running bool
+	set     *eventSet // once running
+	exited  chan struct{}
+}
+
+// begin records a loop started on set (under mu).
+func (l *loopRun) begin(set *eventSet) {
+	l.set, l.running = set, true
+	l.exited = make(chan struct{})
+}
+
+// stop marks the loop stopped, wakes it and waits for its end.
+func (l *loopRun) stop() {
+	l.mu.Lock()
+	l.stopped = true
+	running := l.running
+	if running {
+		_ = l.set.signal()
+	}
+	l.mu.Unlock()
+	if running {
+		<-l.exited
+	}
+}
+
+// waitFailed: the loop's wait failed with err; it is stopped, and its
+// caller closes its connections.
+func (l *loopRun) waitFailed(name string, err error) {
+	log.Printf("%s: epoll_wait: %v; its connections are closed", name, err)
+	l.mu.Lock()
+	l.stopped = true
+	l.mu.Unlock()
 }

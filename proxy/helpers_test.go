@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -106,5 +107,36 @@ func contains(t testing.TB, s string, want ...string) {
 		if !strings.Contains(s, w) {
 			t.Errorf("%q does not contain %q", s, w)
 		}
+	}
+}
+
+// sendRaw dials addr, writes in from another goroutine (the box may
+// answer before it has read all of in) and returns the connection, with
+// a 10 s deadline and closed when the test ends.
+func sendRaw(t testing.TB, addr, in string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	go io.WriteString(c, in)
+	return c
+}
+
+// closeWithin closes p from another goroutine and fails t unless it has
+// closed within 5 s (with what's connections open, for the message).
+func closeWithin(t testing.TB, p *Path, what string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the box did not close in 5 s with %s", what)
 	}
 }

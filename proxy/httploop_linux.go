@@ -5,9 +5,7 @@ package proxy
 import (
 	"context"
 	"errors"
-	"log"
 	"net"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -39,14 +37,10 @@ type httpLoop struct {
 	addr   string // the next hop's host:port
 	dialer net.Dialer
 
-	mu      sync.Mutex
-	queue   []*loopClient // taken, not yet in the set
-	dials   []dialResult  // connections to the next hop dialed for a client
-	stopped bool
-	running bool
-	set     *eventSet // once running
-	timer   int       // a timerfd in the set, armed for the earliest deadline
-	exited  chan struct{}
+	loopRun
+	queue []*loopClient // taken, not yet in the set
+	dials []dialResult  // connections to the next hop dialed for a client
+	timer int           // a timerfd in the set, armed for the earliest deadline
 
 	// The loop's own, once running:
 	byFD       []loopEnt // by descriptor
@@ -180,25 +174,11 @@ func (lp *httpLoop) start() error {
 		set.close()
 		return err
 	}
-	lp.set, lp.timer, lp.running = set, tfd, true
+	lp.timer = tfd
+	lp.begin(set)
 	lp.dialCtx, lp.cancelDial = context.WithCancel(context.Background())
-	lp.exited = make(chan struct{})
 	go lp.loop()
 	return nil
-}
-
-// stop ends every connection of the loop and the loop, and waits.
-func (lp *httpLoop) stop() {
-	lp.mu.Lock()
-	lp.stopped = true
-	running := lp.running
-	if running {
-		_ = lp.set.signal()
-	}
-	lp.mu.Unlock()
-	if running {
-		<-lp.exited
-	}
 }
 
 func (lp *httpLoop) loop() {
@@ -207,10 +187,7 @@ func (lp *httpLoop) loop() {
 	for {
 		n, err := lp.set.wait(events)
 		if err != nil {
-			log.Printf("http loop: epoll_wait: %v; its connections are closed", err)
-			lp.mu.Lock()
-			lp.stopped = true
-			lp.mu.Unlock()
+			lp.waitFailed("http loop", err)
 			lp.shut()
 			return
 		}

@@ -105,13 +105,7 @@ func startBoth(t *testing.T, src, upstream string) (loop, lean *Path) {
 // Date value replaced by "D".
 func rawAnswers(t *testing.T, addr, in string, methods []string, closes bool) string {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	go io.WriteString(c, in)
+	c := sendRaw(t, addr, in)
 	var got bytes.Buffer
 	br := bufio.NewReader(io.TeeReader(c, &got))
 	for i, m := range methods {
@@ -126,7 +120,7 @@ func rawAnswers(t *testing.T, addr, in string, methods []string, closes bool) st
 	} else {
 		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 	}
-	_, err = io.Copy(io.Discard, br)
+	_, err := io.Copy(io.Discard, br)
 	var ne net.Error
 	switch timedOut := errors.As(err, &ne) && ne.Timeout(); {
 	case closes && timedOut:

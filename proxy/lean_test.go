@@ -56,13 +56,7 @@ func echoOrigin(t *testing.T) *httptest.Server {
 // when the box answered before reading all of in).
 func exchangeRaw(t *testing.T, addr, in string, n int) ([]*http.Response, []string) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	go io.WriteString(c, in)
+	c := sendRaw(t, addr, in)
 	br := bufio.NewReader(c)
 	var resps []*http.Response
 	var bodies []string

@@ -76,16 +76,7 @@ func TestHTTPLoopEndsWithTheBox(t *testing.T) {
 		conns = append(conns, c)
 	}
 	waitStats(t, p, func(s BoxStats) bool { return s.Requests == 4 && s.Active == 12 })
-	done := make(chan error, 1)
-	go func() { done <- p.Close() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the box did not close in 5 s with connections on its loop")
-	}
+	closeWithin(t, p, "connections on its loop")
 	for i, c := range conns {
 		c.SetReadDeadline(time.Now().Add(5 * time.Second))
 		if _, err := io.Copy(io.Discard, c); err != nil && !errors.Is(err, syscall.ECONNRESET) {

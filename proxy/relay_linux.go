@@ -4,9 +4,7 @@ package proxy
 
 import (
 	"errors"
-	"log"
 	"net"
-	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -33,12 +31,8 @@ type relay struct {
 	up, down *atomic.Int64 // the box's byte counters: client to next hop, back
 	block    bool          // the loop may block in epoll_wait (eventSet.wait)
 
-	mu      sync.Mutex
-	queue   []*relayPair // added, not yet in the loop's set
-	stopped bool
-	running bool
-	set     *eventSet // once running
-	exited  chan struct{}
+	loopRun
+	queue []*relayPair // added, not yet in the loop's set
 
 	ends map[int32]*relayEnd // the loop's own: by fd
 	gen  int32               // the loop's own: tells an fd's reuse apart in a batch of events
@@ -159,25 +153,10 @@ func (r *relay) start() error {
 	if err != nil {
 		return err
 	}
-	r.set, r.running = set, true
-	r.exited = make(chan struct{})
+	r.begin(set)
 	r.ends = map[int32]*relayEnd{}
 	go r.loop()
 	return nil
-}
-
-// stop ends every pair (both sockets closed) and the loop, and waits.
-func (r *relay) stop() {
-	r.mu.Lock()
-	r.stopped = true
-	running := r.running
-	if running {
-		_ = r.set.signal()
-	}
-	r.mu.Unlock()
-	if running {
-		<-r.exited
-	}
 }
 
 func (r *relay) loop() {
@@ -186,10 +165,7 @@ func (r *relay) loop() {
 	for {
 		n, err := r.set.wait(events)
 		if err != nil {
-			log.Printf("relay: epoll_wait: %v; its connections are closed", err)
-			r.mu.Lock()
-			r.stopped = true
-			r.mu.Unlock()
+			r.waitFailed("relay", err)
 			r.shut()
 			return
 		}

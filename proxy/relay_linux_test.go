@@ -213,16 +213,7 @@ func TestRelayEndsWithTheBox(t *testing.T) {
 				t.Fatalf("conn %d: %q, %v", i, buf, err)
 			}
 		}
-		done := make(chan error, 1)
-		go func() { done <- p.Close() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("the box did not close in 5 s with connections in its relay")
-		}
+		closeWithin(t, p, "connections in its relay")
 		for i, c := range conns {
 			if b, err := io.ReadAll(c); len(b) != 0 || (err != nil && !errors.Is(err, syscall.ECONNRESET)) {
 				t.Fatalf("conn %d after the box closed: %q, %v", i, b, err)
