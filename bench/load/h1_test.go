@@ -206,20 +206,28 @@ func TestLeanBehavesAsNetHTTP(t *testing.T) {
 }
 
 // TestLeanPhasesAsNetHTTP: against a server that answers 3 ms after the
-// request, both clients put the 3 ms in waiting (and at most 1 ms more), keep sending and
-// receiving in µs, blocked on a kept-alive connection near 0, connecting
-// on each VU's first request only; duration is the sum of its phases to
-// the nanosecond. Judged on the best of three rounds (realtimetest).
+// request, both clients put the server's time in waiting (and at most 1 ms
+// more), keep sending and receiving in µs, blocked on a kept-alive
+// connection near 0, connecting on each VU's first request only; duration
+// is the sum of its phases to the nanosecond. The server's time is what its
+// sleeps took, measured in the same run: a 3 ms sleep on a VM whose idle
+// CPUs wake slowly takes up to 4.5 ms, which is the server's time, not the
+// client's. Judged on the best of three rounds (realtimetest).
 func TestLeanPhasesAsNetHTTP(t *testing.T) {
 	const work = 3 * time.Millisecond
+	var slept, answered atomic.Int64
 	url, _ := scripted(t, func(string) (string, bool) {
+		t0 := time.Now()
 		time.Sleep(work)
+		slept.Add(int64(time.Since(t0)))
+		answered.Add(1)
 		return "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n", false
 	})
 	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
 		var avg [2]map[string]float64
 		for i, netHTTPOnly := range []bool{true, false} {
 			var buf bytes.Buffer
+			slept0, answered0 := slept.Load(), answered.Load()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			res, err := Run(ctx, &Config{URL: url, VUs: 2, Iterations: 50, Executor: PerVUIterations}, Options{JSON: &buf, netHTTPOnly: netHTTPOnly})
 			cancel()
@@ -246,7 +254,11 @@ func TestLeanPhasesAsNetHTTP(t *testing.T) {
 			}
 			name := map[bool]string{true: "net/http", false: "lean"}[netHTTPOnly]
 			t.Logf("%s, kept-alive requests' averages (ms): %v", name, avg[i])
-			r.Band(name+" waiting (ms)", avg[i][mWaiting], float64(work)/1e6, float64(work)/1e6+1)
+			server := float64(slept.Load()-slept0) / float64(answered.Load()-answered0) / 1e6
+			if server < float64(work)/1e6 {
+				t.Fatalf("the server's sleeps averaged %.3f ms, less than the %v asked", server, work)
+			}
+			r.Band(name+" waiting (ms)", avg[i][mWaiting], server, server+1)
 			r.Band(name+" sending (ms)", avg[i][mSending], 0, 0.1)
 			r.Band(name+" receiving (ms)", avg[i][mReceiving], 0, 0.2)
 			r.Band(name+" blocked (ms)", avg[i][mBlocked], 0, 0.1)
