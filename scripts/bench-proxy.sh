@@ -39,7 +39,11 @@
 # every target on the origin's CPU (a Go target then runs with GOMAXPROCS 1):
 # the generator has its CPU to itself and the figures spread a few per cent
 # (box(http) 0.97 [0.93..0.97]× with hey, 3 rounds), a steadier reading of
-# what a single-CPU target costs, which is not what it costs with two.
+# what a single-CPU target costs, which is not what it costs with two. With
+# one P the boxes' epoll loops wait in Go's poller rather than block in
+# epoll_wait (proxy/eventset_linux.go): pinned, box(http) on its HTTP loop
+# read 0.89× toxiproxy with hey at 0.99× its CPU per request, unpinned
+# 1.07× at 0.74× (2026-12-03).
 # Targets (issue 16): box(http) ≥ 1.0× toxiproxy's requests/s, box(bytes) ≥
 # 1.2×, and each box's added p50 and p99 ≤ toxiproxy's.
 #
