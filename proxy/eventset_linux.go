@@ -140,7 +140,10 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 // an HTTP box at one connection in a test's process: 570 ms for 8,000
 // requests blocked, 117 in the poller) — and with one P (GOMAXPROCS 1, as
 // under taskset to one CPU), where a blocked loop held the process's only
-// P; at light load it is also the cheaper way (2,000 requests/s: 40-63 µs
+// P (the proxy command on one CPU, bench-proxy.sh PIN_TARGET=1, 3 rounds,
+// 2026-12-03: blocked, the HTTP box read 0.88-0.90× toxiproxy's req/s at
+// 1.13× its CPU per request; in the poller, the same rounds, 1.60-1.73× at
+// 0.62×); at light load it is also the cheaper way (2,000 requests/s: 40-63 µs
 // per request against 63-69 for the HTTP loop). So a set blocks only when
 // its box was made for a process of its own (PathConfig.OwnProcess: the
 // proxy command) with more than one P.
