@@ -174,9 +174,10 @@ func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *le
 // through w, as ReverseProxy does.
 func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, c *upstreamConn, stop func() bool) {
 	resp, err := http.ReadResponse(c.br, r)
-	if err == nil && (resp.StatusCode < 100 || resp.StatusCode > 999) {
-		// net/http reads "000" as status 0, which no ResponseWriter takes
-		// (ReverseProxy's WriteHeader panics on it): a malformed answer.
+	if err == nil && resp.StatusCode < 100 {
+		// net/http reads "000" to "099" as statuses below 100, which no
+		// ResponseWriter takes (WriteHeader panics on them): a malformed
+		// answer.
 		code, _, _ := strings.Cut(resp.Status, " ")
 		err = fmt.Errorf("malformed HTTP status code %q", code)
 	}

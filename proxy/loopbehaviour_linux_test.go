@@ -35,14 +35,7 @@ func TestHTTPLoopEndsWithTheBox(t *testing.T) {
 	addr := tcptest.Serve(t, func(c net.Conn) {
 		defer c.Close()
 		br := bufio.NewReader(c)
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			if line != "\r\n" {
-				continue
-			}
+		for skipHead(br) == nil {
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 67108864\r\n\r\n")
 			for range 64 << 10 { // 64 MiB a KiB at a time, until the box closes or the test ends
 				select {

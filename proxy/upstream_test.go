@@ -138,16 +138,7 @@ func TestUpstreamExtraBytesAreNotAnAnswer(t *testing.T) {
 			defer c.Close()
 			conns.Add(1)
 			br := bufio.NewReader(c)
-			for n := 0; ; n++ {
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if line == "\r\n" {
-						break
-					}
-				}
+			for skipHead(br) == nil {
 				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nokJUNK")
 			}
 		})

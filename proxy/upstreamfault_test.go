@@ -16,12 +16,15 @@ import (
 )
 
 // readHead reads one request head from c.
-func readHead(c net.Conn) {
-	br := bufio.NewReader(c)
+func readHead(c net.Conn) { skipHead(bufio.NewReader(c)) }
+
+// skipHead reads one request head from br, through its empty line (for a
+// next hop that reads several requests on one connection).
+func skipHead(br *bufio.Reader) error {
 	for {
 		line, err := br.ReadString('\n')
 		if err != nil || line == "\r\n" {
-			return
+			return err
 		}
 	}
 }
