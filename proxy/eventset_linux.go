@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,19 +21,11 @@ type eventSet struct {
 	ep   int
 	wake int
 	// epf is a duplicate of ep in the runtime's poller, where the loop
-	// waits through epc (nil: the loop blocks in epoll_wait, as a busy
-	// loop of a set that may block does, or as any does when the poller
-	// would not take the set).
+	// waits through epc (nil: one P is not all the process has, or the
+	// set could not be put there; the loop blocks in epoll_wait).
 	epf  *os.File
 	epc  syscall.RawConn
 	name string // for the log line of a fallback
-	// block: the set may also block in epoll_wait, and does while its
-	// loop is busy (gauge), out of the poller; pollRefused: the poller
-	// would not take it.
-	block       bool
-	pollRefused bool
-	gauge       waitGauge
-	waitEnd     time.Time // when the last wait returned
 	// The wait in the poller: its callback, made once (a closure per
 	// wait would cost allocations), and what it returns through.
 	pollFn     func(uintptr) bool
@@ -68,7 +59,7 @@ func newEventSet(name string, block bool) (*eventSet, error) {
 		s.pollN, s.pollErr = epollWait(s.ep, s.pollEvents, 0)
 		return s.pollN > 0 || s.pollErr != nil
 	}
-	if s.block = block && runtime.GOMAXPROCS(0) > 1; !s.block {
+	if !block || runtime.GOMAXPROCS(0) == 1 {
 		s.epf, s.epc = pollable(ep, name)
 	}
 	return s, nil
@@ -135,69 +126,31 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 }
 
 // wait returns the set's next events (EINTR retried). It waits one of two
-// ways. In the runtime's poller (the set is readable while it holds
-// events), the goroutine parks and holds no P: how a loop must wait in a
+// ways. Blocked in epoll_wait, the loop's thread holds its P for the Go
+// scheduler while it sleeps (a system call), until sysmon hands the P on
+// (20 µs to 10 ms later): cheapest when the loop is its process's only
+// work and busy, the kernel waking the loop's own thread (a box under
+// wrk -c50 on a 2-core VM, 2026-12-03: the byte relay 15.6-17.3 µs of CPU
+// per request, the HTTP loop 17.5-22.7, against 22.8-25.4 and 27.4-34.8
+// in the poller). Waiting in the runtime's poller for the set to become
+// readable (a set is while it holds events), the goroutine parks and
+// holds no P, and epoll_wait does not wait: what a loop must do in a
 // process with other work — a harness whose load engine, server and boxes
-// share its Ps, where a blocked loop left the others one P of two
-// (through an HTTP box at one connection in a test's process: 570 ms for
-// 8,000 requests blocked, 117 in the poller) — and with one P (GOMAXPROCS
-// 1, as under taskset to one CPU: bench-proxy.sh PIN_TARGET=1, 3 rounds,
-// 2026-12-03, blocked the HTTP box read 0.88-0.90× toxiproxy's req/s at
-// 1.13× its CPU per request, in the poller 1.60-1.73× at 0.62×). Blocked
-// in epoll_wait, the loop's thread keeps its P while it sleeps and the
-// kernel wakes that thread itself: cheaper while the loop is busy, dearer
-// while it is mostly idle. So a set that may block (PathConfig.OwnProcess,
-// the proxy command, with more than one P) waits as its gauge says, from
-// the share of its time it waits, and is in the poller only while it
-// waits there (follow). The HTTP box under the proxy command, origin on
-// CPU 1 and generator on CPU 0, 4 rounds each, 2026-12-03 13:15-13:23
-// UTC, CPU per request: under wrk -c50 blocked 15.3-17.7 µs, as the gauge
-// says 14.5-18.5, in the poller 20.0-29.7, toxiproxy 25.6-29.9; under hey
-// at 2,000 req/s blocked 60-64, as the gauge says 36-39, in the poller
-// 34-41, toxiproxy 45-56; at 10,000 req/s all three 26-33.
+// share its Ps, where a blocked loop left the others one P of two (through
+// an HTTP box at one connection in a test's process: 570 ms for 8,000
+// requests blocked, 117 in the poller) — and with one P (GOMAXPROCS 1, as
+// under taskset to one CPU), where a blocked loop held the process's only
+// P (the proxy command on one CPU, bench-proxy.sh PIN_TARGET=1, 3 rounds,
+// 2026-12-03: blocked, the HTTP box read 0.88-0.90× toxiproxy's req/s at
+// 1.13× its CPU per request; in the poller, the same rounds, 1.60-1.73× at
+// 0.62×); at light load it is also the cheaper way (2,000 requests/s: 40-63 µs
+// per request against 63-69 for the HTTP loop). So a set blocks only when
+// its box was made for a process of its own (PathConfig.OwnProcess: the
+// proxy command) with more than one P.
 func (s *eventSet) wait(events []unix.EpollEvent) (int, error) {
-	if !s.block {
-		return s.waitOnce(events)
-	}
-	start := time.Now()
-	n, err := s.waitOnce(events)
-	end := time.Now()
-	var worked time.Duration
-	if !s.waitEnd.IsZero() {
-		worked = start.Sub(s.waitEnd)
-	}
-	s.waitEnd = end
-	if polling := s.gauge.note(worked, end.Sub(start)); polling != (s.epf != nil) && !s.pollRefused {
-		s.follow(polling)
-	}
-	return n, err
-}
-
-// waitOnce waits in the poller when the set is in it, else in epoll_wait.
-func (s *eventSet) waitOnce(events []unix.EpollEvent) (int, error) {
 	if s.epc == nil {
 		return epollWait(s.ep, events, -1)
 	}
-	return s.waitInPoller(events)
-}
-
-// follow puts the set in the runtime's poller or takes it out. Out of it
-// while blocking, because a set in the poller wakes the runtime's netpoll
-// at every event though no goroutine waits there (blocking with the set
-// left in: 26.9-39.8 µs per request, against 14.2-19.4 taken out).
-func (s *eventSet) follow(polling bool) {
-	if !polling {
-		s.epf.Close()
-		s.epf, s.epc = nil, nil
-		return
-	}
-	if s.epf, s.epc = pollable(s.ep, s.name); s.epf == nil {
-		s.pollRefused = true
-	}
-}
-
-// waitInPoller parks the loop's goroutine until the set holds events.
-func (s *eventSet) waitInPoller(events []unix.EpollEvent) (int, error) {
 	s.pollEvents = events
 	rerr := s.epc.Read(s.pollFn)
 	n, err := s.pollN, s.pollErr
@@ -206,7 +159,7 @@ func (s *eventSet) waitInPoller(events []unix.EpollEvent) (int, error) {
 		// The poller refused the set (it could not register it): block
 		// in epoll_wait from now on, as with more Ps.
 		log.Printf("%s: waiting in the runtime's poller: %v; blocking in epoll_wait instead", s.name, rerr)
-		s.epc, s.pollRefused = nil, true
+		s.epc = nil
 		return epollWait(s.ep, events, -1)
 	}
 	return n, err

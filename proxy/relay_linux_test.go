@@ -140,21 +140,18 @@ func relayCarries(t *testing.T, start pathStarter, serve func(net.Conn), client 
 	checkWait(t, b, set)
 }
 
-// checkWait fails t unless box b's loop, whose set is set, may block in
-// epoll_wait only when its path is its process's own and the process has
-// more than one P, and otherwise waits in the runtime's poller. (How a
-// loop that may block waits follows its load: TestLoopWaitFollowsLoad.)
+// checkWait fails t unless box b's loop, whose set is set, waits the way
+// it should: blocked in epoll_wait only when its path is its process's
+// own and the process has more than one P.
 func checkWait(t *testing.T, b *Box, set *eventSet) {
 	t.Helper()
-	if want := b.ownProcess && runtime.GOMAXPROCS(0) > 1; set.block != want {
-		t.Errorf("the loop may block in epoll_wait: %v, want %v (own process %v, GOMAXPROCS %d)", set.block, want, b.ownProcess, runtime.GOMAXPROCS(0))
-	}
-	if !set.block && set.epc == nil {
-		t.Error("a loop that may not block waits outside the runtime's poller")
+	inPoller := set.epc != nil
+	if want := !b.ownProcess || runtime.GOMAXPROCS(0) == 1; inPoller != want {
+		t.Errorf("the loop waits in the runtime's poller: %v, want %v (own process %v, GOMAXPROCS %d)", inPoller, want, b.ownProcess, runtime.GOMAXPROCS(0))
 	}
 }
 
-// bothWaits runs f with paths (start) whose boxes' loops may block in
+// bothWaits runs f with paths (start) whose boxes' loops block in
 // epoll_wait (a path that is its process's own, GOMAXPROCS 2) and wait in
 // the runtime's poller (a path sharing its process; one of its own at
 // GOMAXPROCS 1, as under taskset to one CPU).
@@ -163,7 +160,7 @@ func bothWaits(t *testing.T, f func(t *testing.T, start pathStarter)) {
 		name  string
 		procs int
 		own   bool
-	}{{"may block in epoll_wait", 2, true}, {"in the poller, sharing the process", 2, false}, {"in the poller at one P", 1, true}} {
+	}{{"blocking in epoll_wait", 2, true}, {"in the poller, sharing the process", 2, false}, {"in the poller at one P", 1, true}} {
 		t.Run(w.name, func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w.procs))
 			f(t, func(t testing.TB, src, upstream string) *Path {
