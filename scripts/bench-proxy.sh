@@ -214,6 +214,8 @@ ticks() {
 	echo "$t"
 }
 HZ=$(getconf CLK_TCK)
+# per_request TICKS ANSWERS: µs of CPU per answered request (0: none answered).
+per_request() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}'; }
 
 # rps PORT PID: one hey run; prints "req/s answers cpu-ticks failed gen%": its
 # 2xx answers, the ticks PID spent, and the requests that failed (an error,
@@ -290,15 +292,15 @@ for round in $(seq 1 "$ROUNDS"); do
 		FAILED[$i]=$((${FAILED[$i]:-0} + d))
 		WRPS[$i,$round]=$a
 		WGEN[$i,$round]=$e
-		CPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
+		CPU[$i,$round]=$(per_request "$c" "$b")
 		if [ "$FIXED_RATE" -gt 0 ]; then
 			read -r a b c d _ <<<"$(rps "${ports[$i]}" "${procs[$i]}" "$((FIXED_RATE / CONNS))")"
 			FAILED[$i]=$((${FAILED[$i]:-0} + d))
-			FCPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
+			FCPU[$i,$round]=$(per_request "$c" "$b")
 			FRPS[$i,$round]=$a
 			read -r a b c d <<<"$(steady "${ports[$i]}" "${procs[$i]}")"
 			FAILED[$i]=$((${FAILED[$i]:-0} + d))
-			SCPU[$i,$round]=$(awk -v t="$c" -v n="$b" -v hz="$HZ" 'BEGIN{printf "%.2f", (n>0)?t*1e6/hz/n:0}')
+			SCPU[$i,$round]=$(per_request "$c" "$b")
 			SRPS[$i,$round]=$a
 		fi
 	done
@@ -350,7 +352,7 @@ for i in $(seq 0 $((n - 1))); do
 done
 echo "(direct: the origin alone; its CPU/req is the origin's own)"
 for i in $(seq 0 $((n - 1))); do
-	[ "${FAILED[$i]:-0}" -gt 0 ] && echo "FAILURES: ${names[$i]}: ${FAILED[$i]} requests failed in hey's and wrk's runs (errors or statuses outside 2xx): its req/s is no success rate"
+	[ "${FAILED[$i]:-0}" -gt 0 ] && echo "FAILURES: ${names[$i]}: ${FAILED[$i]} requests failed in hey's, wrk's and vegeta's runs (errors, statuses outside 2xx, or a vegeta run with no answer): its req/s is no success rate"
 done
 declare -A FQ SQ
 if [ "$FIXED_RATE" -gt 0 ]; then
