@@ -130,6 +130,7 @@ func (x rampingVUs) vuLoop(reg, hard context.Context, e *engine, v *vu, h *handl
 	for {
 		active, ictx := h.state()
 		if !active {
+			v.em.flush() // parked until the ramp needs it again: hand over what is buffered
 			select {
 			case <-h.wake:
 				continue

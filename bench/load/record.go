@@ -1,5 +1,7 @@
 package load
 
+import "time"
+
 // recKind says what a record reports.
 type recKind uint8
 
@@ -62,13 +64,19 @@ func (b *batches) put(x *batch) {
 	}
 }
 
+// flushAfter bounds how long a record waits in a producer's batch. k6
+// evaluates thresholds (abortOnFail) every 2 s on what reached it; a VU
+// with 300 ms of think time fills its 64 records in 10 s.
+const flushAfter = int64(time.Second)
+
 // emitter buffers one producer's records (a VU, the scheduler, the gauge
 // sampler) and sends them in batches; it is not safe for concurrent use.
 type emitter struct {
-	out  chan<- *batch
-	pool *batches
-	cur  *batch
-	scen uint8 // stamped on every record
+	out    chan<- *batch
+	pool   *batches
+	cur    *batch
+	oldest int64 // end of the first record in cur
+	scen   uint8 // stamped on every record
 }
 
 func (e *emitter) emit(r *record) {
@@ -76,8 +84,21 @@ func (e *emitter) emit(r *record) {
 	if e.cur == nil {
 		e.cur = e.pool.get()
 	}
+	if len(e.cur.recs) == 0 {
+		e.oldest = r.end
+	}
 	e.cur.recs = append(e.cur.recs, *r)
 	if len(e.cur.recs) == cap(e.cur.recs) {
+		e.flush()
+	}
+}
+
+// flushBy hands over the batch if its oldest record would be older than
+// flushAfter at `at` (ns since the run's base): before an iteration and
+// before a sleep, so a record reaches the collector within about a
+// second plus one request.
+func (e *emitter) flushBy(at int64) {
+	if e.cur != nil && len(e.cur.recs) > 0 && at-e.oldest >= flushAfter {
 		e.flush()
 	}
 }

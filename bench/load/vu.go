@@ -120,6 +120,7 @@ func (v *vu) invalidate() {
 // Ctrl-C) is interrupted, and its cut request is not recorded, as k6 does.
 func (v *vu) iterate(ctx context.Context) bool {
 	start := v.e.clk.now()
+	v.em.flushBy(start)
 	ok := v.request(ctx, v.e.mix.pick(v.rng))
 	if ok && v.e.cfg.ClientCPU > 0 {
 		cpuburn.SpinMillis(v.e.cfg.ClientCPU.D().Milliseconds())
@@ -149,6 +150,7 @@ func (v *vu) sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
+	v.em.flushBy(v.e.clk.now() + int64(d))
 	v.sleeper.Reset(d)
 	select {
 	case <-v.sleeper.C:
