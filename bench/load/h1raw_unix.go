@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"syscall"
+
+	"github.com/middlebench/middlebench/internal/rawio"
 )
 
 // rawOf returns the connection's file descriptor access, or nil when it
@@ -83,7 +85,7 @@ func (s *h1Source) rawSendRead(p []byte) (int, error) {
 func (s *h1Source) rawStep(fd uintptr) bool {
 	if !s.sent {
 		for s.wrote < len(s.head) {
-			n, err := syscall.Write(int(fd), s.head[s.wrote:])
+			n, err := rawio.Write(int(fd), s.head[s.wrote:])
 			if err == syscall.EINTR {
 				continue
 			}
@@ -97,7 +99,7 @@ func (s *h1Source) rawStep(fd uintptr) bool {
 		return false
 	}
 	for {
-		n, err := syscall.Read(int(fd), s.p)
+		n, err := rawio.Read(int(fd), s.p)
 		switch err {
 		case syscall.EINTR:
 			continue
