@@ -123,7 +123,7 @@ func (lp *httpLoop) clientEvent(c *loopClient, ev uint32) {
 		}
 		return
 	}
-	n, err := readRetry(c.fd, (*c.in)[c.w:])
+	n, err := lp.set.read(c.fd, (*c.in)[c.w:])
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return
@@ -304,7 +304,7 @@ func (lp *httpLoop) send(c *loopClient, p []byte) {
 		c.pending = append(c.pending, p...)
 		return
 	}
-	n, err := writeRetry(c.fd, p)
+	n, err := lp.set.write(c.fd, p)
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		lp.clientLost(c)
 		return
@@ -318,7 +318,7 @@ func (lp *httpLoop) send(c *loopClient, p []byte) {
 // flushPending writes what waits for the client; once all has gone, what
 // waited for it goes on.
 func (lp *httpLoop) flushPending(c *loopClient) {
-	n, err := writeRetry(c.fd, c.pending)
+	n, err := lp.set.write(c.fd, c.pending)
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		lp.clientLost(c)
 		return

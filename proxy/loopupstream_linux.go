@@ -160,7 +160,7 @@ func (lp *httpLoop) sendOn(c *loopClient, u *loopUp) {
 	c.up, u.c = u, c
 	u.got, u.r, u.w = false, 0, 0
 	u.chunks = chunkScanner{}
-	n, err := writeRetry(u.fd, c.upHead)
+	n, err := lp.set.write(u.fd, c.upHead)
 	switch {
 	case err != nil && !errors.Is(err, unix.EAGAIN):
 		lp.upFailed(u, u.opError("write", err))
@@ -186,7 +186,7 @@ func (lp *httpLoop) upEvent(u *loopUp, ev uint32) {
 		return
 	}
 	if ev&unix.EPOLLOUT != 0 && len(u.out) > 0 {
-		n, err := writeRetry(u.fd, u.out)
+		n, err := lp.set.write(u.fd, u.out)
 		if err != nil && !errors.Is(err, unix.EAGAIN) {
 			lp.upFailed(u, u.opError("write", err))
 			return
@@ -212,7 +212,7 @@ func (lp *httpLoop) upRead(u *loopUp) {
 		u.w = copy(in, in[u.r:u.w])
 		u.r = 0
 	}
-	n, err := readRetry(u.fd, in[u.w:])
+	n, err := lp.set.read(u.fd, in[u.w:])
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return

@@ -256,11 +256,11 @@ func (r *relay) pump(e *relayEnd) {
 		return
 	}
 	buf := *p.bufs[e.i]
-	n, err := readRetry(e.fd, buf)
+	n, err := r.set.read(e.fd, buf)
 	if !r.brought(e, o, n, err) {
 		return
 	}
-	w, err := writeRetry(o.fd, buf[:n])
+	w, err := r.set.write(o.fd, buf[:n])
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		r.end(p)
 		return
@@ -308,7 +308,7 @@ func (r *relay) brought(e, o *relayEnd, n int, err error) bool {
 // does not take yet stays in the pipe, and e is not read meanwhile.
 func (r *relay) pumpSplice(e, o *relayEnd) {
 	p := e.pair
-	n, err := spliceRetry(e.fd, p.pipes[e.i][1], relaySpliceChunk)
+	n, err := r.set.splice(e.fd, p.pipes[e.i][1], relaySpliceChunk)
 	if !r.brought(e, o, n, err) {
 		return
 	}
@@ -328,7 +328,7 @@ func (r *relay) pumpSplice(e, o *relayEnd) {
 func (r *relay) drainPipe(i int, o *relayEnd) bool {
 	p := o.pair
 	for p.piped[i] > 0 {
-		m, err := spliceRetry(p.pipes[i][0], o.fd, p.piped[i])
+		m, err := r.set.splice(p.pipes[i][0], o.fd, p.piped[i])
 		if errors.Is(err, unix.EAGAIN) {
 			return true
 		}
@@ -347,7 +347,7 @@ func (r *relay) flush(o *relayEnd) {
 	p := o.pair
 	e := &p.ends[1-o.i]
 	if len(o.pending) > 0 {
-		w, err := writeRetry(o.fd, o.pending)
+		w, err := r.set.write(o.fd, o.pending)
 		if err != nil && !errors.Is(err, unix.EAGAIN) {
 			r.end(p)
 			return
@@ -437,31 +437,4 @@ func (r *relay) end(p *relayPair) {
 		}
 	}
 	close(p.done)
-}
-
-func readRetry(fd int, b []byte) (int, error) {
-	for {
-		n, err := unix.Read(fd, b)
-		if !errors.Is(err, unix.EINTR) {
-			return max(n, 0), err
-		}
-	}
-}
-
-func spliceRetry(from, to, n int) (int, error) {
-	for {
-		m, err := unix.Splice(from, nil, to, nil, n, unix.SPLICE_F_NONBLOCK|unix.SPLICE_F_MOVE)
-		if !errors.Is(err, unix.EINTR) {
-			return max(int(m), 0), err
-		}
-	}
-}
-
-func writeRetry(fd int, b []byte) (int, error) {
-	for {
-		n, err := unix.Write(fd, b)
-		if !errors.Is(err, unix.EINTR) {
-			return max(n, 0), err
-		}
-	}
 }
