@@ -228,12 +228,7 @@ func pollNow(ep int, events []unix.EpollEvent) (int, error) {
 }
 
 func epollWait(ep int, events []unix.EpollEvent, msec int) (int, error) {
-	for {
-		n, err := unix.EpollWait(ep, events, msec)
-		if !errors.Is(err, unix.EINTR) {
-			return n, err
-		}
-	}
+	return retryEINTR(func() (int, error) { return unix.EpollWait(ep, events, msec) })
 }
 
 // loopRun is what a box's loops (the relay, the HTTP loop) share around
