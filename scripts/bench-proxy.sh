@@ -53,7 +53,9 @@
 # one P the boxes' epoll loops wait in Go's poller rather than block in
 # epoll_wait (proxy/eventset_linux.go): pinned, box(http) on its HTTP loop
 # read 0.89× toxiproxy with hey at 0.99× its CPU per request, unpinned
-# 1.07× at 0.74× (2026-12-03).
+# 1.07× at 0.74× (2026-12-03); since the poller's loops make raw system
+# calls (internal/rawio), pinned 1.13× at 0.77×, the build before beside
+# it 1.08× at 0.83× (3 rounds, 2026-12-03 15:35-15:44).
 # Targets (issue 16): box(http) ≥ 1.0× toxiproxy's requests/s, box(bytes) ≥
 # 1.2×, and each box's added p50 and p99 ≤ toxiproxy's.
 #
