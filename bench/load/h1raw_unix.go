@@ -40,7 +40,7 @@ func (s *h1Source) closedWhileIdle() bool {
 	closed := false
 	var b [1]byte
 	err := s.raw.Read(func(fd uintptr) bool {
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		n, err := rawio.Peek(int(fd), b[:])
 		closed = n > 0 || (err == nil && n == 0) || (err != nil && !errors.Is(err, syscall.EAGAIN) && !errors.Is(err, syscall.EINTR))
 		return true // never wait
 	})

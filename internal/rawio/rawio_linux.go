@@ -46,3 +46,13 @@ func result(n uintptr, e unix.Errno) (int, error) {
 	}
 	return int(n), nil
 }
+
+// Peek is recvfrom(2) with MSG_PEEK|MSG_DONTWAIT: what the socket holds,
+// left in it, without waiting.
+func Peek(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+	return result(n, e)
+}

@@ -27,6 +27,9 @@ func TestReadWrite(t *testing.T) {
 	if n, err := Write(a, []byte("hello")); n != 5 || err != nil {
 		t.Fatalf("write: %d, %v", n, err)
 	}
+	if n, err := Peek(b, buf[:2]); n != 2 || err != nil || string(buf[:n]) != "he" {
+		t.Fatalf("peek: %d %q, %v", n, buf[:max(n, 0)], err)
+	}
 	if n, err := Read(b, buf); n != 5 || err != nil || string(buf[:n]) != "hello" {
 		t.Fatalf("read: %d %q, %v", n, buf[:max(n, 0)], err)
 	}
@@ -36,7 +39,13 @@ func TestReadWrite(t *testing.T) {
 	if n, err := Write(-1, []byte("x")); n != 0 || !errors.Is(err, unix.EBADF) {
 		t.Fatalf("write to -1: %d, %v; want 0, EBADF", n, err)
 	}
+	if n, err := Peek(b, buf); n != 0 || !errors.Is(err, unix.EAGAIN) {
+		t.Fatalf("peek of an empty socket: %d, %v; want 0, EAGAIN", n, err)
+	}
 	unix.Close(a)
+	if n, err := Peek(b, buf); n != 0 || err != nil {
+		t.Fatalf("peek after the peer closed: %d, %v; want 0 (EOF), nil", n, err)
+	}
 	if n, err := Read(b, buf); n != 0 || err != nil {
 		t.Fatalf("read after the peer closed: %d, %v; want 0 (EOF), nil", n, err)
 	}
