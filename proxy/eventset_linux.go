@@ -180,7 +180,10 @@ func (s *eventSet) wait(events []unix.EpollEvent) (int, error) {
 // (rawio): through the runtime's entry the first call after a park woke
 // sysmon whenever the process had been idle (pinned to one CPU, 3 rounds
 // beside the build before, 2026-12-03 15:35-15:44: the HTTP box's CPU per
-// request 19.2 µs against 20.5, its added p50 37 against 66). A blocked
+// request 19.2 µs against 20.5, the byte box's 17.4 against 18.3). What
+// it does to latency there is within the noise: added p50 37 µs against
+// 66 in that run, but 50-53 against 44-48 in three hoplat runs of the two
+// builds alone (16:49), where the byte box read 8-13 against 17-21. A blocked
 // set keeps the entry: raw there, sysmon woke and preempted more (the
 // byte box at 2,000 req/s in hey's bursts, 4 rounds, 15:55: 71-77 µs per
 // request against 48-55, nanosleeps 9.8k against 4.0-4.9k and tgkills 170
