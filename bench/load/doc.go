@@ -5,14 +5,17 @@
 // lib/netext/httpext/tracer.go), with k6's metric names and tags.
 //
 // Every VU owns its transport (connection pool), tracer and prepared
-// requests; finished requests go to one collector in batches of 64, which
-// keeps HDR-histogram trends per sweep step and merges them at the end, so
-// the request path takes no shared lock and allocates nothing of its own.
+// requests; finished requests go to one collector in batches of 64 (or
+// once the oldest is a second old, so thresholds with abortOnFail see them
+// in time), which keeps HDR-histogram trends per sweep step and merges
+// them at the end, so the request path takes no shared lock and allocates
+// nothing of its own.
 // Plain-HTTP requests without a body (GET, HEAD, OPTIONS, TRACE to one
 // address) go through the VU's lean HTTP/1.1 client (h1conn.go): one
-// keep-alive connection written and read by the VU's goroutine, the head
-// rendered once with net/http's bytes, common response heads parsed in
-// place and any other read by http.ReadResponse; the tracer's hooks are
+// keep-alive connection written and read by the VU's goroutine (raw system
+// calls: internal/rawio), the head rendered once with net/http's bytes,
+// common response heads parsed in place and any other read by
+// http.ReadResponse; the tracer's hooks are
 // called at the moments net/http calls them, so the phases keep k6's
 // definitions, and a request allocates nothing. HTTPS (HTTP/2 by ALPN),
 // uploads, --http-debug and the rest go through net/http's transport.
