@@ -67,7 +67,8 @@ func newEventSet(name string, block bool) (*eventSet, error) {
 	return s, nil
 }
 
-// signal wakes the loop (from any goroutine).
+// signal wakes the loop (from any goroutine, so raw whatever the loop's
+// way of waiting, which only the loop may read).
 func (s *eventSet) signal() error {
 	one := [8]byte{1}
 	_, err := rawio.Write(s.wake, one[:])
@@ -80,7 +81,7 @@ func (s *eventSet) signal() error {
 // drainWake clears the eventfd's count (the loop, on its event).
 func (s *eventSet) drainWake() {
 	var buf [8]byte
-	_, _ = rawio.Read(s.wake, buf[:])
+	_, _ = s.read(s.wake, buf[:])
 }
 
 // close closes the set's own descriptors.

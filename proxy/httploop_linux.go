@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/middlebench/middlebench/internal/rawio"
 )
 
 // httpLoop serves a plain-HTTP box's client connections from one
@@ -203,7 +201,7 @@ func (lp *httpLoop) loop() {
 				}
 			case timerPad:
 				var buf [8]byte
-				_, _ = rawio.Read(lp.timer, buf[:])
+				_, _ = lp.set.read(lp.timer, buf[:])
 				lp.armedFor = time.Time{}
 			default:
 				lp.dispatch(ev)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net"
 	"syscall"
+
+	"github.com/middlebench/middlebench/internal/rawio"
 )
 
 // peerClosed peeks at an idle connection without blocking: the peer closed
@@ -23,7 +25,7 @@ func peerClosed(c net.Conn, tlsConn bool) bool {
 	closed := false
 	var buf [1]byte
 	err = rc.Read(func(fd uintptr) bool {
-		n, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		n, rerr := rawio.Peek(int(fd), buf[:])
 		switch {
 		case errors.Is(rerr, syscall.EAGAIN):
 		case rerr != nil, n == 0:

@@ -24,6 +24,16 @@ func Write(fd int, p []byte) (int, error) {
 	return result(n, e)
 }
 
+// Peek is recvfrom(2) with MSG_PEEK|MSG_DONTWAIT: what the socket holds,
+// left in it, without waiting.
+func Peek(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+	return result(n, e)
+}
+
 // Splice is splice(2) of n bytes without offsets; flags should hold
 // SPLICE_F_NONBLOCK.
 func Splice(from, to, n int, flags int) (int, error) {
@@ -45,14 +55,4 @@ func result(n uintptr, e unix.Errno) (int, error) {
 		return 0, e
 	}
 	return int(n), nil
-}
-
-// Peek is recvfrom(2) with MSG_PEEK|MSG_DONTWAIT: what the socket holds,
-// left in it, without waiting.
-func Peek(fd int, p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	n, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
-	return result(n, e)
 }
