@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -34,6 +35,9 @@ type eventSet struct {
 	pollEvents []unix.EpollEvent
 	pollN      int
 	pollErr    error
+	// A blocked loop's last yield to the scheduler and last batch of
+	// events (see waitBlocked).
+	yielded, active time.Time
 }
 
 // wakePad marks the eventfd's events.
@@ -131,11 +135,11 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 // wait returns the set's next events (EINTR retried). It waits one of two
 // ways. Blocked in epoll_wait, the loop's thread holds its P for the Go
 // scheduler while it sleeps (a system call), until sysmon hands the P on
-// (20 µs to 10 ms later): cheapest when the loop is its process's only
-// work and busy, the kernel waking the loop's own thread (a box under
-// wrk -c50 on a 2-core VM, 2026-12-03: the byte relay 15.6-17.3 µs of CPU
-// per request, the HTTP loop 17.5-22.7, against 22.8-25.4 and 27.4-34.8
-// in the poller). Waiting in the runtime's poller for the set to become
+// (a wait over 10 ms; waitBlocked keeps a busy loop's waits shorter):
+// cheapest when the loop is its process's only work and busy, the kernel
+// waking the loop's own thread (a box under wrk -c50 on a 2-core VM,
+// 2026-12-03: the byte relay 15.6-17.3 µs of CPU per request, the HTTP
+// loop 17.5-22.7, against 22.8-25.4 and 27.4-34.8 in the poller). Waiting in the runtime's poller for the set to become
 // readable (a set is while it holds events), the goroutine parks and
 // holds no P, and epoll_wait does not wait: what a loop must do in a
 // process with other work — a harness whose load engine, server and boxes
@@ -160,7 +164,7 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 // measurement made through it; its CPU at light load is not.
 func (s *eventSet) wait(events []unix.EpollEvent) (int, error) {
 	if s.epc == nil {
-		return epollWait(s.ep, events, -1)
+		return s.waitBlocked(events)
 	}
 	s.pollEvents = events
 	rerr := s.epc.Read(s.pollFn)
@@ -171,9 +175,46 @@ func (s *eventSet) wait(events []unix.EpollEvent) (int, error) {
 		// in epoll_wait from now on, as with more Ps.
 		log.Printf("%s: waiting in the runtime's poller: %v; blocking in epoll_wait instead", s.name, rerr)
 		s.epc = nil
-		return epollWait(s.ep, events, -1)
+		return s.waitBlocked(events)
 	}
 	return n, err
+}
+
+// A blocked loop's goroutine never parks, so sysmon (Go 1.26, proc.go's
+// retake) sees it on one schedtick: after 10 ms it preempts it (a signal)
+// and, as it is in epoll_wait, hands its P on, and each hand-off sets
+// sysmon polling every 20 µs again; a wait over 10 ms is handed on too. So
+// while the loop is busy it yields every blockedYield and waits at most
+// blockedWaitMs at a time, neither reaching sysmon's 10 ms (the byte box
+// under hey -c50, 5 s: 12,129 sysmon nanosleeps and 163 tgkills for 91,000
+// requests, 2026-12-03); after blockedActive without events it blocks
+// until the next, and an idle box costs no wake-ups.
+const (
+	blockedYield  = 3 * time.Millisecond
+	blockedWaitMs = 3
+	blockedActive = time.Second
+)
+
+// waitBlocked is wait in epoll_wait (EINTR retried), never returning 0 events.
+func (s *eventSet) waitBlocked(events []unix.EpollEvent) (int, error) {
+	for {
+		now := time.Now()
+		if now.Sub(s.yielded) >= blockedYield {
+			runtime.Gosched()
+			s.yielded = now
+		}
+		timeout := -1
+		if now.Sub(s.active) < blockedActive {
+			timeout = blockedWaitMs
+		}
+		n, err := epollWait(s.ep, events, timeout)
+		if n > 0 {
+			s.active = now
+		}
+		if n > 0 || err != nil || timeout < 0 {
+			return n, err
+		}
+	}
 }
 
 // read, write and splice are the loops' calls on their non-blocking

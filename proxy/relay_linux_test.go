@@ -253,3 +253,41 @@ func TestRelayWaitFallsBackToBlocking(t *testing.T) {
 		t.Fatal("the loop still waits in the poller that refused it")
 	}
 }
+
+// TestBlockedWaitReturnsEvents: a blocked set's wait returns only events,
+// whether the loop was busy a moment ago (it then waits blockedWaitMs at a
+// time, yielding between) or idle (it blocks until the next event).
+func TestBlockedWaitReturnsEvents(t *testing.T) {
+	const after = 40 * time.Millisecond // well over blockedWaitMs
+	for _, tc := range []struct {
+		name   string
+		active time.Duration // how long ago the set last had events
+	}{
+		{"busy a moment ago", time.Millisecond},
+		{"idle", 2 * blockedActive},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := newEventSet("test", true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.close()
+			s.epc = nil // blocked whatever GOMAXPROCS is
+			s.active = time.Now().Add(-tc.active)
+			timer := time.AfterFunc(after, func() { _ = s.signal() })
+			defer timer.Stop()
+			start := time.Now()
+			events := make([]unix.EpollEvent, 4)
+			n, err := s.wait(events)
+			if err != nil || n != 1 || events[0].Pad != wakePad {
+				t.Fatalf("wait: %d events (%v), want the wake-up's one", n, err)
+			}
+			if took := time.Since(start); took < after {
+				t.Fatalf("wait returned after %v, before the only event (%v)", took, after)
+			}
+			if !s.active.After(start.Add(-time.Millisecond)) {
+				t.Fatalf("the set's last events are at %v, not this wait's", s.active)
+			}
+		})
+	}
+}
