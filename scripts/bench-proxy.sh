@@ -29,12 +29,13 @@
 #                and so send in bursts (at 2000 req/s, 50 requests every
 #                25 ms: a box then sleeps over 20 ms between bursts), and
 #                with vegeta at a steady rate on as many connections. A
-#                box blocked in epoll_wait pays the Go scheduler for each
-#                long sleep (proxy/eventset_linux.go): at 2000 req/s the
-#                HTTP box read 61-71 µs per request in hey's bursts against
-#                toxiproxy's 54-71 (0.93× and 1.20× in two runs), and
-#                100-106 at vegeta's steady rate against 145-162 (0.66×;
-#                3 rounds, 2026-12-03 14:44-14:50 UTC).
+#                box blocked in epoll_wait paid the Go scheduler (sysmon's
+#                hand-offs of its P) until its loop kept its waits under
+#                10 ms (proxy/eventset_linux.go, waitBlocked): at 2000
+#                req/s in hey's bursts the HTTP box then read 50 [45..69]
+#                µs per request against toxiproxy's 60 (0.83×), the build
+#                before 64 (1.13×), the byte box 44 against 50 (3 rounds,
+#                2026-12-03 19:31-19:40 UTC).
 # Each figure is the median over rounds with its spread [least..most]; the
 # ratios to toxiproxy are the median of the per-round ratios (each round's
 # runs share that moment's load), with their spread.
