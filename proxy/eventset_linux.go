@@ -139,9 +139,10 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 // cheapest when the loop is its process's only work and busy, the kernel
 // waking the loop's own thread (a box under wrk -c50 on a 2-core VM,
 // 2026-12-03: the byte relay 15.6-17.3 µs of CPU per request, the HTTP
-// loop 17.5-22.7, against 22.8-25.4 and 27.4-34.8 in the poller). Waiting in the runtime's poller for the set to become
-// readable (a set is while it holds events), the goroutine parks and
-// holds no P, and epoll_wait does not wait: what a loop must do in a
+// loop 17.5-22.7, against 22.8-25.4 and 27.4-34.8 in the poller).
+// Waiting in the runtime's poller for the set to become readable (a set
+// is while it holds events), the goroutine parks and holds no P, and
+// epoll_wait does not wait: what a loop must do in a
 // process with other work — a harness whose load engine, server and boxes
 // share its Ps, where a blocked loop left the others one P of two (through
 // an HTTP box at one connection in a test's process: 570 ms for 8,000
