@@ -2,9 +2,11 @@ package precise
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/realtimetest"
 	"golang.org/x/sys/unix"
 )
 
@@ -14,25 +16,27 @@ import (
 // so the baseline is a bare timerfd of the same second, read by a blocking
 // thread, taken in turn with the Sleeper's. Scheduling noise only ever adds
 // lateness, so the fastest of each is compared: the Sleeper may not be later
-// by half the widening.
+// by half the widening. The Sleeper's wake-up passes through more threads
+// than the bare one, so a disturbance can cost it more (a clean-clone CI
+// run: +1.29 ms against +0.61): a round over the bound is measured again.
 func TestLongSleepNotWidened(t *testing.T) {
 	s := NewSleeper()
 	defer s.Close()
 	bare := bareTimerfd(t)
 	const d = time.Second
-	sleeper, baseline := time.Hour, time.Hour
-	for range 3 {
-		t0 := time.Now()
-		if err := s.Sleep(context.Background(), d); err != nil {
-			t.Fatal(err)
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		sleeper, baseline := time.Hour, time.Hour
+		for range 3 {
+			t0 := time.Now()
+			if err := s.Sleep(context.Background(), d); err != nil {
+				t.Fatal(err)
+			}
+			sleeper = min(sleeper, time.Since(t0)-d)
+			baseline = min(baseline, bare(d))
 		}
-		sleeper = min(sleeper, time.Since(t0)-d)
-		baseline = min(baseline, bare(d))
-	}
-	t.Logf("fastest wake-up after 1 s: the Sleeper +%v, a bare timerfd +%v", sleeper, baseline)
-	if sleeper-baseline > 500*time.Microsecond {
-		t.Errorf("the Sleeper wakes %v later than a bare timerfd after 1 s; a widened timeout would add 1 ms", sleeper-baseline)
-	}
+		t.Logf("fastest wake-up after 1 s: the Sleeper +%v, a bare timerfd +%v", sleeper, baseline)
+		r.Band("the Sleeper's wake-up after 1 s − a bare timerfd's (µs)", float64(sleeper-baseline)/1e3, math.Inf(-1), 500)
+	})
 }
 
 // bareTimerfd returns a sleep on a timerfd of its own, read by a blocking

@@ -160,11 +160,76 @@ func TestRoundsRepeatedCheck(t *testing.T) {
 	}
 }
 
+// TestRoundsDifference: a difference below its band is a disturbed
+// round, not a failure at once, and fails when no round was in the band
+// (band 40 ms ± 1 ms).
+func TestRoundsDifference(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		values []time.Duration // per round
+		fail   bool
+		ran    int
+	}{
+		{"in band", []time.Duration{40500 * time.Microsecond}, false, 1},
+		{"below, then in band", []time.Duration{32 * time.Millisecond, 40 * time.Millisecond}, false, 2},
+		{"above, then in band", []time.Duration{48 * time.Millisecond, 40 * time.Millisecond}, false, 2},
+		{"below in every round", []time.Duration{38 * time.Millisecond, 38900 * time.Microsecond, 30 * time.Millisecond}, true, 3},
+		{"below and above, never in band", []time.Duration{38 * time.Millisecond, 42 * time.Millisecond, 41100 * time.Microsecond}, true, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			ran := 0
+			rounds(rec, 3, func(r *Round) {
+				r.Difference("far − near", tt.values[ran], 40*time.Millisecond, time.Millisecond)
+				ran++
+			}, quietHost)
+			if got := rec.failed > 0; got != tt.fail {
+				t.Errorf("failed = %v, want %v", got, tt.fail)
+			}
+			if ran != tt.ran {
+				t.Errorf("measured %d rounds, want %d", ran, tt.ran)
+			}
+		})
+	}
+}
+
+// takes is a host from which the hypervisor takes share of every CPU's
+// time, as a clock would count it.
+func takes(share float64) host {
+	start := time.Now()
+	return host{await: noWait, cpus: 2, stolen: func() time.Duration {
+		return time.Duration(share * 2 * float64(time.Since(start)))
+	}}
+}
+
+// TestStolenUnderLoad: the share read while the CPUs spin is the share the
+// host takes.
+func TestStolenUnderLoad(t *testing.T) {
+	for _, share := range []float64{0, 0.05, 0.5} {
+		if got := takes(share).stolenUnderLoad(); math.Abs(got-share) > 0.01 {
+			t.Errorf("host taking %.2f: read %.3f", share, got)
+		}
+	}
+}
+
+// TestAwaitQuietWaitsOutSteal: while the hypervisor takes half the CPUs,
+// no moment is quiet: the wait ends at its limit, not quiet.
+func TestAwaitQuietWaitsOutSteal(t *testing.T) {
+	start := time.Now()
+	waited, quiet := takes(0.5).awaitQuiet(time.Second)
+	if quiet || waited < time.Second {
+		t.Errorf("with half the CPUs taken: quiet %v after %v, want not quiet after 1s", quiet, waited)
+	}
+	if took := time.Since(start); took > 3*time.Second { // bounded, not punctual: the probes themselves may stall
+		t.Errorf("awaitQuiet(1s) took %v", took)
+	}
+}
+
 // TestAwaitQuietIsBounded: however busy the machine, the wait ends by its
 // limit (and a quiet machine does not wait at all).
 func TestAwaitQuietIsBounded(t *testing.T) {
 	start := time.Now()
-	waited, quiet := awaitQuiet(200 * time.Millisecond)
+	waited, quiet := thisHost().awaitQuiet(200 * time.Millisecond)
 	t.Logf("waited %v, quiet %v", waited, quiet)
 	if took := time.Since(start); took > 200*time.Millisecond+2*time.Second { // bounded, not punctual: the probes themselves may stall
 		t.Errorf("awaitQuiet(200ms) took %v", took)
