@@ -119,11 +119,11 @@ func (r *Round) judge(name string, below bool, msg string) {
 }
 
 // Rounds runs measure up to n times, each round in a quiet moment when one
-// comes within quietWait (see awaitQuiet). A value below its band
-// fails the test in any round (a Difference's is judged as above is). Above is judged per check (by name): a
-// check passes when one round had all its values within the band, and the
-// test fails when a check had a value above its band in every round it ran
-// in. Rounds end once every check has passed. A round with a value above
+// comes within quietWait (see awaitQuiet). A value below its band fails
+// the test in any round (a Difference's is judged as above is). Above is
+// judged per check (by name): a check passes when one round had all its
+// values within the band, and the test fails when a check had a value
+// above its band in every round it ran in. Rounds end once every check has passed. A round with a value above
 // its band during which the hypervisor took at least StolenShare of the
 // CPUs is measured again, up to n more rounds (see Stolen): on this
 // machine a wire's line, the top priority in the VM, released packets 14
@@ -205,8 +205,9 @@ func rounds(t testing.TB, n int, measure func(r *Round), h host) {
 }
 
 // quietWait bounds how long a round waits for a quiet moment. The
-// hypervisor here has taken 40-58 % of the CPUs for minutes at a time (a
-// clean-clone CI run, 2026-12-03): a round waits out half a minute of it.
+// hypervisor here has taken 39-58 % of the CPUs for over two minutes (a
+// clean-clone CI run's wire tests, 2026-12-03): a round waits out half a
+// minute of it.
 const quietWait = 30 * time.Second
 
 // stealProbe is how long every CPU is kept busy to read the hypervisor's
