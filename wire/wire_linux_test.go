@@ -156,8 +156,8 @@ func TestConnectPaysTheRoundTrip(t *testing.T) {
 // The two wires' handshakes are taken in turn, and the difference of their
 // medians is judged (best of three rounds; noise only adds, so a median is
 // the least disturbed middle, but it adds to the baseline's too, so a low
-// difference is a disturbed round as a high one is: realtimetest.Difference). The whole handshakes, what k6 would read, are
-// logged.
+// difference is a disturbed round as a high one is: realtimetest.Difference).
+// The whole handshakes, what k6 would read, are logged.
 func TestTLSHandshakeRoundTrips(t *testing.T) {
 	type handshake struct{ whole, network time.Duration }
 	handshakes := func(w *Wire) func(version uint16) handshake {

@@ -46,6 +46,18 @@ func TestSingleMeasurements(t *testing.T) {
 
 func noWait() (time.Duration, bool) { return 0, true }
 
+// verdict checks a scripted run of rounds: whether it failed the test, and
+// how many rounds it measured.
+func verdict(t *testing.T, rec *recorder, ran int, fail bool, wantRan int) {
+	t.Helper()
+	if got := rec.failed > 0; got != fail {
+		t.Errorf("failed = %v, want %v", got, fail)
+	}
+	if ran != wantRan {
+		t.Errorf("measured %d rounds, want %d", ran, wantRan)
+	}
+}
+
 // quietHost is a machine that is quiet at once and from which nothing is
 // taken.
 var quietHost = host{await: noWait, stolen: func() time.Duration { return 0 }, cpus: 2}
@@ -83,12 +95,7 @@ func TestRoundsStolen(t *testing.T) {
 				}
 				ran++
 			}, h)
-			if got := rec.failed > 0; got != tt.fail {
-				t.Errorf("failed = %v, want %v", got, tt.fail)
-			}
-			if ran != tt.ran {
-				t.Errorf("measured %d rounds, want %d", ran, tt.ran)
-			}
+			verdict(t, rec, ran, tt.fail, tt.ran)
 		})
 	}
 }
@@ -123,12 +130,7 @@ func TestRounds(t *testing.T) {
 				r.Band("a", v[0], 100, 103)
 				r.Within("b", time.Duration(v[1]*float64(time.Millisecond)), 101500*time.Microsecond, 1500*time.Microsecond)
 			}, quietHost)
-			if got := rec.failed > 0; got != tt.fail {
-				t.Errorf("failed = %v, want %v", got, tt.fail)
-			}
-			if ran != tt.ran {
-				t.Errorf("measured %d rounds, want %d", ran, tt.ran)
-			}
+			verdict(t, rec, ran, tt.fail, tt.ran)
 		})
 	}
 }
@@ -183,12 +185,7 @@ func TestRoundsDifference(t *testing.T) {
 				r.Difference("far − near", tt.values[ran], 40*time.Millisecond, time.Millisecond)
 				ran++
 			}, quietHost)
-			if got := rec.failed > 0; got != tt.fail {
-				t.Errorf("failed = %v, want %v", got, tt.fail)
-			}
-			if ran != tt.ran {
-				t.Errorf("measured %d rounds, want %d", ran, tt.ran)
-			}
+			verdict(t, rec, ran, tt.fail, tt.ran)
 		})
 	}
 }
