@@ -35,6 +35,7 @@ says fine" to check that the diagnosis names the right cause.`,
 		newK8sCmd(),
 		newBenchCmd(),
 		newRunCmd(),
+		newK6Cmd(),
 		newMysteryCmd(),
 	)
 	hideZeroDefaults(root)
