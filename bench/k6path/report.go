@@ -25,6 +25,9 @@ func (r *Result) write(w io.Writer) error {
 			}
 		}
 	}
+	if line := r.agreement(); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintln(w)
 	return r.Report.WriteText(w)
 }
@@ -63,3 +66,28 @@ func statuses(m map[string]int64) string {
 }
 
 func joinHosts(h []string) string { return strings.Join(h, ", ") }
+
+// agreement sets k6's counts beside the path's entry's and the boxes' 429s,
+// = where they agree and ≠ where they do not (a request k6 gave up on
+// mid-way, a box that answered for another client).
+func (r *Result) agreement() string {
+	if r.Path == nil || len(r.Path.Boxes) == 0 || r.Path.Boxes[0].Mode != proxy.ModeHTTP {
+		return ""
+	}
+	var rejected int64
+	for _, b := range r.Path.Boxes {
+		for _, st := range b.Stages {
+			rejected += st.Rejected["429"]
+		}
+	}
+	return fmt.Sprintf("counts: k6's requests %d %s the first box's %d; k6's 429s %d %s the boxes' %d",
+		r.Stream.Requests, eq(r.Stream.Requests, r.Path.Boxes[0].Requests), r.Path.Boxes[0].Requests,
+		r.Stream.Statuses["429"], eq(r.Stream.Statuses["429"], rejected), rejected)
+}
+
+func eq(a, b int64) string {
+	if a == b {
+		return "="
+	}
+	return "≠"
+}
