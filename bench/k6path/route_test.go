@@ -46,7 +46,7 @@ import { other } from './lib.js';
 // see http://docs.example.org/ for the API
 /* http://old.example.org/ */
 const base = "http://Shop.Example.com";
-const url = ` + "`https://${host}/x`" + `;
+const url = `+"`https://${host}/x`"+`;
 const s = 'not // a comment http://third.example.net/t';
 `)
 	got, err := scanScript(main, []string{"BASE=http://env.example.com:8080/", "N=3"})
