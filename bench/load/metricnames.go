@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -168,8 +169,10 @@ func newSubmetric(name string, scs []*scenarioRun) (*submetric, error) {
 		case "scenario":
 			preds = append(preds, perScenario(func(c *Config) bool { return c.scenario() == v }))
 		case "group":
-			ok := v == ""
-			preds = append(preds, func(*record) bool { return ok })
+			if v != "" {
+				return nil, fmt.Errorf("%w: submetric %q: group %q: groups are the script's group() calls, and the engine runs no script (its requests are in no group)", ErrConfig, name, v)
+			}
+			preds = append(preds, func(*record) bool { return true })
 		default:
 			// A tag of the run's own (options.tags, --tag, a scenario's tags).
 			known := false
@@ -198,15 +201,23 @@ func newSubmetric(name string, scs []*scenarioRun) (*submetric, error) {
 // its metric's type.
 func compileThresholds(c *Config) ([]metrics.Threshold, error) {
 	var out []metrics.Threshold
+	var unproduced []string
+	for name := range c.Thresholds {
+		if parent, _, err := metrics.SplitSubmetric(name); err == nil {
+			if _, _, known := metricType(parent); !known && !slices.Contains(unproduced, parent) {
+				unproduced = append(unproduced, parent)
+			}
+		}
+	}
+	if err := unproducedThresholds(unproduced); err != nil {
+		return nil, err
+	}
 	for name, exprs := range c.Thresholds {
 		parent, _, err := metrics.SplitSubmetric(name)
 		if err != nil {
 			return nil, fmt.Errorf("thresholds: %w", err)
 		}
-		typ, _, known := metricType(parent)
-		if !known {
-			return nil, fmt.Errorf("%w: thresholds: no metric %q (want one of k6's http_req_*, http_reqs, iterations, iteration_duration, data_sent, data_received, vus, vus_max, dropped_iterations, or server_time)", ErrConfig, parent)
-		}
+		typ, _, _ := metricType(parent)
 		for _, e := range exprs {
 			t, err := metrics.ParseThreshold(name, e.Threshold)
 			if err != nil {

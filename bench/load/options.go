@@ -221,7 +221,7 @@ func (c *Config) checkScenarioTop() error {
 
 func (s *Scenario) check(field string) error {
 	if s.Exec != "" && s.Exec != "default" {
-		return configErr(field+".exec", "%q: middlebench runs no script; a scenario's only function is \"default\" (its url or requests)", s.Exec)
+		return configErr(field+".exec", "%q is a function of the script, and the engine runs no script: a scenario's only function is \"default\", one request (its url) or a mix (its requests) per iteration; to run the script itself through a path: middlebench k6 EXPERIMENT.yaml -- run SCRIPT.js", s.Exec)
 	}
 	if s.StartTime < 0 {
 		return configErr(field+".startTime", "must not be negative")

@@ -38,6 +38,12 @@ ramping-vus, --iterations is shared-iterations, --duration is constant-vus.
 --vus 0 with a duration or iterations, --duration 0s and --iterations 0 are
 invalid, as in k6 (--vus 0 alone is ignored).
 
+It runs options, not scripts: a k6 script (FILE.js as the target or as
+--config) is refused with the command that runs it unchanged with real k6
+through a path (middlebench k6 EXPERIMENT.yaml -- run FILE.js), and so are
+options only a script can honour (an exec function, thresholds on checks,
+groups or custom metrics).
+
 --config takes middlebench's YAML scenario or k6's options object, YAML or
 JSON — what a script exports or what "k6 inspect" prints: scenarios (several
 executors at once, startTime, exec: default, tags, env), thresholds in both

@@ -9,6 +9,9 @@ import (
 // buildConfig is the scenario file (if any) with the given flags on top,
 // and the positional URL.
 func buildConfig(o Options) (*load.Config, error) {
+	if err := refuseScript(o.URL, o.ConfigFile); err != nil {
+		return nil, err
+	}
 	flags := o.Flags
 	if flags == nil {
 		flags = &load.Config{}
