@@ -126,22 +126,28 @@ func (x *arrivalRate) run(ctx context.Context, e *engine, start time.Time) {
 }
 
 func (x *arrivalRate) vuLoop(hard context.Context, e *engine, v *vu, work <-chan struct{}, done <-chan struct{}, ready *sync.WaitGroup) {
-	e.active.Add(1)
-	defer e.active.Add(-1)
 	if ready != nil {
 		ready.Done()
+	}
+	// A VU counts in the vus gauge while it runs an iteration, as k6
+	// counts an arrival-rate executor's VUs: the idle pre-allocated ones
+	// are in vus_max only.
+	iterate := func() {
+		e.active.Add(1)
+		defer e.active.Add(-1)
+		v.iterate(hard)
 	}
 	for {
 		select {
 		case <-work:
-			v.iterate(hard)
+			iterate()
 			continue
 		default:
 		}
 		v.em.flush() // about to wait: hand over what is buffered
 		select {
 		case <-work:
-			v.iterate(hard)
+			iterate()
 		case <-done:
 			return
 		case <-hard.Done():

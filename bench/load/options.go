@@ -284,7 +284,7 @@ func inherit(e, top *Config) {
 	}
 }
 
-// ExpandEnv replaces ${NAME} in the request URLs and header values with
+// ExpandEnv replaces ${NAME} (or ${__ENV.NAME}) in the request URLs and header values with
 // env's values (k6's __ENV for a run without a script); a name env lacks
 // is an error. With scenarios, each scenario's env is env plus its own,
 // applied when the scenario's config is built (Effective), so a top-level
@@ -362,7 +362,9 @@ func expandVars(s string, env map[string]string, missing *[]string) string {
 			b.WriteString(s)
 			return b.String()
 		}
-		name := s[i+2 : i+j]
+		// ${__ENV.NAME} is how a script's options write it (a template
+		// literal): the same variable as ${NAME}.
+		name := strings.TrimPrefix(s[i+2:i+j], "__ENV.")
 		v, ok := env[name]
 		if !ok {
 			*missing = append(*missing, name)

@@ -174,9 +174,13 @@ func compare(a float64, op string, b float64) bool {
 
 // ApplyThresholds evaluates ts on d, writes each verdict into the metric's
 // Thresholds (keyed by source, as handleSummary does) and returns how many
-// failed. A threshold on a metric the run never produced fails.
+// failed. A submetric no sample matched is k6's empty submetric: its
+// parent's type with every value 0, judged on those zeros and exported
+// (http_req_duration{status:500}: p(95)=0, so p(95)<500 passes). A
+// threshold on a metric the run never produced at all fails.
 func ApplyThresholds(d *Document, ts []Threshold) (failed int) {
 	for _, t := range ts {
+		addEmptySubmetric(d, t)
 		_, ok, err := t.Eval(d)
 		if err != nil {
 			ok = false
@@ -195,4 +199,39 @@ func ApplyThresholds(d *Document, ts []Threshold) (failed int) {
 		}
 	}
 	return failed
+}
+
+// emptyTrendStats are the values of an empty trend submetric, as k6
+// exports them (zeros), whatever the summary's trend stats.
+var emptyTrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"}
+
+// addEmptySubmetric puts t's submetric into d with zero values when the
+// run matched no sample to it and its parent is in d.
+func addEmptySubmetric(d *Document, t Threshold) {
+	if _, found := d.Metrics[t.Metric]; found {
+		return
+	}
+	parent, tags, err := SplitSubmetric(t.Metric)
+	if err != nil || len(tags) == 0 {
+		return
+	}
+	pm, found := d.Metrics[parent]
+	if !found {
+		return
+	}
+	m := Metric{Type: pm.Type, Contains: pm.Contains, Values: map[string]float64{}}
+	switch pm.Type {
+	case TypeTrend:
+		for _, k := range emptyTrendStats {
+			m.Values[k] = 0
+		}
+		m.Values[t.Agg] = 0 // a p(N) of the threshold's own
+	case TypeCounter:
+		m.Values["count"], m.Values["rate"] = 0, 0
+	case TypeRate:
+		m.Values["rate"], m.Values["passes"], m.Values["fails"] = 0, 0, 0
+	case TypeGauge:
+		m.Values["value"], m.Values["min"], m.Values["max"] = 0, 0, 0
+	}
+	d.Metrics[t.Metric] = m
 }

@@ -49,9 +49,14 @@ JSON — what a script exports or what "k6 inspect" prints: scenarios (several
 executors at once, startTime, exec: default, tags, env), thresholds in both
 forms ({threshold, abortOnFail, delayAbortEval}), summaryTrendStats, tags,
 noConnectionReuse, noVUConnectionReuse, userAgent, insecureSkipTLSVerify,
-discardResponseBodies. null means unset; an unknown key, or a k6 option
-middlebench cannot honour, is an error naming the key and its line. Flags
-win over the file. With no script, -e NAME=VALUE (and the environment)
+discardResponseBodies. null means unset; a k6 option middlebench cannot
+honour is an error naming the key and its line; an unknown key is ignored
+with a warning, as k6 does for a script's options. As in k6, the K6_*
+environment variables of the options the engine has (K6_VUS, K6_DURATION,
+K6_ITERATIONS, K6_STAGES, K6_USER_AGENT, K6_NO_CONNECTION_REUSE, …) win
+over the file and flags win over both; a duration, iterations or stages
+given there replace the file's whole schedule, scenarios included (with
+k6's warning). With no script, -e NAME=VALUE (and the environment)
 fill ${NAME} in the URL, the urls and the header values.
 
 Files: --summary-export is k6's legacy JSON, key for key; --results is
@@ -120,6 +125,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 				o.URL = args[0]
 			}
 			var err error
+			o.Environ = os.Environ() // K6_VUS, K6_DURATION, … as k6 reads them
 			if o.Env, err = envOf(os.Environ(), env); err != nil {
 				return &exitError{code: console.ExitInvalidConfig, err: err}
 			}
@@ -186,6 +192,7 @@ Exit status: 99 when a threshold fails, 104 for an invalid configuration,
 	f.StringArrayVar(&tags, "tag", nil, "NAME=VALUE tag on every sample (json, csv, submetrics); repeatable")
 	f.BoolVar(&o.Progress, "progress", false, "print progress even with --quiet")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no header and no progress (k6's --quiet)")
+	f.Bool("no-color", false, "k6's flag, accepted: the engine's output has no colour to turn off")
 	return cmd
 }
 

@@ -46,6 +46,9 @@ type Options struct {
 	// over the scenario file's).
 	Changed func(flag string) bool
 	Env     map[string]string // -e NAME=VALUE: ${NAME} in the URL, url and headers
+	// Environ is the process's environment, for the K6_* variables k6
+	// reads its options from (K6_VUS, K6_DURATION, …); nil: none.
+	Environ []string
 	Tags    map[string]string // --tag NAME=VALUE: on every sample
 
 	SummaryExport     string // k6's legacy --summary-export file

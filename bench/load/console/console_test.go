@@ -126,10 +126,6 @@ func TestScenarioFileAndFlags(t *testing.T) {
 	if cfg.Iterations != 6 || cfg.VUs != 2 || *cfg.UserAgent != "Grafana k6/1.4.2" {
 		t.Errorf("merged %+v", cfg)
 	}
-	os.WriteFile(file, []byte("url: http://a/\nvus: 2\nvu: 3\n"), 0o644)
-	if _, err := run(t, Options{ConfigFile: file, Quiet: true}); err == nil || !strings.Contains(err.Error(), "line 3") {
-		t.Errorf("unknown field: %v", err)
-	}
 }
 
 func TestFlagValues(t *testing.T) {

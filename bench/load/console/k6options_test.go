@@ -222,7 +222,6 @@ func readCSV(t *testing.T, path string) [][]string {
 // (and its line in the file) and exit 104.
 func TestBadK6Options(t *testing.T) {
 	tests := []struct{ name, file, want string }{
-		{"unknown key", "url: http://a/\nvus: 2\nvu: 3\n", "line 3: vu: unknown field"},
 		{"k6 option with a value", "url: http://a/\nvus: 1\ndns: {ttl: 1m}\n", "line 3: dns: k6 option not supported"},
 		{"exec names a function", "url: http://a/\nscenarios:\n  s:\n    executor: constant-vus\n    vus: 1\n    duration: 1s\n    exec: login\n", `scenarios.s.exec: "login"`},
 		{"scenario without executor", "url: http://a/\nscenarios:\n  s:\n    vus: 1\n", "scenarios.s.executor: missing"},
@@ -233,7 +232,6 @@ func TestBadK6Options(t *testing.T) {
 		{"summaryTrendStats", "url: http://a/\nsummaryTrendStats: [avg, p95]\n", "summaryTrendStats"},
 		{"unknown submetric tag", "url: http://a/\nthresholds:\n  http_req_duration{kind:x}: [\"p(95)<1\"]\n", `unknown tag "kind"`},
 		{"env not set", "url: http://a/${NOPE}\n", "${NOPE} is not set"},
-		{"JSON key", "{\n  \"url\": \"http://a/\",\n  \"vuz\": 1\n}\n", "line 3: vuz"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

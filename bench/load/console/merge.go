@@ -20,17 +20,38 @@ func buildConfig(o Options) (*load.Config, error) {
 	if changed == nil {
 		changed = func(string) bool { return false }
 	}
+	env, envSet, err := envLayer(o.Environ)
+	if err != nil {
+		return nil, err
+	}
+	envChanged := func(f string) bool { return envSet[f] && !changed(f) }
 	var cfg *load.Config
 	if o.ConfigFile != "" {
-		c, err := load.LoadConfig(o.ConfigFile)
+		c, warnings, err := load.LoadOptions(o.ConfigFile)
 		if err != nil {
 			return nil, err
 		}
+		for _, w := range warnings {
+			if o.Stderr == nil {
+				break
+			}
+			fmt.Fprintf(o.Stderr, "middlebench: warning: %s\n", w)
+		}
 		cfg = c
-		overlay(cfg, flags, changed)
+		for _, tier := range []struct {
+			name    string
+			src     *load.Config
+			changed func(string) bool
+		}{{"env", env, envChanged}, {"cli", flags, changed}} {
+			if overridesSchedule(cfg, tier.changed) && o.Stderr != nil {
+				fmt.Fprintf(o.Stderr, "middlebench: warning: %q level configuration overrode scenarios configuration entirely (as k6 does)\n", tier.name)
+			}
+			overlay(cfg, tier.src, tier.changed)
+		}
 	} else {
 		c := *flags
 		cfg = &c
+		overlay(cfg, env, envChanged)
 	}
 	if o.URL != "" {
 		if len(cfg.Requests) > 0 {
