@@ -30,39 +30,18 @@ type route struct {
 	Entry *url.URL // the path's first box
 }
 
-// planRoute decides which hosts the path stands for — named, or the one
-// host the script targets — and refuses any other target, and a target of
-// the path's whose scheme the entry does not speak.
+// planRoute decides which hosts the path stands for (pickHosts) and
+// refuses a target of the path's whose scheme the entry does not speak.
 func planRoute(targets []target, named []string, entry string) (*route, error) {
+	hosts, err := pickHosts(targets, named)
+	if err != nil {
+		return nil, err
+	}
 	u, err := url.Parse(entry)
 	if err != nil {
 		return nil, err
 	}
-	r := &route{Entry: u}
-	for _, h := range named {
-		r.Hosts = append(r.Hosts, strings.ToLower(h))
-	}
-	if len(r.Hosts) == 0 {
-		var where []string
-		for _, t := range targets {
-			if !slices.Contains(r.Hosts, t.Host) {
-				r.Hosts = append(r.Hosts, t.Host)
-				where = append(where, fmt.Sprintf("%s (%s)", t, t.Where))
-			}
-		}
-		switch len(r.Hosts) {
-		case 0:
-			return nil, fmt.Errorf("%w: the script writes no URL with its host in it; name the host the path stands for with --host", ErrRefused)
-		case 1:
-		default:
-			return nil, fmt.Errorf("%w: the script targets %d hosts: %s; a path stands for the hosts --host names, and the others are refused",
-				ErrRefused, len(r.Hosts), strings.Join(where, ", "))
-		}
-	}
 	for _, t := range targets {
-		if !slices.Contains(r.Hosts, t.Host) {
-			return nil, fmt.Errorf("%w: %s targets %s, which is not the path's (%s)", ErrRefused, t.Where, t.Host, strings.Join(r.Hosts, ", "))
-		}
 		if t.Scheme != u.Scheme {
 			return nil, fmt.Errorf("%w: %s speaks %s to %s, but the path's first box speaks %s (%s)",
 				ErrRefused, t.Where, t.Scheme, t.Host, u.Scheme, map[string]string{
@@ -71,7 +50,39 @@ func planRoute(targets []target, named []string, entry string) (*route, error) {
 				}[u.Scheme])
 		}
 	}
-	return r, nil
+	return &route{Hosts: hosts, Entry: u}, nil
+}
+
+// pickHosts is the hosts the path stands for — named, or the one host
+// the script targets — and refuses any other target the script names.
+func pickHosts(targets []target, named []string) ([]string, error) {
+	var hosts []string
+	for _, h := range named {
+		hosts = append(hosts, strings.ToLower(h))
+	}
+	if len(hosts) == 0 {
+		var where []string
+		for _, t := range targets {
+			if !slices.Contains(hosts, t.Host) {
+				hosts = append(hosts, t.Host)
+				where = append(where, fmt.Sprintf("%s (%s)", t, t.Where))
+			}
+		}
+		switch len(hosts) {
+		case 0:
+			return nil, fmt.Errorf("%w: the script writes no URL with its host in it; name the host the path stands for with --host", ErrRefused)
+		case 1:
+		default:
+			return nil, fmt.Errorf("%w: the script targets %d hosts: %s; a path stands for the hosts --host names, and the others are refused",
+				ErrRefused, len(hosts), strings.Join(where, ", "))
+		}
+	}
+	for _, t := range targets {
+		if !slices.Contains(hosts, t.Host) {
+			return nil, fmt.Errorf("%w: %s targets %s, which is not the path's (%s)", ErrRefused, t.Where, t.Host, strings.Join(hosts, ", "))
+		}
+	}
+	return hosts, nil
 }
 
 // writeConfig writes the k6 config file that routes the path's hosts to

@@ -56,15 +56,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	targets, err := scanScript(args.script, args.env)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pickHosts(targets, o.Hosts); err != nil {
+		return nil, err // before anything starts, k6 or not
+	}
 	k6 := o.K6
 	if k6 == "" {
 		if k6, err = exec.LookPath("k6"); err != nil {
 			return nil, fmt.Errorf("no k6 on PATH: install k6 or give its executable with --k6")
 		}
-	}
-	targets, err := scanScript(args.script, args.env)
-	if err != nil {
-		return nil, err
 	}
 	opts, err := inspect(ctx, k6, args)
 	if err != nil {
