@@ -143,3 +143,18 @@ func TestAThirdPartyHostIsRefusedBeforeK6Runs(t *testing.T) {
 		t.Fatalf("k6's directory exists (%v): k6 must not have run", err)
 	}
 }
+
+// A script that sets hosts itself would replace the routing (k6 gives the
+// script's options precedence over the config file): refused.
+func TestAScriptWithItsOwnHostsIsRefused(t *testing.T) {
+	k6 := k6ForTest(t)
+	script := filepath.Join(t.TempDir(), "s.js")
+	src := "import http from 'k6/http';\nexport const options = { hosts: { 'shop.example.com': '10.0.0.1' } };\nexport default function () { http.get('http://shop.example.com/'); }\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Options{Experiment: "testdata/shop.yaml", K6: k6, Args: []string{"run", script}, Out: io.Discard})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "set hosts") {
+		t.Fatalf("got %v; want a refusal saying the script sets hosts", err)
+	}
+}

@@ -51,6 +51,9 @@ refused (nothing sent).`,
 			if errors.Is(err, k6path.ErrRefused) {
 				return &exitError{code: 104, err: err}
 			}
+			if err != nil && r != nil && r.ExitCode != 0 {
+				return &exitError{code: r.ExitCode, err: err} // k6 failed before writing its files
+			}
 			if err != nil {
 				return err
 			}
