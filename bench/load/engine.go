@@ -137,9 +137,10 @@ func (es engines) counts() (requests, failed, iterations, interrupted int64) {
 	return
 }
 
-// sampleGauges emits vus and vus_max (over every scenario) shortly after
-// the start (once the executors have their VUs) and then every second
-// until ctx ends, as k6 does.
+// sampleGauges emits vus and vus_max (over every scenario) every second
+// from the start until ctx ends, as k6 v1.8.1 does: its first sample is
+// one second in, so a shorter run has no vus at all (and k6's files then
+// leave the gauges out).
 func (es engines) sampleGauges(ctx context.Context, clk clock, em *emitter, done chan<- struct{}) {
 	defer close(done)
 	emit := func() {
@@ -147,7 +148,7 @@ func (es engines) sampleGauges(ctx context.Context, clk clock, em *emitter, done
 		em.emit(&r)
 		em.flush()
 	}
-	t := time.NewTimer(10 * time.Millisecond)
+	t := time.NewTimer(time.Second)
 	defer t.Stop()
 	for {
 		select {

@@ -205,8 +205,12 @@ func renderAgg(a *stepAgg, subs []*submetric, seconds float64, stats []string, a
 		counter(mDropped, a.dropped)
 	}
 	ms[mHTTPFailed] = metrics.Metric{Type: metrics.TypeRate, Contains: metrics.ContainsDefault, Values: a.failed.Values()}
-	ms[mVUs] = metrics.Metric{Type: metrics.TypeGauge, Contains: metrics.ContainsDefault, Values: a.vus.Values()}
-	ms[mVUsMax] = metrics.Metric{Type: metrics.TypeGauge, Contains: metrics.ContainsDefault, Values: a.vusMax.Values()}
+	if a.vus.Sampled() { // as k6, no gauge where none was sampled (not zeros)
+		ms[mVUs] = metrics.Metric{Type: metrics.TypeGauge, Contains: metrics.ContainsDefault, Values: a.vus.Values()}
+	}
+	if a.vusMax.Sampled() {
+		ms[mVUsMax] = metrics.Metric{Type: metrics.TypeGauge, Contains: metrics.ContainsDefault, Values: a.vusMax.Values()}
+	}
 	for i, s := range subs {
 		sa := a.subs[i]
 		switch {

@@ -65,6 +65,10 @@ func (g *Gauge) Set(v float64) {
 	g.Value, g.set = v, true
 }
 
+// Sampled reports whether the gauge was ever set: k6 leaves a gauge it
+// never sampled (a run shorter than its first sample) out of its files.
+func (g Gauge) Sampled() bool { return g.set }
+
 // Values returns k6's gauge values: value, min, max.
 func (g Gauge) Values() map[string]float64 {
 	return map[string]float64{"value": g.Value, "min": g.Min, "max": g.Max}

@@ -105,6 +105,12 @@ func TestLoadAgreesWithRecordedK6(t *testing.T) {
 // and the count: the empty submetric as k6 exported it, the vus gauge.
 func checkRowSpecifics(t *testing.T, dir string, rec *k6Recording, ours map[string]map[string]any) {
 	theirs := exportMetrics(t, filepath.Join(dir, "summary.json"))
+	for _, gauge := range []string{"vus", "vus_max"} {
+		_, k6Has := theirs[gauge]
+		if _, has := ours[gauge]; has != k6Has {
+			t.Errorf("%s in the export: ours %v, k6's %v (k6 leaves out a gauge it never sampled)", gauge, has, k6Has)
+		}
+	}
 	for name, k6m := range theirs {
 		if _, judged := k6m["thresholds"]; !judged || !strings.Contains(name, "{") {
 			continue // a submetric a threshold made: the empty one of its row
