@@ -126,6 +126,11 @@ func runK6(ctx context.Context, srv *bench.Served, k6 string, args []string, out
 	cmd.WaitDelay = time.Minute
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Env = append(os.Environ(), blacklistEnv(os.Getenv("K6_BLACKLIST_IPS")))
+	if _, set := os.LookupEnv("K6_NO_USAGE_REPORT"); !set {
+		// k6 would otherwise report its use to a host beyond the path; a user
+		// who wants it sets K6_NO_USAGE_REPORT=false.
+		cmd.Env = append(cmd.Env, "K6_NO_USAGE_REPORT=true")
+	}
 	if err := srv.Start(cmd); err != nil {
 		return 0, fmt.Errorf("k6: %w", err)
 	}
