@@ -68,6 +68,73 @@ func loadScoreRuns(t *testing.T) []scoreRun {
 	return runs
 }
 
+// namesOneOfMay: a format whose must is empty (its file cannot carry the
+// evidence that separates them) must name one of its may codes.
+func (r scoreRun) namesOneOfMay() bool {
+	if len(r.expect.Must) > 0 {
+		return true
+	}
+	for _, c := range r.expect.May {
+		if slices.Contains(r.got, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCaseLists: the loader refuses lists that cannot fail and makes every
+// code that is neither must nor may a mustNot, whatever the file lists.
+func TestCaseLists(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "case.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, bad := range []struct{ body, want string }{
+		{"must: []\nmay: []\n", "must is empty"},
+		{"must: []\nmay: [server-slow]\n", "must is empty"},
+		{"must: [healthy]\nformats:\n  points: {must: [], may: [], why: cannot}\n", "formats: points: must is empty"},
+		{"must: [healthy]\nmay: [healthy]\n", "healthy is in both must and may"},
+		{"must: [path-latency]\nmustNot: [path-latency]\n", "path-latency is in both must and mustNot"},
+		{"must: [path-latency]\nformats:\n  points: {must: [], may: [path-latency]}\n", "formats: points: must is empty"},
+	} {
+		if _, err := LoadCase(write(bad.body)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.body, err, bad.want)
+		}
+	}
+	c, err := LoadCase(write("must: [path-latency]\nmay: [server-slow]\nmustNot: [healthy]\n" +
+		"formats:\n  summary-export: {must: [], may: [rate-limited, tool-blocked], why: no status codes}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := Codes()
+	for _, tc := range []struct {
+		f             Format
+		must, mustNot []string
+	}{
+		{FormatNDJSON, []string{"path-latency"}, slices.DeleteFunc(slices.Clone(all), func(c string) bool { return c == "path-latency" || c == "server-slow" })},
+		{FormatSummaryExport, nil, slices.DeleteFunc(slices.Clone(all), func(c string) bool { return c == "rate-limited" || c == "tool-blocked" })},
+	} {
+		s := c.For(tc.f)
+		if !slices.Equal(s.Must, tc.must) || !slices.Equal(s.MustNot, tc.mustNot) {
+			t.Errorf("%s: must %v mustNot %v, want %v and %v", tc.f, s.Must, s.MustNot, tc.must, tc.mustNot)
+		}
+	}
+	one := scoreRun{expect: c.For(FormatSummaryExport)}
+	for _, tc := range []struct {
+		got  []string
+		want bool
+	}{{[]string{"healthy"}, false}, {nil, false}, {[]string{"tool-blocked"}, true}} {
+		one.got = tc.got
+		if one.namesOneOfMay() != tc.want {
+			t.Errorf("must [] may %v, named %v: passes %v, want %v", one.expect.May, tc.got, !tc.want, tc.want)
+		}
+	}
+}
+
 func TestScore(t *testing.T) {
 	runs := loadScoreRuns(t)
 	for _, r := range runs {
@@ -75,6 +142,9 @@ func TestScore(t *testing.T) {
 			if !slices.Contains(r.got, code) && r.unshown[code] == "" {
 				t.Errorf("%s [%s]: must name %s, named %v", r.name, r.format, code, r.got)
 			}
+		}
+		if !r.namesOneOfMay() {
+			t.Errorf("%s [%s]: must name one of %v (%s), named %v", r.name, r.format, r.expect.May, r.expect.Why, r.got)
 		}
 		for _, code := range r.expect.MustNot {
 			if slices.Contains(r.got, code) {
@@ -144,6 +214,9 @@ func printScore(runs []scoreRun) {
 					ok = false
 				}
 			}
+			if !r.namesOneOfMay() {
+				ok = false
+			}
 			if ok {
 				right++
 			}
@@ -168,6 +241,9 @@ func printScore(runs []scoreRun) {
 				if slices.Contains(r.got, c) {
 					bad = append(bad, "+"+c)
 				}
+			}
+			if !r.namesOneOfMay() {
+				bad = append(bad, "-one of "+strings.Join(r.expect.May, "|"))
 			}
 			if len(bad) > 0 {
 				wrong = append(wrong, fmt.Sprintf("    %s: %s (named %v)", r.name, strings.Join(bad, " "), r.got))
