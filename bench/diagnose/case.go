@@ -35,6 +35,7 @@ type Case struct {
 	// How the run was made, for the reader (not judged).
 	Setup   []string          `yaml:"setup"`
 	Config  string            `yaml:"config"`
+	Counter string            `yaml:"counters"` // the peers' own counters after the run (the check of what was injected)
 	K6      map[string]string `yaml:"k6"`
 	Date    string            `yaml:"date"`
 	Machine string            `yaml:"machine"`
