@@ -127,7 +127,8 @@ ns_server() {
 	STATS=$P_SERVER STATS_HOST=$NS_SRV_IP
 }
 
-# firewall RULE...: nftables in NSP-srv (table inet zoo), each rule with a counter.
+# firewall INPUT_RULE [OUTPUT_RULE]: nftables in NSP-srv (table inet zoo), each rule
+# with a counter, on the veth only (the stats are read over the loopback).
 firewall() {
 	local rules="table inet zoo {
   chain input { type filter hook input priority 0; policy accept;
@@ -190,7 +191,7 @@ case_tail_bimodal_ratelimit() {
 	MUST="rate-limited"; MAY="server-slow"; MUSTNOT=$(rest)
 	ANALYZE="executor: constant-arrival-rate"
 	mbserver --work 20ms
-	nginx_proxy "limit_req_zone \$server_name zone=one:1m rate=10r/s; limit_req_status 429;" "limit_req zone=one;"
+	nginx_proxy "limit_req_zone \$binary_remote_addr zone=one:1m rate=10r/s; limit_req_status 429;" "limit_req zone=one;"
 	k6run mix.js -- "TARGET=$(url $P_NGINX)" EXEC=constant-arrival-rate RATE=30 DUR=6s VUS=10 MAX_VUS=40 SLOW_SHARE=0.03 FAST=20ms SLOW=600ms
 }
 
@@ -298,17 +299,17 @@ case_haproxy_maxconn_open_cliff() {
 }
 
 case_nginx_upstream_max_conns_502() {
-	WHAT="nginx upstream server max_conns=2 (open-source nginx has no queue: past 2 connections it answers 502 at once) before the fake server (50 ms), constant-vus 6 5 s"
+	WHAT="nginx upstream server max_conns=2 (open-source nginx has no queue: past 2 connections it answers 502 at once) before the fake server (50 ms), constant-arrival-rate 60/s 5 s (3 in flight on average: about a third refused)"
 	MUST="upstream-failing"; MUSTNOT=$(rest)
 	NOTE="a connection limit, not a rate limit: the 502s are the proxy's for an upstream it will not open; no limiter"
-	ANALYZE="executor: constant-vus"
+	ANALYZE="executor: constant-arrival-rate"
 	mbserver --work 50ms
 	nginx_up "upstream origin { server 127.0.0.1:$P_SERVER max_conns=2; }
   server {
     listen 127.0.0.1:$P_NGINX;
     location / { proxy_pass http://origin; }
   }"
-	k6run get.js -- "TARGET=$(url $P_NGINX)" EXEC=constant-vus VUS=6 DUR=5s
+	k6run get.js -- "TARGET=$(url $P_NGINX)" EXEC=constant-arrival-rate RATE=60 DUR=5s VUS=10 MAX_VUS=20
 }
 
 # --- open-model streams against a server that degrades -------------------------
@@ -339,7 +340,7 @@ case_nginx_limit_req_2rs_429() {
 	MUST="rate-limited"; MUSTNOT=$(rest)
 	ANALYZE="executor: constant-arrival-rate"
 	mbserver --work 50ms
-	nginx_proxy "limit_req_zone \$server_name zone=one:1m rate=2r/s; limit_req_status 429;" "limit_req zone=one;"
+	nginx_proxy "limit_req_zone \$binary_remote_addr zone=one:1m rate=2r/s; limit_req_status 429;" "limit_req zone=one;"
 	k6run get.js -- "TARGET=$(url $P_NGINX)" EXEC=constant-arrival-rate RATE=40 DUR=5s VUS=5 MAX_VUS=20
 }
 
@@ -349,7 +350,7 @@ case_nginx_limit_req_403() {
 	NOTE="a limiter, whatever its status: the server serves about 5 a second (its stats), the rest are refused fast"
 	ANALYZE="executor: constant-arrival-rate"
 	mbserver --work 50ms
-	nginx_proxy "limit_req_zone \$server_name zone=one:1m rate=5r/s; limit_req_status 403;" "limit_req zone=one;"
+	nginx_proxy "limit_req_zone \$binary_remote_addr zone=one:1m rate=5r/s; limit_req_status 403;" "limit_req zone=one;"
 	k6run get.js -- "TARGET=$(url $P_NGINX)" EXEC=constant-arrival-rate RATE=40 DUR=5s VUS=5 MAX_VUS=20
 }
 
@@ -407,7 +408,7 @@ case_fw_syn_drop_share() {
 	ANALYZE="executor: constant-vus"
 	netns_pair
 	ns_server --work 50ms
-	firewall "tcp dport $P_SERVER tcp flags & (syn | ack) == syn numgen random mod 5 == 0 counter drop"
+	firewall "iifname ${NSP}s tcp dport $P_SERVER tcp flags & (syn | ack) == syn numgen random mod 5 == 0 counter drop"
 	k6run get.js -- "TARGET=$(ns_url)" EXEC=constant-vus VUS=4 DUR=6s NO_REUSE=1
 }
 
@@ -417,7 +418,7 @@ case_fw_reply_drop_share() {
 	ANALYZE="executor: constant-vus"
 	netns_pair
 	ns_server --work 50ms
-	firewall "" "tcp sport $P_SERVER numgen random mod 10 == 0 counter drop"
+	firewall "" "oifname ${NSP}s tcp sport $P_SERVER numgen random mod 10 == 0 counter drop"
 	k6run get.js -- "TARGET=$(ns_url)" EXEC=constant-vus VUS=4 DUR=8s
 }
 
@@ -427,7 +428,7 @@ case_fw_reject() {
 	ANALYZE="executor: constant-arrival-rate"
 	netns_pair
 	ns_server --work 50ms
-	firewall "tcp dport $P_SERVER counter reject with tcp reset"
+	firewall "iifname ${NSP}s tcp dport $P_SERVER counter reject with tcp reset"
 	k6run get.js -- "TARGET=$(ns_url)" EXEC=constant-arrival-rate RATE=20 DUR=5s VUS=5 MAX_VUS=20
 }
 
@@ -437,6 +438,6 @@ case_fw_drop_all_timeout() {
 	ANALYZE="executor: constant-arrival-rate"
 	netns_pair
 	ns_server --work 50ms
-	firewall "tcp dport $P_SERVER counter drop"
+	firewall "iifname ${NSP}s tcp dport $P_SERVER counter drop"
 	k6run get.js -- "TARGET=$(ns_url)" EXEC=constant-arrival-rate RATE=10 DUR=5s VUS=10 MAX_VUS=40 TIMEOUT=2s
 }
