@@ -21,6 +21,7 @@ import (
 var (
 	scorePrint = flag.Bool("score", false, "print the scorer's confusion table (make score)")
 	scoreExtra = flag.String("corpus", "", "more case folders to score, comma-separated (each holds <case>/case.yaml)")
+	scoreTable = flag.String("score-table", "", "print a markdown row per format of these cases (folder names, comma-separated): what they must, may and did name")
 )
 
 // scoreCorpora are the folders whose sub-folders are cases.
@@ -174,6 +175,53 @@ func TestScore(t *testing.T) {
 	}
 	if *scorePrint {
 		printScore(runs)
+	}
+	if *scoreTable != "" {
+		printScoreTable(runs, strings.Split(*scoreTable, ","))
+	}
+}
+
+// printScoreTable prints one markdown row per format of the named cases:
+// right, or the must codes it missed and the codes it named that it must not.
+func printScoreTable(runs []scoreRun, cases []string) {
+	fmt.Println("| case | format | must | may | named | right | missing | extra |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, name := range cases {
+		for _, r := range runs {
+			if !strings.HasSuffix(r.name, "/"+name) {
+				continue
+			}
+			var missing, extra []string
+			for _, c := range r.expect.Must {
+				switch {
+				case slices.Contains(r.got, c):
+				case r.unshown[c] != "":
+					missing = append(missing, "("+c+": not in this format)")
+				default:
+					missing = append(missing, c)
+				}
+			}
+			if !r.namesOneOfMay() {
+				missing = append(missing, "one of "+strings.Join(r.expect.May, "/"))
+			}
+			for _, c := range r.expect.MustNot {
+				if slices.Contains(r.got, c) {
+					extra = append(extra, c)
+				}
+			}
+			right := "yes"
+			if len(extra) > 0 || slices.ContainsFunc(missing, func(m string) bool { return !strings.HasPrefix(m, "(") }) {
+				right = "no"
+			}
+			dash := func(l []string) string {
+				if len(l) == 0 {
+					return "—"
+				}
+				return strings.Join(l, " ")
+			}
+			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, r.format, dash(r.expect.Must), dash(r.expect.May),
+				dash(r.got), right, dash(missing), dash(extra))
+		}
 	}
 }
 
