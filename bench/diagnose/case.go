@@ -30,7 +30,7 @@ type Case struct {
 	What    string              `yaml:"what"`
 	Note    string              `yaml:"note"`
 	Codes   CodeSet             `yaml:",inline"`
-	Formats map[string]*CodeSet `yaml:"formats"` // summary-export, handle-summary, points
+	Formats map[string]*CodeSet `yaml:"formats"` // summary-export, handle-summary, points, csv
 	Analyze CaseOptions         `yaml:"analyze"`
 	// How the run was made, for the reader (not judged).
 	Setup   []string          `yaml:"setup"`
@@ -53,6 +53,7 @@ var caseFormats = map[Format]string{
 	FormatSummaryExport: "summary-export",
 	FormatHandleSummary: "handle-summary",
 	FormatNDJSON:        "points",
+	FormatCSV:           "csv",
 }
 
 // CodeSet is what a run must name, may name, and must not name.
@@ -80,8 +81,8 @@ func LoadCase(path string) (*Case, error) {
 	}
 	sets := []*CodeSet{&c.Codes}
 	for k, s := range c.Formats {
-		if !slices.Contains([]string{"summary-export", "handle-summary", "points"}, k) {
-			return nil, fmt.Errorf("%s: formats: unknown format %q (known: summary-export, handle-summary, points)", path, k)
+		if !slices.Contains([]string{"summary-export", "handle-summary", "points", "csv"}, k) {
+			return nil, fmt.Errorf("%s: formats: unknown format %q (known: summary-export, handle-summary, points, csv)", path, k)
 		}
 		sets = append(sets, s)
 	}

@@ -56,11 +56,12 @@ STATS=""     # the fake server's port when it is the origin
 
 STATS_HOST=127.0.0.1 # where the fake server's stats are read (its namespace's address)
 K6NS=""      # the network namespace k6 runs in, when the case made one
+CSV=""       # set: k6 also writes --out csv=points.csv.gz
 COUNTERS=""  # a command whose output (the peers' own counters) is saved as peer-counters.txt
 cleanups=()  # commands undoing what the case made (namespaces), run after its processes stop
 
 reset_case() {
-	pids=(); setup=(); CONFIG=""; K6CMD=""; K6CPU=""; LOAD=""; STATS=""; STATS_HOST=127.0.0.1; K6NS=""; COUNTERS=""
+	pids=(); setup=(); CONFIG=""; K6CMD=""; K6CPU=""; LOAD=""; STATS=""; STATS_HOST=127.0.0.1; K6NS=""; COUNTERS=""; CSV=""
 	WHAT=""; MUST=""; MAY=""; MUSTNOT=""; FORMATS=""; ANALYZE=""; NOTE=""; NO_STATS=""
 }
 
@@ -175,6 +176,7 @@ k6run() {
 	[[ ${1:-} == -- ]] && shift
 	local kv
 	for kv in "$@"; do envs+=(-e "$kv"); done
+	[[ -n ${CSV:-} ]] && flags=(--out csv=points.csv.gz "${flags[@]}")
 	local cmd=(k6 run --quiet --summary-export=summary-export.json --out json=points.ndjson.gz
 		"--system-tags=$SYSTEM_TAGS" "${flags[@]}" "${envs[@]}" "scripts/zoo/$script")
 	local pin=()
@@ -207,6 +209,7 @@ save() {
 	gzip -9n <"$RUN/k6/summary-export.json" >"$dir/summary-export.json.gz"
 	gzip -9n <"$RUN/k6/handle-summary.json" >"$dir/handle-summary.json.gz"
 	cp "$RUN/k6/points.ndjson.gz" "$dir/points.ndjson.gz"
+	[[ -n ${CSV:-} ]] && cp "$RUN/k6/points.csv.gz" "$dir/points.csv.gz"
 	[[ -n $STATS ]] && cp "$RUN/server-stats.json" "$dir/server-stats.json"
 	[[ -n $COUNTERS ]] && cp "$RUN/peer-counters.txt" "$dir/peer-counters.txt"
 	write_case >"$dir/case.yaml"

@@ -15,9 +15,9 @@ NS_SRV_IP=10.250.32.2
 
 LOGNORMAL="lognormal:p50=20ms,p99=600ms"
 
-# haproxy_up SERVER_OPTS [FRONTEND_LINES]: HAProxy on P_HAPROXY before the
-# fake server (one server line with SERVER_OPTS), its stats as CSV on
-# P_HAPROXY+5 (saved as the case's counters).
+# haproxy_up SERVER_OPTS [FRONTEND_LINES [BACKEND_LINES]]: HAProxy on
+# P_HAPROXY before the fake server (one server line with SERVER_OPTS), its
+# stats as CSV on P_HAPROXY+5 (saved as the case's counters).
 haproxy_up() {
 	mkdir -p "$RUN/haproxy"
 	CONFIG="global
@@ -33,6 +33,7 @@ frontend fe
   ${2:-}
   default_backend be
 backend be
+  ${3:-}
   server s1 127.0.0.1:$P_SERVER $1
 listen stats
   bind 127.0.0.1:$((P_HAPROXY + 5))
@@ -440,4 +441,104 @@ case_fw_drop_all_timeout() {
 	ns_server --work 50ms
 	firewall "iifname ${NSP}s tcp dport $P_SERVER counter drop"
 	k6run get.js -- "TARGET=$(ns_url)" EXEC=constant-arrival-rate RATE=10 DUR=5s VUS=10 MAX_VUS=40 TIMEOUT=2s
+}
+
+# --- a second batch, each also in k6's CSV (--out csv) ---------------------------
+
+case_open_ramping_degrading_server() {
+	WHAT="fake server straight whose work grows from 20 to 600 ms over the run, ramping-arrival-rate 10,15,20,25/s x 2 s (2..60 VUs): throughput follows the arrivals while the server slows; also --out csv"
+	MUST="server-slow"; MUSTNOT=$(rest)
+	NOTE="an open model: no ceiling (the server has no worker limit, throughput follows the rate), no closed backlog"
+	ANALYZE="executor: ramping-arrival-rate"
+	CSV=1
+	mbserver --work 20ms
+	k6run mix.js -- "TARGET=$(url $P_SERVER)" EXEC=ramping-arrival-rate STEPS=10,15,20,25 HOLD=2s VUS=2 MAX_VUS=60 RAMP_FROM=20 RAMP_TO=600 RAMP_S=8
+}
+
+case_haproxy_maxconn_open_constant() {
+	WHAT="HAProxy with server maxconn 2 before the fake server (50 ms: 40/s), constant-arrival-rate 60/s 6 s (10..40 VUs): the offered rate is above what HAProxy lets through, the queue grows in HAProxy; also --out csv"
+	MUST="throughput-ceiling"; MUSTNOT=$(rest)
+	summaries "" "throughput-ceiling path-latency" "a summary has no steps: the throughput held below the arrivals is not in it; the wait outside the server is HAProxy's queue, a place in the path"
+	NOTE="an open model held at 40/s by a proxy's connection limit; the server's own time stays 50 ms"
+	ANALYZE="executor: constant-arrival-rate"
+	CSV=1
+	mbserver --work 50ms
+	haproxy_up "maxconn 2"
+	k6run get.js -- "TARGET=$(url $P_HAPROXY)" EXEC=constant-arrival-rate RATE=60 DUR=6s VUS=10 MAX_VUS=40
+}
+
+case_varnish_replay_behind_link() {
+	WHAT="middlebench proxy link:latency=100ms, then varnish replaying Server-Timing app;dur=100 on every hit, then the fake server (100 ms, reached once), constant-vus 3 6 s, no server stats; also --out csv"
+	MUST="path-latency"; MUSTNOT=$(rest)
+	NOTE="the link is the wait; the replayed 100 ms (the same figure on every response) is no work of this request, so not server-slow. server-stats.json is saved but not passed"
+	NO_STATS=1
+	ANALYZE="executor: constant-vus"
+	CSV=1
+	mbserver --work 100ms
+	varnish_up
+	mbproxy $P_VARNISH --stage link:latency=100ms
+	k6run get.js -- "TARGET=$(url $P_BOX)" EXEC=constant-vus VUS=3 DUR=6s
+}
+
+case_fw_reply_drop_open() {
+	WHAT="nftables in the server's namespace drops 1 in 10 of the fake server's outgoing segments, k6 in another namespace over a veth, fake server 50 ms, constant-arrival-rate 40/s 6 s (5..40 VUs): a lost answer comes ~200 ms later; also --out csv"
+	MUST="path-latency"; MUSTNOT=$(rest)
+	ANALYZE="executor: constant-arrival-rate"
+	CSV=1
+	netns_pair
+	ns_server --work 50ms
+	firewall "" "oifname ${NSP}s tcp sport $P_SERVER numgen random mod 10 == 0 counter drop"
+	k6run get.js -- "TARGET=$(ns_url)" EXEC=constant-arrival-rate RATE=40 DUR=6s VUS=5 MAX_VUS=40
+}
+
+case_kernel_backlog_reuse_control() {
+	WHAT="Go origin (10 ms) with listen backlog 4 accepting one connection per 25 ms, k6 reusing connections (4 VUs: 4 connections, accepted within 100 ms), constant-vus 4 5 s: the control of the accept queue; also --out csv"
+	MUST="healthy"; MUSTNOT=$(rest)
+	ANALYZE="executor: constant-vus"
+	CSV=1
+	origin -mode ok -work 10ms -backlog 4 -accept-every 25ms
+	k6run get.js -- "TARGET=$(url $P_ORIGIN)" EXEC=constant-vus VUS=4 DUR=5s
+}
+
+case_strip_servertiming_healthy() {
+	WHAT="nginx that hides Server-Timing before the fake server (50 ms), constant-vus 3 5 s, with the server's stats (its own 50 ms): a control through a proxy with no header; also --out csv"
+	MUST="healthy"; MUSTNOT=$(rest)
+	ANALYZE="executor: constant-vus"
+	CSV=1
+	mbserver --work 50ms
+	nginx_strip
+	k6run get.js -- "TARGET=$(url $P_NGINX)" EXEC=constant-vus VUS=3 DUR=5s
+}
+
+case_tail_lognormal_open() {
+	WHAT="fake server straight, work lognormal p50 20 ms p99 600 ms, constant-arrival-rate 30/s 8 s (5..60 VUs): k6 allocates VUs for the tail; also --out csv"
+	MUST=""; MAY="healthy server-slow"; MUSTNOT=$(rest)
+	NOTE="as tail-lognormal-direct in an open model: the server's own tail is all of waiting, nothing queues (no worker limit), no ceiling; one of healthy and server-slow"
+	ANALYZE="executor: constant-arrival-rate"
+	CSV=1
+	mbserver --work "$LOGNORMAL"
+	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=constant-arrival-rate RATE=30 DUR=8s VUS=5 MAX_VUS=60
+}
+
+case_haproxy_ua_deny_403_no_stats() {
+	WHAT="HAProxy denying k6's User-Agent with 403 before the fake server (which sees nothing), constant-arrival-rate 40/s 5 s, analysed without the server's stats; also --out csv"
+	MUST="tool-blocked"; MUSTNOT=$(rest)
+	NOTE="server-stats.json is saved but not passed (it shows 0 requests)"
+	NO_STATS=1
+	ANALYZE="executor: constant-arrival-rate"
+	CSV=1
+	mbserver --work 50ms
+	haproxy_up "" "http-request deny deny_status 403 if { req.hdr(user-agent) -m sub k6 }"
+	k6run get.js -- "TARGET=$(url $P_HAPROXY)" EXEC=constant-arrival-rate RATE=40 DUR=5s VUS=5 MAX_VUS=20
+}
+
+case_haproxy_timeout_server_504() {
+	WHAT="HAProxy with timeout server 150ms before the fake server (work uniform 50..300 ms): the ~60 % slower than 150 ms answered 504 by HAProxy, constant-arrival-rate 20/s 6 s; also --out csv"
+	MUST="upstream-failing"; MAY="server-slow"; MUSTNOT=$(rest)
+	NOTE="the failures are HAProxy's 504s for an upstream slower than its timeout; the server's slowness is real (server-slow allowed)"
+	ANALYZE="executor: constant-arrival-rate"
+	CSV=1
+	mbserver --work uniform:50ms..300ms
+	haproxy_up "" "" "timeout server 150ms"
+	k6run get.js -- "TARGET=$(url $P_HAPROXY)" EXEC=constant-arrival-rate RATE=20 DUR=6s VUS=5 MAX_VUS=20
 }
