@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// k6ForTest is real k6: $MIDDLEBENCH_K6, k6 on PATH, or the project
-// machine's /opt/k6bin/k6; the test skips, saying so, without one.
+// k6ForTest is real k6: $MIDDLEBENCH_K6 or k6 on PATH; the test skips,
+// saying so, without one.
 func k6ForTest(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("MIDDLEBENCH_K6"); p != "" {
@@ -23,9 +23,6 @@ func k6ForTest(t *testing.T) string {
 	}
 	if p, err := exec.LookPath("k6"); err == nil {
 		return p
-	}
-	if _, err := os.Stat("/opt/k6bin/k6"); err == nil {
-		return "/opt/k6bin/k6"
 	}
 	t.Skip("no k6: set MIDDLEBENCH_K6 or put k6 on PATH")
 	return ""
