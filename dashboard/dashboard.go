@@ -18,7 +18,11 @@ type Sources struct {
 	Server   func() metrics.ServerView      // the fake server's own view (the APM)
 	Stages   func() any                     // the path's counters, as its admin endpoint serves them
 	Findings func() []diagnose.Finding      // findings so far (called every FindingsEvery)
-	Answer   func(name, codes string) error // a mystery's answer form (nil: no form)
+	// Answer records a mystery's answer from the form (nil: no form):
+	// token is the secret a name's first web answer was given ("" on a
+	// first answer), newToken the one this answer was given, if any. An
+	// *AnswerError says which HTTP status refuses it.
+	Answer func(name, codes, token string) (newToken string, err error)
 }
 
 // Point is one second (one tick) of the run.

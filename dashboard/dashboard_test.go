@@ -190,12 +190,15 @@ func TestReportIsSelfContained(t *testing.T) {
 
 func TestAnswerForm(t *testing.T) {
 	var got []string
-	d := New("mystery", Sources{Answer: func(name, codes string) error {
-		if codes == "bad" {
-			return errors.New("bad: not a finding code")
+	d := New("mystery", Sources{Answer: func(name, codes, token string) (string, error) {
+		switch {
+		case codes == "bad":
+			return "", errors.New("bad: not a finding code")
+		case name == "taken":
+			return "", &AnswerError{Status: http.StatusConflict, Err: errors.New("the name is another's")}
 		}
-		got = append(got, name+"="+codes)
-		return nil
+		got = append(got, name+"="+codes+"/"+token)
+		return "t1", nil
 	}})
 	srv := httptest.NewServer(d.Handler())
 	defer srv.Close()
@@ -206,6 +209,8 @@ func TestAnswerForm(t *testing.T) {
 		{url.Values{"name": {"ada"}, "codes": {"path-latency"}}, 200},
 		{url.Values{"name": {""}, "codes": {"path-latency"}}, 400},
 		{url.Values{"name": {"bob"}, "codes": {"bad"}}, 400},
+		{url.Values{"name": {"taken"}, "codes": {"path-latency"}}, 409},
+		{url.Values{"name": {"ada"}, "codes": {"server-slow"}, "token": {"t1"}}, 200},
 	} {
 		resp, err := http.PostForm(srv.URL+"/answer", tc.form)
 		if err != nil {
@@ -216,7 +221,7 @@ func TestAnswerForm(t *testing.T) {
 			t.Errorf("%v: status %d, want %d", tc.form, resp.StatusCode, tc.status)
 		}
 	}
-	if len(got) != 1 || got[0] != "ada=path-latency" || d.Snapshot().Answers != 1 {
+	if len(got) != 2 || got[0] != "ada=path-latency/" || got[1] != "ada=server-slow/t1" || d.Snapshot().Answers != 2 {
 		t.Fatalf("answers %v, count %d", got, d.Snapshot().Answers)
 	}
 	noForm := httptest.NewServer(New("load", Sources{}).Handler())

@@ -182,8 +182,15 @@
   form.addEventListener('submit', function (e) {
     e.preventDefault();
     var body = new URLSearchParams(new FormData(form));
+    var who = 'mb-token:' + (body.get('name') || '').trim().toLowerCase();
+    var saved = window.localStorage ? localStorage.getItem(who) : null;
+    if (saved) { body.set('token', saved); }
     fetch('answer', { method: 'POST', body: body }).then(function (r) { return r.text(); })
-      .then(function (t) { $('answerstatus').textContent = t; });
+      .then(function (t) {
+        var m = /^token: ([0-9a-f]+)/m.exec(t);
+        if (m && window.localStorage) { localStorage.setItem(who, m[1]); }
+        $('answerstatus').textContent = t.split('\n')[0];
+      });
   });
   window.addEventListener('resize', function () {
     if (phasesPlot) { phasesPlot.setSize({ width: width(), height: 300 }); ratesPlot.setSize({ width: width(), height: 200 }); }

@@ -85,18 +85,35 @@ type Part struct {
 type Mystery struct {
 	Seed   uint64
 	Level  Level
+	ID     string // what students call it: a practice mystery's seed and level, else a keyed hash
+	Keyed  bool   // drawn with a class key: revealing it needs the key
 	Parts  []Part
 	Server fakeserver.Config
 	Path   proxy.PathConfig
 }
 
-// Draw draws the mystery of seed at level.
+// Draw draws the practice mystery of seed at level: from the seed alone,
+// so anyone who knows the seed can draw it (self-study, the README's
+// examples). A class uses DrawKeyed.
 func Draw(seed uint64, level Level) (*Mystery, error) {
+	return DrawKeyed(seed, level, "")
+}
+
+// DrawKeyed draws the mystery of seed at level under a class key: the
+// generator's state mixes an HMAC of the seed and level under the key, so
+// without the key the seed says nothing about the devices. key "" is the
+// practice draw.
+func DrawKeyed(seed uint64, level Level, key ClassKey) (*Mystery, error) {
 	if !slices.Contains(levels[:], level) {
 		return nil, fmt.Errorf("%w (got %q)", ErrLevel, level)
 	}
-	r := rand.New(rand.NewPCG(seed, level.salt()))
-	m := &Mystery{Seed: seed, Level: level}
+	a, b := seed, level.salt()
+	if key != "" {
+		x, y := key.drawSeeds(seed, level)
+		a, b = a^x, b^y
+	}
+	r := rand.New(rand.NewPCG(a, b))
+	m := &Mystery{Seed: seed, Level: level, ID: MysteryID(seed, level, key), Keyed: key != ""}
 	first := drawCause(r, nil, func(c *cause) bool { return level == LevelOne || !slices.Contains(c.excludes, "*") })
 	m.Parts = append(m.Parts, partOf(first, first.real(r), false))
 	switch level {
@@ -109,6 +126,11 @@ func Draw(seed uint64, level Level) (*Mystery, error) {
 	}
 	if err := m.build(); err != nil {
 		return nil, err
+	}
+	if key != "" { // the path's own draws (which requests a fault holds) follow the key too
+		x, _ := key.drawSeeds(seed, level)
+		m.Path.Seed ^= x
+		m.Server.Seed ^= x
 	}
 	return m, nil
 }

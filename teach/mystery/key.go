@@ -39,6 +39,7 @@ type KeyLine struct {
 // Key is a mystery's answer key: each drawn part and what the counters say
 // it did.
 type Key struct {
+	ID          string    `json:"id"`
 	Seed        uint64    `json:"seed"`
 	Level       Level     `json:"level"`
 	Requests    float64   `json:"requests"`
@@ -50,7 +51,7 @@ type Key struct {
 // KeyFrom reads the answer key off the counters (nil: the mystery never
 // ran, the key says only what was drawn).
 func (m *Mystery) KeyFrom(c *Counters) Key {
-	k := Key{Seed: m.Seed, Level: m.Level}
+	k := Key{ID: m.ID, Seed: m.Seed, Level: m.Level}
 	if c == nil {
 		k.Notes = append(k.Notes, "no counters: the mystery has not served a request yet; only what was drawn is known")
 		for _, p := range m.Parts {

@@ -6,9 +6,11 @@ import (
 	"strings"
 )
 
-// WriteReveal prints the answer key and, for each answer, its verdict.
-func WriteReveal(w io.Writer, k Key, answers []Answer) {
-	fmt.Fprintf(w, "mystery seed %d, level %s — the answer key", k.Seed, k.Level)
+// WriteReveal prints the answer key and, for each student's last answer,
+// its verdict (all holds every answer given, revisions included).
+func WriteReveal(w io.Writer, k Key, all []Answer) {
+	answers := Latest(all)
+	fmt.Fprintf(w, "mystery %s (seed %d, level %s) — the answer key", k.ID, k.Seed, k.Level)
 	if k.Requests > 0 {
 		fmt.Fprintf(w, " (%g requests, %g connections through the path)", k.Requests, k.Connections)
 	}
@@ -48,17 +50,21 @@ func WriteReveal(w io.Writer, k Key, answers []Answer) {
 		fmt.Fprintf(w, "\n  note: %s\n", n)
 	}
 	if len(answers) == 0 {
-		fmt.Fprintf(w, "\nno answers yet (middlebench mystery answer --seed %d --level %s --name NAME CODE…)\n", k.Seed, k.Level)
+		fmt.Fprintf(w, "\nno answers yet\n")
 		return
 	}
-	fmt.Fprintf(w, "\nanswers (%d):\n", len(answers))
+	fmt.Fprintf(w, "\nanswers (%d students, %d answers given):\n", len(answers), len(all))
 	perfect := 0
 	for _, a := range answers {
 		v := k.Score(a)
 		if len(v.Wrong) == 0 && len(v.Missed) == 0 {
 			perfect++
 		}
-		fmt.Fprintf(w, "  %s: %s\n", a.Name, strings.Join(a.Codes, " "))
+		rev := ""
+		if a.Revision > 1 {
+			rev = fmt.Sprintf("   (revision %d; the earlier ones are kept)", a.Revision)
+		}
+		fmt.Fprintf(w, "  %s: %s   [%s, %s]%s\n", a.Name, strings.Join(a.Codes, " "), a.Via, a.At, rev)
 		for _, m := range v.Right {
 			fmt.Fprintf(w, "     right  %s — %s\n", m.Code, m.Why)
 		}

@@ -8,31 +8,6 @@ import (
 	"github.com/middlebench/middlebench/bench/diagnose"
 )
 
-// Rule returns the article's diagnosis rule n in one line ("" if none).
-func Rule(n int) string { return rules[n] }
-
-// rules are the article's diagnosis rules, one line each, by number.
-var rules = map[int]string{
-	1:  "connecting high → distance, a firewall or LB limiting new connections, no room to accept",
-	2:  "tls_handshaking high → the TLS terminator's capacity; session resumption not working",
-	3:  "blocked high, connecting and TLS low → the generator waiting for a connection slot",
-	4:  "sending high → uplink, body size, a device inspecting bodies",
-	5:  "waiting high and server time high → the server itself (app, DB, threads)",
-	6:  "waiting high and server time low → RTT, device inspection or queueing (rule out the generator first)",
-	7:  "receiving high while waiting is flat → downlink bandwidth, response size",
-	8:  "429s, the server saw fewer requests than sent, average below server time → a rate limiter",
-	9:  "(nearly) all fail fast with 403, the server saw none → the tool is blocked",
-	10: "all phases grow together, dropped iterations, generator near its limits → the generator is saturated",
-	11: "run the same load straight at the server and through the path; read the difference phase by phase",
-}
-
-// Answer is one student's diagnosis: finding codes.
-type Answer struct {
-	Name  string   `json:"name"`
-	Codes []string `json:"codes"`
-	At    string   `json:"at,omitempty"` // when it was given (RFC 3339); not part of any draw
-}
-
 // Verdict is one answer scored against the key.
 type Verdict struct {
 	Name   string    `json:"name"`
