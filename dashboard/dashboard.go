@@ -14,10 +14,10 @@ import (
 // Sources are what a dashboard shows; each is optional (nil: that panel
 // is left out). They are read once per tick from the sampler's goroutine.
 type Sources struct {
-	Load     *Aggregator                    // the engine's requests
-	Server   func() metrics.ServerView      // the fake server's own view (the APM)
-	Stages   func() any                     // the path's counters, as its admin endpoint serves them
-	Findings func() []diagnose.Finding      // findings so far (called every FindingsEvery)
+	Load     *Aggregator               // the engine's requests
+	Server   func() metrics.ServerView // the fake server's own view (the APM)
+	Stages   func() any                // the path's counters, as its admin endpoint serves them
+	Findings func() []diagnose.Finding // findings so far (called every FindingsEvery)
 	// Answer records a mystery's answer from the form (nil: no form):
 	// token is the secret a name's first web answer was given ("" on a
 	// first answer), newToken the one this answer was given, if any. An

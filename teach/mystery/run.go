@@ -101,10 +101,10 @@ func atomicfileWrite(s *State, path, text string) error {
 
 // aim is what the first screen needs.
 type aim struct {
-	m                 *Mystery
-	r                 *Running
-	script, stateDir  string
-	keyFile           string
+	m                *Mystery
+	r                *Running
+	script, stateDir string
+	keyFile          string
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
