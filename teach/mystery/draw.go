@@ -170,13 +170,15 @@ func partOf(c *cause, d drawn, decoy bool) Part {
 // client first.
 var (
 	netOrder  = []string{"accept", "link", "bandwidth"}
-	edgeOrder = []string{"tls", "uablock", "ratelimit", "waf", "fault"}
+	edgeOrder = []string{"tls", "budget", "uablock", "ratelimit", "waf", "fault"}
 )
 
 // build turns the parts into the server's config and the path.
 func (m *Mystery) build() error {
 	m.Server = fakeserver.Config{Listen: "127.0.0.1:0", Work: fixedDist(baseWorkMs), Size: units.Size(baseSize), Seed: m.Seed}
-	stages := map[string]string{"tls": "tls"} // kind → shorthand; the edge always terminates TLS
+	// kind → shorthand; the edge always terminates TLS and keeps the
+	// exercise's load budget (budget.go)
+	stages := map[string]string{"tls": "tls", "budget": budgetStage()}
 	for _, p := range m.Parts {
 		if p.d.server != nil {
 			p.d.server(&m.Server)

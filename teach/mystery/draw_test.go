@@ -67,8 +67,13 @@ func TestLevelsHaveTheirShape(t *testing.T) {
 			for _, p := range m.Parts {
 				seen[p.Cause] = true
 			}
-			if len(m.Path.Boxes) != 2 || m.Path.Boxes[1].Stages[0].Kind != "tls" {
-				t.Fatalf("seed %d level %s: every mystery is net box → TLS-terminating edge box, got %s", seed, l, pathYAML(t, m))
+			for _, p := range m.Parts {
+				if p.Kind == "budget" {
+					t.Fatalf("seed %d level %s: the load budget drawn as a part of the puzzle: %+v", seed, l, p)
+				}
+			}
+			if len(m.Path.Boxes) != 2 || m.Path.Boxes[1].Stages[0].Kind != "tls" || m.Path.Boxes[1].Stages[1].Kind != "budget" {
+				t.Fatalf("seed %d level %s: every mystery is net box → TLS-terminating edge box with its load budget first among the HTTP stages, got %s", seed, l, pathYAML(t, m))
 			}
 		}
 	}

@@ -45,7 +45,10 @@ type Key struct {
 	Requests    float64   `json:"requests"`
 	Connections float64   `json:"connections"`
 	Lines       []KeyLine `json:"lines"`
-	Notes       []string  `json:"notes,omitempty"`
+	// Budget is what the mystery's own load budget did: never a line of
+	// the puzzle.
+	Budget *BudgetLine `json:"budget,omitempty"`
+	Notes  []string    `json:"notes,omitempty"`
 }
 
 // KeyFrom reads the answer key off the counters (nil: the mystery never
@@ -60,6 +63,7 @@ func (m *Mystery) KeyFrom(c *Counters) Key {
 		return k
 	}
 	k.Requests, k.Connections = c.Requests(), c.Connections()
+	k.Budget = explainBudget(c)
 	if open := c.OpenConnections(); open > 0 {
 		k.Notes = append(k.Notes, fmt.Sprintf("%g connections still open: a byte cap counts a connection's waits when it closes (stop the load first)", open))
 	}

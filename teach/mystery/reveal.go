@@ -46,6 +46,9 @@ func WriteReveal(w io.Writer, k Key, all []Answer) {
 			}
 		}
 	}
+	if k.Budget != nil {
+		fmt.Fprintf(w, "\n  and, apart from the puzzle: %s\n", k.Budget.text())
+	}
 	for _, n := range k.Notes {
 		fmt.Fprintf(w, "\n  note: %s\n", n)
 	}

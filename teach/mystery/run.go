@@ -65,7 +65,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 			return err
 		}
 		return o.State.SaveRecord(Record{ID: m.ID, Seed: m.Seed, Level: m.Level, Keyed: m.Keyed, URL: r.URL(), ServerURL: r.Server.URL(),
-			Running: running, Updated: time.Now().UTC().Format(time.RFC3339), Counters: c}, o.Key)
+			Running: running, Updated: time.Now().UTC().Format(time.RFC3339), Budget: BudgetText(), Counters: c}, o.Key)
 	}
 	if err := save(true); err != nil {
 		return err
@@ -139,6 +139,7 @@ func printAim(w io.Writer, a aim) {
 
   aim here:     %s   (self-signed TLS: k6 --insecure-skip-tls-verify, curl -k)
   the APM:      %s/_mb/stats   (the server's own view; rule 11: the server is also at %s)
+  load budget:  %s
 
   with middlebench's engine:
     middlebench load --vus %d --duration %s --insecure-skip-tls-verify --summary-export mystery.json %s
@@ -150,7 +151,7 @@ func printAim(w io.Writer, a aim) {
     middlebench analyze mystery.ndjson --server-stats server.json
   then answer (the rules, symptom → suspect: middlebench mystery rules):
     %s
-`, m.ID, m.Level, r.URL(), r.Server.URL(), r.Server.URL(), ExerciseVUs, ExerciseDuration, r.URL(), r.Server.URL(),
+`, m.ID, m.Level, r.URL(), r.Server.URL(), r.Server.URL(), BudgetText(), ExerciseVUs, ExerciseDuration, r.URL(), r.Server.URL(),
 		shellQuote(a.script), r.Server.URL(), AnswerCommand(a.stateDir, m.ID))
 	if m.Keyed {
 		fmt.Fprintf(w, "  the teacher reveals (the class key is in %s: keep it from the students):\n    %s\n", a.keyFile, RevealCommand(a.stateDir, m.ID, a.keyFile))
