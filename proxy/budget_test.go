@@ -108,4 +108,3 @@ func TestBudgetConfigErrors(t *testing.T) {
 		}
 	}
 }
-
