@@ -35,6 +35,18 @@ func TestDrawIsTheSameForTheSameSeed(t *testing.T) {
 	}
 }
 
+// The README's practice example: seed 7, level one, is a rate limiter,
+// answered rate-limited.
+func TestReadmePracticeSeed7(t *testing.T) {
+	m, err := Draw(7, LevelOne)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Parts[0]; p.Cause != "ratelimit" || !slices.Contains(p.Codes, "rate-limited") || m.ID != "7-one" {
+		t.Fatalf("practice seed 7 level one drew %+v (id %s); the README says a rate limiter, answered rate-limited", p, m.ID)
+	}
+}
+
 func pathYAML(t *testing.T, m *Mystery) string {
 	t.Helper()
 	b, err := yaml.Marshal(m.Path)

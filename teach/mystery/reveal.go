@@ -41,6 +41,9 @@ func WriteReveal(w io.Writer, k Key, all []Answer) {
 			fmt.Fprintf(w, "     a decoy, but it acted this time (%.1f ms per event): the load was unusual\n", l.PerEvent)
 		default:
 			fmt.Fprintf(w, "     named by: %s — rule %d: %s\n", strings.Join(l.Codes, " or "), l.Rule, Rule(l.Rule))
+			if l.Cause == "ratelimit" || l.Cause == "uablock" {
+				fmt.Fprintf(w, "     (429 or 403: %s)\n", statusHint)
+			}
 			if k.Requests > 0 && !l.Acted {
 				fmt.Fprintf(w, "     (it did not act on this load: run the exercise's load, then reveal again)\n")
 			}
@@ -76,6 +79,9 @@ func WriteReveal(w io.Writer, k Key, all []Answer) {
 		}
 		for _, l := range v.Missed {
 			fmt.Fprintf(w, "     missed %s (%s) — rule %d would have found it: %s\n", l.Cause, strings.Join(l.Codes, " or "), l.Rule, Rule(l.Rule))
+			if k.Requests > 0 && !l.Acted {
+				fmt.Fprintf(w, "            (the ledger shows it did not act on this load: nothing to see, so nothing to hold against the answer)\n")
+			}
 		}
 	}
 	fmt.Fprintf(w, "\n%d of %d answers named every cause and nothing else\n", perfect, len(answers))

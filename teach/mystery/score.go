@@ -73,6 +73,9 @@ func (k Key) Score(a Answer) Verdict {
 				mark.Cause = l.Cause
 				mark.Why = fmt.Sprintf("names the decoy %s (%s), which did nothing worth naming", l.Cause, l.What)
 			}
+			if m, ok := mistaken[[2]string{code, l.Cause}]; ok && !l.Decoy {
+				mark.Why = fmt.Sprintf(m, l.Failed)
+			}
 		}
 		v.Wrong = append(v.Wrong, mark)
 	}
@@ -83,3 +86,15 @@ func (k Key) Score(a Answer) Verdict {
 	}
 	return v
 }
+
+// mistaken are the wrong codes a file can lead to for a cause, and what
+// the ledger says instead (%g: the requests the cause failed). A summary
+// export counts failures but not their statuses, so 429s and 403s look
+// alike in it; the ledger counts them apart.
+var mistaken = map[[2]string]string{
+	{diagnose.CodeToolBlocked, "ratelimit"}: "the ledger: the rate limiter answered %g requests 429, and nothing answered 403 — a rate limiter (rule 8), not a blocked tool (rule 9). " + statusHint,
+	{diagnose.CodeRateLimited, "uablock"}:   "the ledger: %g requests were answered 403 for their User-Agent, and nothing answered 429 — a blocked tool (rule 9), not a rate limiter (rule 8). " + statusHint,
+}
+
+// statusHint says which k6 file tells a 429 from a 403.
+const statusHint = "A summary export has no status codes: bring k6's NDJSON stream (k6 run --out json=mystery.ndjson) or middlebench load --results, which carry each request's status."

@@ -33,6 +33,24 @@ func TestScore(t *testing.T) {
 	}
 }
 
+// A rate limiter read off a summary export looks like a blocked tool (the
+// file has no statuses): the verdict says what the ledger counted and
+// which file tells them apart; the other way round too.
+func TestScoreSaysWhatTheLedgerCountedForLookalikes(t *testing.T) {
+	for _, tc := range []struct {
+		cause, code, want string
+	}{
+		{"ratelimit", "tool-blocked", "answered 412 requests 429"},
+		{"uablock", "rate-limited", "412 requests were answered 403"},
+	} {
+		key := Key{Requests: 500, Lines: []KeyLine{{Part: Part{Cause: tc.cause, Codes: []string{"x"}}, Effect: Effect{Acted: true, Failed: 412}}}}
+		v := key.Score(Answer{Name: "x", Codes: []string{tc.code}})
+		if len(v.Wrong) != 1 || !strings.Contains(v.Wrong[0].Why, tc.want) || !strings.Contains(v.Wrong[0].Why, "--out json=") {
+			t.Errorf("%s answered %s: %+v; want it wrong, with the ledger's %q and the NDJSON hint", tc.cause, tc.code, v.Wrong, tc.want)
+		}
+	}
+}
+
 func TestCheckCodes(t *testing.T) {
 	got, err := CheckCodes([]string{"Path-Latency, rate-limited", "path-latency"})
 	if err != nil || len(got) != 2 || got[0] != "path-latency" || got[1] != "rate-limited" {
