@@ -81,8 +81,9 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	waitFor(t, browser, `Number(document.body.dataset.drawnSeconds || 0) >= 3`)
 	drawn := eval[int](t, browser, `Number(document.body.dataset.drawnSeconds)`)
-	shown := eval[int](t, browser, `Number(document.getElementById('requests').textContent)`)
-	summed := eval[int](t, browser, `mbState.points.reduce((s, p) => s + p.requests, 0)`)
+	// One evaluation: a point may arrive between two.
+	both := eval[[]int](t, browser, `[Number(document.getElementById('requests').textContent), mbState.points.reduce((s, p) => s + p.requests, 0)]`)
+	shown, summed := both[0], both[1]
 	t.Logf("during the run: %d seconds drawn, %d requests shown, %d in the points", drawn, shown, summed)
 	if shown != summed || shown == 0 {
 		t.Errorf("during the run the page shows %d requests, its points add up to %d", shown, summed)
@@ -119,6 +120,45 @@ func TestDashboardInChromium(t *testing.T) {
 	want := fmt.Sprintf("%.2f", doc.Metrics["http_req_duration"].Values["avg"])
 	if strings.TrimSpace(duration) != want {
 		t.Errorf("the page shows a mean duration of %s ms, the engine's is %s ms", duration, want)
+	}
+	// Without a pointer over the charts, the legends show the last second
+	// (not uPlot's "--"); every drawn quantity has its line of help and
+	// its values; the server's own tile and table are filled.
+	legend := eval[[]string](t, browser, `[...document.querySelectorAll('#phases .u-legend .u-value')].map(e => e.textContent)`)
+	for i, v := range legend {
+		if v == "--" || v == "" {
+			t.Errorf("legend value %d is %q without hovering: %v", i, v, legend)
+		}
+	}
+	waitingLegend := eval[string](t, browser, `[...document.querySelectorAll('#phases .u-legend .u-series')].find(r => r.textContent.includes('waiting')).querySelector('.u-value').textContent`)
+	help := eval[map[string][]string](t, browser,
+		`Object.fromEntries([...document.querySelectorAll('#phasehelp tr[data-quantity]')].map(r => [r.dataset.quantity, [...r.cells].slice(2).map(c => c.textContent)]))`)
+	for _, q := range []string{"blocked", "connecting", "tls_handshaking", "sending", "waiting", "receiving", "server_time", "outside", "apm"} {
+		if h := help[q]; len(h) != 3 || h[2] == "" || h[1] == "–" {
+			t.Errorf("quantity %s: the page shows %q; want its run average and a line of help", q, h)
+		}
+	}
+	if waitingLegend != help["waiting"][0] {
+		t.Errorf("the legend shows waiting %q without hovering; the last second's is %q", waitingLegend, help["waiting"][0])
+	}
+	apm := eval[string](t, browser, `document.getElementById('apm').textContent`)
+	view := srv.Stats()
+	if want := fmt.Sprintf("%.2f", view.ServerTime["avg"]); apm != want {
+		t.Errorf("the server's own avg tile shows %q; its /_mb/stats says %s", apm, want)
+	}
+	// The saved report shows the same numbers as the page at the end.
+	tiles := `['requests','failed','rps','duration','server','apm','seconds'].map(id => document.getElementById(id).textContent)`
+	live := eval[[]string](t, browser, tiles)
+	report := filepath.Join(t.TempDir(), "report.html")
+	if err := d.WriteReport(report); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(browser, chromedp.Navigate("file://"+report)); err != nil {
+		t.Fatalf("chromium: report: %v", err)
+	}
+	waitFor(t, browser, `document.getElementById("status").classList.contains("final")`)
+	if saved := eval[[]string](t, browser, tiles); fmt.Sprint(saved) != fmt.Sprint(live) {
+		t.Errorf("the report's tiles %v, the page's at the end %v", saved, live)
 	}
 	shot := filepath.Join(t.ArtifactDir(), "dashboard.png")
 	if err := os.WriteFile(shot, png, 0o644); err != nil {

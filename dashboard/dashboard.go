@@ -61,8 +61,31 @@ type State struct {
 	Findings []diagnose.Finding `json:"findings"`
 	Final    bool               `json:"final"` // the run has ended: findings are the analyzer's on the whole run
 	Form     bool               `json:"form"`
+	Codes    []string           `json:"codes,omitempty"` // the form's pick-list: the analyzer's finding codes
 	Answers  int                `json:"answers"`
 	HasLoad  bool               `json:"hasLoad"`
+	// PhaseHelp says in one line what each drawn quantity is (the phases,
+	// server_time, outside, the APM's own), where the page draws it.
+	PhaseHelp map[string]string `json:"phaseHelp"`
+	// Tail is the run's last part shorter than a tick (s): in the totals,
+	// not drawn as a second of its own (a partial second's rate spikes).
+	Tail float64 `json:"tail,omitempty"`
+}
+
+// phaseHelp is the one line the page shows beside each quantity it draws
+// (k6's definitions, ARTICLE.md's table).
+func phaseHelp() map[string]string {
+	return map[string]string{
+		"blocked":         "waiting for a connection: from the pool, or a new one's connect and TLS (not in duration)",
+		"connecting":      "TCP connect of a new connection (0 on a reused one; not in duration)",
+		"tls_handshaking": "TLS handshake of a new connection (0 on a reused one; not in duration)",
+		"sending":         "writing the request to the socket",
+		"waiting":         "request written → first response byte (TTFB): the server's time and everything on the way",
+		"receiving":       "first response byte → last byte",
+		"server_time":     "what the server says it spent on the request (Server-Timing app;dur)",
+		"outside":         "waiting − server_time: spent between the client and the server's handler (network, devices, queues)",
+		"apm":             "the server's own average over its requests, from its /_mb/stats (the APM's view)",
+	}
 }
 
 // Dashboard samples its sources every tick and feeds the pages.
@@ -84,7 +107,10 @@ type Dashboard struct {
 func New(title string, src Sources) *Dashboard {
 	d := &Dashboard{src: src, every: time.Second, start: time.Now(), subs: map[chan []byte]struct{}{}}
 	d.state = State{Title: title, Started: d.start, Phases: phaseNames(), Findings: []diagnose.Finding{},
-		Form: src.Answer != nil, HasLoad: src.Load != nil, Totals: TotalsView{Status: map[string]int64{}}}
+		Form: src.Answer != nil, HasLoad: src.Load != nil, Totals: TotalsView{Status: map[string]int64{}}, PhaseHelp: phaseHelp()}
+	if d.state.Form {
+		d.state.Codes = diagnose.Codes()
+	}
 	if src.Load != nil {
 		d.prev = Totals{Status: map[int]int64{}}
 	}
@@ -105,10 +131,22 @@ func (d *Dashboard) Run(ctx context.Context) {
 	}
 }
 
-// Tick takes one sample now and sends it to the pages.
-func (d *Dashboard) Tick(now time.Time) {
+// Tick takes one sample now and sends it to the pages; after Finish it
+// does nothing (the run's seconds are drawn; the x axis stops).
+func (d *Dashboard) Tick(now time.Time) { d.tick(now, false) }
+
+// tick samples now; last is Finish's sample, whose interval is usually
+// shorter than a tick: it goes into the totals and, unless it is the only
+// sample, not into the seconds drawn.
+func (d *Dashboard) tick(now time.Time, last bool) {
 	d.tickMu.Lock()
 	defer d.tickMu.Unlock()
+	d.mu.Lock()
+	final := d.state.Final
+	d.mu.Unlock()
+	if final {
+		return
+	}
 	var findings []diagnose.Finding
 	if d.src.Findings != nil && now.Sub(d.lastFind) >= 2*time.Second {
 		findings = d.src.Findings()
@@ -116,8 +154,9 @@ func (d *Dashboard) Tick(now time.Time) {
 	}
 	var apm *metrics.ServerView
 	if d.src.Server != nil {
-		v := d.src.Server()
-		apm = &v
+		if v := d.src.Server(); known(v) {
+			apm = &v
+		}
 	}
 	var stages json.RawMessage
 	if d.src.Stages != nil {
@@ -145,6 +184,11 @@ func (d *Dashboard) Tick(now time.Time) {
 	}
 	if findings != nil && !d.state.Final {
 		d.state.Findings = findings
+	}
+	if last && len(d.state.Points) > 0 && dt < d.every.Seconds()*0.99 {
+		d.state.Tail = dt
+		d.mu.Unlock()
+		return
 	}
 	d.state.Points = append(d.state.Points, p)
 	msg := event("point", struct {
@@ -226,8 +270,10 @@ func (d *Dashboard) sampleAPM(p *Point, v metrics.ServerView, dt float64) {
 
 // Finish takes a last sample, replaces the live findings with the
 // analyzer's on the whole run and marks the page final (a report).
-func (d *Dashboard) Finish(findings []diagnose.Finding) {
-	d.Tick(time.Now())
+func (d *Dashboard) Finish(findings []diagnose.Finding) { d.finishAt(time.Now(), findings) }
+
+func (d *Dashboard) finishAt(now time.Time, findings []diagnose.Finding) {
+	d.tick(now, true)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if findings == nil {
