@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/dashboard"
+	"github.com/middlebench/middlebench/internal/atomicfile"
 	"github.com/middlebench/middlebench/teach/mystery"
 	"github.com/spf13/cobra"
 )
@@ -207,7 +209,7 @@ and reveal scores the last.`,
 func newMysteryRevealCmd() *cobra.Command {
 	var idf idFlags
 	var asJSON bool
-	var keyFile string
+	var keyFile, htmlFile string
 	cmd := &cobra.Command{
 		Use:   "reveal",
 		Short: "Print the answer key from the stages' counters and score every answer (the teacher's: needs the class key)",
@@ -225,10 +227,27 @@ func newMysteryRevealCmd() *cobra.Command {
 					return fmt.Errorf("--key-file: %w", err)
 				}
 			}
-			return mystery.Reveal(cmd.OutOrStdout(), st, id, key, asJSON)
+			if htmlFile == "" {
+				return mystery.Reveal(cmd.OutOrStdout(), st, id, key, asJSON)
+			}
+			if asJSON {
+				return errors.New("--json and --html: choose one")
+			}
+			// Written whole or not at all; nothing is written when the
+			// key is missing or wrong.
+			var page bytes.Buffer
+			if err := mystery.RevealAs(&page, st, id, key, mystery.AsHTML); err != nil {
+				return err
+			}
+			if err := atomicfile.WriteBytes(htmlFile, page.Bytes()); err != nil {
+				return fmt.Errorf("--html: %w", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "reveal written to %s\n", htmlFile)
+			return nil
 		},
 	}
 	idf.add(cmd)
+	cmd.Flags().StringVar(&htmlFile, "html", "", "write the reveal as one HTML page (for the projector) to this file")
 	cmd.Flags().StringVar(&keyFile, "key-file", "", "the class key the mystery was drawn with (the teacher's)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the key and the verdicts as JSON")
 	return cmd

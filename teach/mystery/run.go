@@ -217,6 +217,29 @@ func (s *State) Find(id string, key ClassKey) (m *Mystery, c *Counters, err erro
 // needs its class key, and without it nothing is printed. asJSON prints
 // the key and the verdicts as one JSON object instead.
 func Reveal(w io.Writer, s *State, id string, key ClassKey, asJSON bool) error {
+	return RevealAs(w, s, id, key, RevealText(asJSON))
+}
+
+// RevealFormat is how a reveal is written.
+type RevealFormat int
+
+// Reveal formats.
+const (
+	AsText RevealFormat = iota
+	AsJSON
+	AsHTML
+)
+
+// RevealText is AsJSON when asJSON, else AsText.
+func RevealText(asJSON bool) RevealFormat {
+	if asJSON {
+		return AsJSON
+	}
+	return AsText
+}
+
+// RevealAs is Reveal in format f (AsHTML: one page for the projector).
+func RevealAs(w io.Writer, s *State, id string, key ClassKey, f RevealFormat) error {
 	m, c, err := s.Find(id, key)
 	if err != nil {
 		return err
@@ -226,9 +249,12 @@ func Reveal(w io.Writer, s *State, id string, key ClassKey, asJSON bool) error {
 		return err
 	}
 	k := m.KeyFrom(c)
-	if !asJSON {
+	switch f {
+	case AsText:
 		WriteReveal(w, k, all)
 		return nil
+	case AsHTML:
+		return WriteRevealHTML(w, k, all)
 	}
 	out := struct {
 		Key      Key       `json:"key"`
