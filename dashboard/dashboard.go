@@ -23,6 +23,9 @@ type Sources struct {
 	// first answer), newToken the one this answer was given, if any. An
 	// *AnswerError says which HTTP status refuses it.
 	Answer func(name, codes, token string) (newToken string, err error)
+	// Answers counts the answers kept so far, however given (nil: the
+	// page counts those its form took).
+	Answers func() int
 }
 
 // Point is one second (one tick) of the run.
@@ -158,6 +161,10 @@ func (d *Dashboard) tick(now time.Time, last bool) {
 			apm = &v
 		}
 	}
+	answers := -1
+	if d.src.Answers != nil {
+		answers = d.src.Answers()
+	}
 	var stages json.RawMessage
 	if d.src.Stages != nil {
 		if b, err := json.Marshal(d.src.Stages()); err == nil {
@@ -181,6 +188,9 @@ func (d *Dashboard) tick(now time.Time, last bool) {
 	}
 	if stages != nil {
 		d.state.Stages = stages
+	}
+	if answers >= 0 {
+		d.state.Answers = answers
 	}
 	if findings != nil && !d.state.Final {
 		d.state.Findings = findings

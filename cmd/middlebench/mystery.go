@@ -147,7 +147,7 @@ Causes: ` + strings.Join(mystery.CatalogueIDs(), ", "),
 							return "", &dashboard.AnswerError{Status: http.StatusInsufficientStorage, Err: err}
 						}
 						return tok, err
-					}})
+					}, Answers: func() int { n, _ := st.CountAnswers(r.M.ID); return n }})
 				if dashErr != nil {
 					cancel()
 				}

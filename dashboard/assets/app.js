@@ -54,14 +54,19 @@
     };
   }
 
+  // A legend value, "–" where the second has none (uPlot leaves it blank).
+  function orDash(digits) {
+    return function (u, v) { return fmt(v, digits); };
+  }
+
   function makeCharts() {
     var n = state.phaseNames.length;
     var series = [{ label: 's' }];
     for (var k = n - 1; k >= 0; k--) {
       series.push({ label: state.phaseNames[k], stroke: COLORS[k], fill: COLORS[k] + 'cc', width: 1, value: ownValue(k) });
     }
-    series.push({ label: 'server_time (Server-Timing)', stroke: '#000', width: 2, dash: [6, 4] });
-    series.push({ label: "server's own (APM)", stroke: '#795548', width: 2 });
+    series.push({ label: 'server_time (Server-Timing)', stroke: '#000', width: 2, dash: [6, 4], value: orDash(2) });
+    series.push({ label: "server's own (APM)", stroke: '#795548', width: 2, value: orDash(2) });
     phasesPlot = new uPlot({
       width: width(), height: 300, series: series,
       axes: [{ label: 'seconds' }, { label: 'ms per request' }],
@@ -72,9 +77,9 @@
     ratesPlot = new uPlot({
       width: width(), height: 200,
       series: [{ label: 's' },
-        { label: 'requests/s', stroke: '#1e88e5', width: 2 },
-        { label: 'failed/s', stroke: '#e53935', width: 2 },
-        { label: 'server requests/s (APM)', stroke: '#795548', width: 1, dash: [4, 3] }],
+        { label: 'requests/s', stroke: '#1e88e5', width: 2, value: orDash(1) },
+        { label: 'failed/s', stroke: '#e53935', width: 2, value: orDash(1) },
+        { label: 'server requests/s (APM)', stroke: '#795548', width: 1, dash: [4, 3], value: orDash(1) }],
       axes: [{ label: 'seconds' }, { label: 'per second' }],
       scales: { x: { time: false } },
       hooks: { setCursor: [showLast] },
@@ -116,9 +121,12 @@
     var fromServer = !state.hasLoad && t.apm;
     $('requests').textContent = fromServer ? t.apm.requests : (t.requests || 0);
     $('requestslabel').textContent = fromServer ? "requests (the server's count)" : 'requests';
-    $('failed').textContent = t.failed || 0;
+    // The engine's own figures exist only where the engine runs.
+    $('failed').textContent = state.hasLoad ? (t.failed || 0) : '–';
     $('rps').textContent = last ? fmt(fromServer ? last.apmRps : last.rps, 0) : '0';
-    $('duration').textContent = fmt(t.durationAvg, 2);
+    $('duration').textContent = state.hasLoad ? fmt(t.durationAvg, 2) : '–';
+    $('statuses').parentNode.hidden = !state.hasLoad;
+    $('phasetable').parentNode.hidden = !state.hasLoad;
     $('server').textContent = fmt(t.serverAvg, 2);
     $('apm').textContent = fmt(apmAvg(t), 2);
     $('seconds').textContent = state.points.filter(function (p) { return p.requests > 0 || p.apmRps > 0; }).length;
@@ -229,7 +237,7 @@
     renderFindings();
     $('formbox').hidden = !state.form || report;
     renderCodePick();
-    $('answers').textContent = state.form ? state.answers + ' answer(s) so far' : '';
+    $('answers').textContent = state.form ? state.answers + ' answer(s) kept so far (revisions included)' : '';
     if (!phasesPlot) { makeCharts(); } else {
       phasesPlot.setData(phaseData(state.points));
       ratesPlot.setData(rateData(state.points));

@@ -210,6 +210,10 @@ func (s *State) answerFiles(id string) ([]string, error) {
 	return out, nil
 }
 
+// CountAnswers is how many answers mystery id has kept, revisions
+// included.
+func (s *State) CountAnswers(id string) (int, error) { return s.countAnswers(id) }
+
 func (s *State) countAnswers(id string) (int, error) {
 	fs, err := s.answerFiles(id)
 	return len(fs), err
