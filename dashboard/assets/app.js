@@ -285,7 +285,8 @@
     var picked = [].slice.call(document.querySelectorAll('#codepick input:checked')).map(function (i) { return i.value; });
     if (!picked.length) { $('answerstatus').textContent = 'tick at least one code'; return; }
     body.set('codes', picked.join(','));
-    var who = 'mb-token:' + (body.get('name') || '').trim().toLowerCase();
+    // A token is one name's in one mystery (the page's title names it).
+    var who = 'mb-token:' + state.title + ':' + (body.get('name') || '').trim().toLowerCase();
     var saved = window.localStorage ? localStorage.getItem(who) : null;
     if (saved) { body.set('token', saved); }
     fetch('answer', { method: 'POST', body: body }).then(function (r) { return r.text(); })

@@ -59,7 +59,7 @@ func WriteReveal(w io.Writer, k Key, all []Answer) {
 		fmt.Fprintf(w, "\nno answers yet\n")
 		return
 	}
-	fmt.Fprintf(w, "\nanswers (%d students, %d answers given):\n", len(answers), len(all))
+	fmt.Fprintf(w, "\nanswers (%s, %s given):\n", count(len(answers), "student"), count(len(all), "answer"))
 	perfect := 0
 	for _, a := range answers {
 		v := k.Score(a)
@@ -95,4 +95,12 @@ func where(p Part) string {
 		return "net box, " + p.Stage
 	}
 	return "edge box, " + p.Stage
+}
+
+// count says n things ("1 student", "30 students").
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -105,6 +105,11 @@ func TestWebAnswersCannotOverwriteAnothers(t *testing.T) {
 	if _, again, err := Submit(s, id, "ada", []string{"rate-limited"}, ViaWeb, tok); err != nil || again != "" {
 		t.Fatalf("revision with the token: %q, %v", again, err)
 	}
+	// A browser's token from another mystery does not spoil a first
+	// answer here: it gets a token of its own.
+	if _, fresh, err := Submit(s, id, "cy", []string{"server-slow"}, ViaWeb, "stale-token"); err != nil || fresh == "" {
+		t.Fatalf("a first answer with a stale token: %q, %v", fresh, err)
+	}
 	if _, _, err := Submit(s, id, "bob", []string{"server-slow"}, ViaCLI, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -113,8 +118,8 @@ func TestWebAnswersCannotOverwriteAnothers(t *testing.T) {
 	}
 	all, _ := s.Answers(id)
 	got := fmt.Sprint(len(all), Latest(all)[0].Codes, Latest(all)[0].Revision)
-	if got != "3 [rate-limited] 2" {
-		t.Fatalf("kept %s; want 3 answers, ada's last rate-limited as revision 2", got)
+	if got != "4 [rate-limited] 2" {
+		t.Fatalf("kept %s; want 4 answers, ada's last rate-limited as revision 2", got)
 	}
 	for _, bad := range []string{"", "   ", strings.Repeat("x", 65), "a/b", "x\ny", "<script>"} {
 		if _, _, err := Submit(s, id, bad, []string{"path-latency"}, ViaWeb, ""); !errors.Is(err, ErrName) {
