@@ -167,8 +167,10 @@ func (d *Dashboard) tick(now time.Time, last bool) {
 	}
 	var stages json.RawMessage
 	if d.src.Stages != nil {
-		if b, err := json.Marshal(d.src.Stages()); err == nil {
-			stages = b
+		if v := d.src.Stages(); v != nil {
+			if b, err := json.Marshal(v); err == nil {
+				stages = b
+			}
 		}
 	}
 	d.mu.Lock()

@@ -295,3 +295,22 @@ func TestPollServerKeepsTheLastViewAndUnknownIsNotZero(t *testing.T) {
 		t.Fatalf("a failed read lost the last view: %+v", v)
 	}
 }
+
+// PollStages shows a proxy's /stats as the page's stages; before a read
+// succeeds the page has none.
+func TestPollStages(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"boxes": [{"name": "edge", "stages": [{"kind": "waf", "seen": 7}]}]}`))
+	}))
+	defer srv.Close()
+	none := New("x", Sources{Stages: PollStages("http://127.0.0.1:1/stats")})
+	none.Tick(none.start.Add(time.Second))
+	if s := none.Snapshot(); s.Stages != nil {
+		t.Fatalf("an unreachable proxy gave stages: %s", s.Stages)
+	}
+	d := New("x", Sources{Stages: PollStages(srv.URL)})
+	d.Tick(d.start.Add(time.Second))
+	if s := d.Snapshot(); !strings.Contains(string(s.Stages), `"seen":7`) {
+		t.Fatalf("stages %s", s.Stages)
+	}
+}

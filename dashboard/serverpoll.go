@@ -35,18 +35,46 @@ func PollServer(url string) func() metrics.ServerView {
 
 func fetchServerView(c *http.Client, url string) (metrics.ServerView, error) {
 	var v metrics.ServerView
+	err := fetchJSON(c, url, &v)
+	return v, err
+}
+
+// PollStages returns a Sources.Stages that reads a path's counters from
+// url (a proxy's admin /stats) each time it is called, within a second;
+// when a read fails it returns the last counters read (nil before the
+// first: the page shows no stages).
+func PollStages(url string) func() any {
+	client := &http.Client{Timeout: time.Second}
+	var mu sync.Mutex
+	var last json.RawMessage
+	return func() any {
+		var v json.RawMessage
+		err := fetchJSON(client, url, &v)
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil {
+			last = v
+		}
+		if last == nil {
+			return nil
+		}
+		return last
+	}
+}
+
+func fetchJSON(c *http.Client, url string, v any) error {
 	resp, err := c.Get(url)
 	if err != nil {
-		return v, err
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return v, fmt.Errorf("%s: %s", url, resp.Status)
+		return fmt.Errorf("%s: %s", url, resp.Status)
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStatsBytes)).Decode(&v); err != nil {
-		return v, fmt.Errorf("%s: %w", url, err)
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStatsBytes)).Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", url, err)
 	}
-	return v, nil
+	return nil
 }
 
 // known says whether v is a view a server gave (a server's view always

@@ -25,6 +25,7 @@ type dashFlags struct {
 	allowRemote bool
 	linger      time.Duration
 	serverStats string
+	stages      string
 }
 
 // add registers --dashboard and its companions on cmd.
@@ -34,6 +35,7 @@ func (d *dashFlags) add(cmd *cobra.Command) {
 	f.StringVar(&d.report, "dashboard-report", "", "at the end, save the dashboard as one self-contained HTML file")
 	f.BoolVar(&d.allowRemote, "dashboard-allow-remote", false, "let --dashboard listen beyond loopback (a class on the LAN)")
 	f.DurationVar(&d.linger, "dashboard-linger", 0, "keep the dashboard up this long after the run ends (Ctrl-C stops it sooner)")
+	f.StringVar(&d.stages, "dashboard-stages", "", "a proxy's admin /stats URL: the dashboard shows the path's stage counters beside the load, e.g. http://127.0.0.1:26091/stats")
 	f.StringVar(&d.serverStats, "dashboard-server-stats", "", "the fake server's /_mb/stats URL: the dashboard shows the server's own view beside the load, e.g. http://127.0.0.1:26080/_mb/stats")
 }
 
@@ -55,6 +57,9 @@ func (f *dashFlags) start(ctx context.Context, out io.Writer, title string, src 
 	ctx, ld.stop = context.WithCancel(context.WithoutCancel(ctx))
 	if f.serverStats != "" && src.Server == nil {
 		src.Server = dashboard.PollServer(f.serverStats)
+	}
+	if f.stages != "" && src.Stages == nil {
+		src.Stages = dashboard.PollStages(f.stages)
 	}
 	ld.d = dashboard.New(title, src)
 	if f.addr != "" {
