@@ -3,9 +3,13 @@
 // phases beside the server's own time, name the cause, and be told — from
 // the stages' own counters — whether they were right.
 //
-// The same seed and level give the same mystery on every machine: the draw
-// uses a PCG generator seeded from them, indexes fixed lists, and never
-// ranges over a map or reads the time.
+// The same seed, level and class key give the same mystery on every
+// machine: the draw uses a PCG generator seeded from them (the key through
+// an HMAC, secret.go), indexes fixed lists, and never ranges over a map or
+// reads the time. Without a key (a practice mystery) the seed alone draws
+// it. Every answer is kept, one file each (answers.go); every mystery's
+// edge keeps a load budget of its own, reported apart from the puzzle
+// (budget.go).
 package mystery
 
 import (
