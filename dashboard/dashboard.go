@@ -144,6 +144,11 @@ func (d *Dashboard) Tick(now time.Time) { d.tick(now, false) }
 func (d *Dashboard) tick(now time.Time, last bool) {
 	d.tickMu.Lock()
 	defer d.tickMu.Unlock()
+	d.tickLocked(now, last)
+}
+
+// tickLocked is tick with tickMu held.
+func (d *Dashboard) tickLocked(now time.Time, last bool) {
 	d.mu.Lock()
 	final := d.state.Final
 	d.mu.Unlock()
@@ -285,7 +290,11 @@ func (d *Dashboard) sampleAPM(p *Point, v metrics.ServerView, dt float64) {
 func (d *Dashboard) Finish(findings []diagnose.Finding) { d.finishAt(time.Now(), findings) }
 
 func (d *Dashboard) finishAt(now time.Time, findings []diagnose.Finding) {
-	d.tick(now, true)
+	// One hold of tickMu: no sampler's tick between the last sample and
+	// the page turning final.
+	d.tickMu.Lock()
+	defer d.tickMu.Unlock()
+	d.tickLocked(now, true)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if findings == nil {
