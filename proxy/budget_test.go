@@ -93,11 +93,44 @@ boxes:
 	}
 }
 
+// A connection budget of 20/s (burst 1) in front of a byte box: ten new
+// connections, one after another, take no less than 9/20 s, and the stage
+// counts the accepts it held.
+func TestBudgetPacesNewConnections(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, `
+boxes:
+  - name: net
+    listen: 127.0.0.1:0
+    stages:
+      - {kind: budget, connRate: 20/s, connBurst: 1}
+      - {kind: link, latency: 0ms}
+`, up.URL)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	begin := time.Now()
+	for range 10 {
+		if resp, _ := get(t, client, p.URL()+"/"); resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	took := time.Since(begin)
+	if min := 9 * time.Second / 20; took < min {
+		t.Fatalf("10 new connections in %v; a 20/s budget needs at least %v", took, min)
+	}
+	st := budgetStats(t, p)
+	if st.Seen != 10 || st.Passed != 10 || st.Extra["held"] < 8 {
+		t.Fatalf("budget counted %+v; want 10 connections seen and passed, at least 8 held", st)
+	}
+	t.Logf("10 connections in %v; held %d", took, st.Extra["held"])
+}
+
 func TestBudgetConfigErrors(t *testing.T) {
 	for _, tc := range []struct{ stage, want string }{
 		{"budget:burst=3", "rate: required"},
 		{"budget:rate=10/s,inFlight=-1", "inFlight: must not be negative"},
 		{"budget:rate=10/s,maxWait=-1s", "must not be negative"},
+		{"budget:rate=10/s,connRate=5/s", "use two stages"},
+		{"budget:connBurst=3", "needs connRate"},
 	} {
 		sc, err := ParseStage(tc.stage)
 		if err == nil {

@@ -173,16 +173,17 @@ func partOf(c *cause, d drawn, decoy bool) Part {
 // edgeOrder and netOrder are the stages' places in their box, nearest the
 // client first.
 var (
-	netOrder  = []string{"accept", "link", "bandwidth"}
+	netOrder  = []string{"accept", "budget", "link", "bandwidth"}
 	edgeOrder = []string{"tls", "budget", "uablock", "ratelimit", "waf", "fault"}
 )
 
 // build turns the parts into the server's config and the path.
 func (m *Mystery) build() error {
 	m.Server = fakeserver.Config{Listen: "127.0.0.1:0", Work: fixedDist(baseWorkMs), Size: units.Size(baseSize), Seed: m.Seed}
-	// kind → shorthand; the edge always terminates TLS and keeps the
-	// exercise's load budget (budget.go)
-	stages := map[string]string{"tls": "tls", "budget": budgetStage()}
+	// kind → shorthand; the edge always terminates TLS; both boxes keep
+	// the exercise's load budget (budget.go), on connections and requests
+	stages := map[string]string{"tls": "tls"}
+	budgets := map[string]string{whereNet: budgetConnStage(), whereEdge: budgetStage()}
 	for _, p := range m.Parts {
 		if p.d.server != nil {
 			p.d.server(&m.Server)
@@ -195,6 +196,9 @@ func (m *Mystery) build() error {
 		b := proxy.BoxConfig{Name: name, Listen: "127.0.0.1:0"}
 		for _, kind := range order {
 			s, ok := stages[kind]
+			if kind == "budget" {
+				s, ok = budgets[name], true
+			}
 			if !ok {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/middlebench/middlebench/proxy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -84,7 +85,8 @@ func TestLevelsHaveTheirShape(t *testing.T) {
 					t.Fatalf("seed %d level %s: the load budget drawn as a part of the puzzle: %+v", seed, l, p)
 				}
 			}
-			if len(m.Path.Boxes) != 2 || m.Path.Boxes[1].Stages[0].Kind != "tls" || m.Path.Boxes[1].Stages[1].Kind != "budget" {
+			if len(m.Path.Boxes) != 2 || !slices.ContainsFunc(m.Path.Boxes[0].Stages, func(s proxy.StageConfig) bool { return s.Kind == "budget" }) ||
+				m.Path.Boxes[1].Stages[0].Kind != "tls" || m.Path.Boxes[1].Stages[1].Kind != "budget" {
 				t.Fatalf("seed %d level %s: every mystery is net box → TLS-terminating edge box with its load budget first among the HTTP stages, got %s", seed, l, pathYAML(t, m))
 			}
 		}
