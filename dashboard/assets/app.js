@@ -119,11 +119,11 @@
     // Without the engine on this page (a mystery, a server), the requests
     // are the server's count.
     var fromServer = !state.hasLoad && t.apm;
-    $('requests').textContent = fromServer ? t.apm.requests : (t.requests || 0);
+    $('requests').textContent = fromServer ? t.apm.requests : (state.hasLoad ? (t.requests || 0) : '–');
     $('requestslabel').textContent = fromServer ? "requests (the server's count)" : 'requests';
     // The engine's own figures exist only where the engine runs.
     $('failed').textContent = state.hasLoad ? (t.failed || 0) : '–';
-    $('rps').textContent = last ? fmt(fromServer ? last.apmRps : last.rps, 0) : '0';
+    $('rps').textContent = !state.hasLoad && !fromServer ? '–' : (last ? fmt(fromServer ? last.apmRps : last.rps, 0) : '0');
     $('duration').textContent = state.hasLoad ? fmt(t.durationAvg, 2) : '–';
     $('statuses').parentNode.hidden = !state.hasLoad;
     $('phasetable').parentNode.hidden = !state.hasLoad;
