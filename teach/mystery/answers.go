@@ -219,8 +219,14 @@ func (s *State) countAnswers(id string) (int, error) {
 	return len(fs), err
 }
 
+// ErrBadAnswer marks answer files that could not be read as answers (a
+// file put there by hand); Answers returns the others with it.
+var ErrBadAnswer = errors.New("not an answer")
+
 // Answers reads every answer given for a mystery, in the order given,
-// each with its revision number under its name.
+// each with its revision number under its name. A file that is not an
+// answer is left out and named in an error wrapping ErrBadAnswer,
+// returned with the answers that were read.
 func (s *State) Answers(id string) ([]Answer, error) {
 	files, err := s.answerFiles(id)
 	if err != nil {
@@ -230,17 +236,23 @@ func (s *State) Answers(id string) ([]Answer, error) {
 		files = files[:MaxAnswers]
 	}
 	var out []Answer
+	var bad []error
 	revs := map[string]int{}
 	for _, f := range files {
 		var a Answer
 		if err := readJSONBounded(f, &a); err != nil {
-			return nil, err
+			bad = append(bad, fmt.Errorf("%w: %w", ErrBadAnswer, err))
+			continue
+		}
+		if _, err := CheckName(a.Name); err != nil || len(a.Codes) == 0 {
+			bad = append(bad, fmt.Errorf("%w: %s: no valid name or no codes", ErrBadAnswer, f))
+			continue
 		}
 		revs[strings.ToLower(a.Name)]++
 		a.Revision = revs[strings.ToLower(a.Name)]
 		out = append(out, a)
 	}
-	return out, nil
+	return out, errors.Join(bad...)
 }
 
 // Latest keeps each name's last answer (the one scored), in the order of

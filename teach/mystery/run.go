@@ -245,10 +245,12 @@ func RevealAs(w io.Writer, s *State, id string, key ClassKey, f RevealFormat) er
 		return err
 	}
 	all, err := s.Answers(id)
-	if err != nil {
+	k := m.KeyFrom(c)
+	if errors.Is(err, ErrBadAnswer) {
+		k.Notes = append(k.Notes, "some files in the answers directory are not answers and were left out: "+err.Error())
+	} else if err != nil {
 		return err
 	}
-	k := m.KeyFrom(c)
 	switch f {
 	case AsText:
 		WriteReveal(w, k, all)

@@ -3,6 +3,8 @@ package mystery
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,6 +82,12 @@ func TestAnswersKeepRevisions(t *testing.T) {
 	latest := Latest(all)
 	if len(latest) != 2 || latest[0].Name != "Ada" || latest[0].Codes[0] != "rate-limited" || latest[0].Revision != 2 || latest[1].Name != "bob" {
 		t.Fatalf("latest = %+v; want Ada's revision 2 (rate-limited), then bob", latest)
+	}
+	// A file that is not an answer is left out, named, and the others read.
+	os.WriteFile(filepath.Join(s.answersDir(id), "99999999999999999999-zz.json"), []byte("{not json"), 0o644)
+	again, err := s.Answers(id)
+	if len(again) != 3 || !errors.Is(err, ErrBadAnswer) || !strings.Contains(err.Error(), "99999999999999999999-zz.json") {
+		t.Fatalf("with a stray file: %d answers, %v; want the 3 and ErrBadAnswer naming the file", len(again), err)
 	}
 	if other, _ := s.Answers(MysteryID(3, LevelOne, "")); len(other) != 0 {
 		t.Fatalf("level one has answers of level two: %+v", other)
