@@ -118,17 +118,9 @@ Causes: ` + strings.Join(mystery.CatalogueIDs(), ", "),
 			st := &mystery.State{Dir: mf.stateDir}
 			o.Seed, o.Level, o.State, o.Out = mf.seed, l, st, cmd.OutOrStdout()
 			if !mf.practice {
-				if mf.keyFile == "" {
-					mf.keyFile = filepath.Join(mf.stateDir, "class.key")
+				if o.KeyFile = mf.keyFile; o.KeyFile == "" {
+					o.KeyFile = filepath.Join(mf.stateDir, "class.key")
 				}
-				key, created, err := mystery.LoadOrCreateClassKey(mf.keyFile)
-				if err != nil {
-					return &exitError{code: 2, err: fmt.Errorf("--key-file: %w", err)}
-				}
-				if created {
-					fmt.Fprintf(cmd.OutOrStdout(), "a new class key was written to %s (mode 0600): reveal needs it; use it for the whole class\n\n", mf.keyFile)
-				}
-				o.Key, o.KeyFile = key, mf.keyFile
 			}
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
@@ -137,17 +129,7 @@ Causes: ` + strings.Join(mystery.CatalogueIDs(), ", "),
 			o.Started = func(r *mystery.Running) {
 				// The class sees the server's own view (the APM) and the
 				// form; never the stages, which would give the answer away.
-				ld, dashErr = dash.start(ctx, cmd.ErrOrStderr(), "mystery "+r.M.ID,
-					dashboard.Sources{Server: r.Server.Stats, Answer: func(name, codes, token string) (string, error) {
-						_, tok, err := mystery.Submit(st, r.M.ID, name, []string{codes}, mystery.ViaWeb, token)
-						switch {
-						case errors.Is(err, mystery.ErrNameTaken):
-							return "", &dashboard.AnswerError{Status: http.StatusConflict, Err: err}
-						case errors.Is(err, mystery.ErrFull):
-							return "", &dashboard.AnswerError{Status: http.StatusInsufficientStorage, Err: err}
-						}
-						return tok, err
-					}, Answers: func() int { n, _ := st.CountAnswers(r.M.ID); return n }})
+				ld, dashErr = dash.start(ctx, cmd.ErrOrStderr(), "mystery "+r.M.ID, mysteryPage(st, r))
 				if dashErr != nil {
 					cancel()
 				}
@@ -174,6 +156,23 @@ Causes: ` + strings.Join(mystery.CatalogueIDs(), ", "),
 	f.DurationVar(&o.Duration, "duration", 0, "stop after this long (default: until Ctrl-C)")
 	cmd.AddCommand(newMysteryAnswerCmd(), newMysteryRevealCmd(), newMysteryRulesCmd())
 	return cmd
+}
+
+// mysteryPage is what a mystery's dashboard shows and takes: the
+// server's own view and the answer form, whose refusals become statuses.
+func mysteryPage(st *mystery.State, r *mystery.Running) dashboard.Sources {
+	answer := func(name, codes, token string) (string, error) {
+		_, tok, err := mystery.Submit(st, r.M.ID, name, []string{codes}, mystery.ViaWeb, token)
+		switch {
+		case errors.Is(err, mystery.ErrNameTaken):
+			return "", &dashboard.AnswerError{Status: http.StatusConflict, Err: err}
+		case errors.Is(err, mystery.ErrFull):
+			return "", &dashboard.AnswerError{Status: http.StatusInsufficientStorage, Err: err}
+		}
+		return tok, err
+	}
+	count := func() int { n, _ := st.CountAnswers(r.M.ID); return n }
+	return dashboard.Sources{Server: r.Server.Stats, Answer: answer, Answers: count}
 }
 
 func newMysteryAnswerCmd() *cobra.Command {

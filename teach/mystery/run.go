@@ -23,9 +23,8 @@ type ServeOptions struct {
 	// port): the APM view and rule 11's straight-at-the-server baseline.
 	ServerListen string
 	State        *State
-	// Key is the class key (ClassKey("") draws the practice mystery of the
-	// seed alone); KeyFile is where it is kept, for the teacher's reveal line.
-	Key      ClassKey
+	// KeyFile holds the class key; Serve writes a fresh one there when
+	// there is none. "" draws the practice mystery of the seed alone.
 	KeyFile  string
 	Duration time.Duration // 0: until ctx ends
 	Out      io.Writer
@@ -38,7 +37,18 @@ type ServeOptions struct {
 // Serve draws the mystery, serves it, prints where to aim, and keeps its
 // record (the counters `reveal` reads) up to date until ctx ends.
 func Serve(ctx context.Context, o ServeOptions) error {
-	m, err := DrawKeyed(o.Seed, o.Level, o.Key)
+	var key ClassKey
+	if o.KeyFile != "" {
+		k, created, err := LoadOrCreateClassKey(o.KeyFile)
+		if err != nil {
+			return fmt.Errorf("--key-file: %w", err)
+		}
+		if created {
+			fmt.Fprintf(o.Out, "a new class key was written to %s (mode 0600): reveal needs it; use it for the whole class\n\n", o.KeyFile)
+		}
+		key = k
+	}
+	m, err := DrawKeyed(o.Seed, o.Level, key)
 	if err != nil {
 		return err
 	}
@@ -65,7 +75,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 			return err
 		}
 		return o.State.SaveRecord(Record{ID: m.ID, Seed: m.Seed, Level: m.Level, Keyed: m.Keyed, URL: r.URL(), ServerURL: r.Server.URL(),
-			Running: running, Updated: time.Now().UTC().Format(time.RFC3339), Budget: BudgetText(), Counters: c}, o.Key)
+			Running: running, Updated: time.Now().UTC().Format(time.RFC3339), Budget: BudgetText(), Counters: c}, key)
 	}
 	if err := save(true); err != nil {
 		return err
