@@ -191,3 +191,51 @@ func mustDist(t *testing.T, s string) units.Dist {
 	}
 	return d
 }
+
+// The answer form in a real Chromium, opened before the first second
+// was sampled (the page once failed on a state without points): the
+// student ticks two codes of the
+// pick-list and submits; the source gets them comma-joined with no token;
+// the second submission under the same name sends the token the first was
+// given (kept by the page), so the name's owner can revise.
+func TestAnswerFormInChromium(t *testing.T) {
+	bin := chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got := make(chan string, 4)
+	d := New("mystery m0123456789ab", Sources{Answer: func(name, codes, token string) (string, error) {
+		got <- name + "|" + codes + "|" + token
+		return "tok42", nil
+	}})
+	url, err := d.Serve(ctx, "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go d.Run(ctx)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(bin), chromedp.Flag("headless", true),
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()))
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	if err := chromedp.Do(browser, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	waitFor(t, browser, `document.querySelectorAll('#codepick input').length > 10`)
+	submit := `(() => {
+		document.querySelector('#answer input[name=name]').value = 'ada';
+		document.querySelectorAll('#codepick input').forEach(i => { i.checked = i.value === 'path-latency' || i.value === 'rate-limited'; });
+		document.querySelector('#answer button').click();
+		return true; })()`
+	for i, want := range []string{"ada|path-latency,rate-limited|", "ada|path-latency,rate-limited|tok42"} {
+		eval[bool](t, browser, submit)
+		select {
+		case g := <-got:
+			if g != want {
+				t.Errorf("submission %d reached the source as %q, want %q", i+1, g, want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("submission %d never reached the source", i+1)
+		}
+		waitFor(t, browser, `document.getElementById('answerstatus').textContent.startsWith('answer recorded for ada')`)
+	}
+}

@@ -109,7 +109,7 @@ type Dashboard struct {
 // New makes a dashboard titled title; Run starts its sampling.
 func New(title string, src Sources) *Dashboard {
 	d := &Dashboard{src: src, every: time.Second, start: time.Now(), subs: map[chan []byte]struct{}{}}
-	d.state = State{Title: title, Started: d.start, Phases: phaseNames(), Findings: []diagnose.Finding{},
+	d.state = State{Title: title, Started: d.start, Phases: phaseNames(), Findings: []diagnose.Finding{}, Points: []Point{},
 		Form: src.Answer != nil, HasLoad: src.Load != nil, Totals: TotalsView{Status: map[string]int64{}}, PhaseHelp: phaseHelp()}
 	if d.state.Form {
 		d.state.Codes = diagnose.Codes()

@@ -226,6 +226,7 @@
   }
 
   function render() {
+    state.points = state.points || [];
     window.mbState = state; // for the curious (and the browser test)
     $('title').textContent = state.title;
     var badge = $('status');
@@ -252,6 +253,7 @@
     es.addEventListener('final', function (e) { state = JSON.parse(e.data); render(); });
     es.addEventListener('point', function (e) {
       var m = JSON.parse(e.data);
+      state.points = state.points || [];
       state.points.push(m.point);
       state.totals = m.totals;
       state.stages = m.stages;
@@ -291,7 +293,7 @@
     if (saved) { body.set('token', saved); }
     fetch('answer', { method: 'POST', body: body }).then(function (r) { return r.text(); })
       .then(function (t) {
-        var m = /^token: ([0-9a-f]+)/m.exec(t);
+        var m = /^token: (\S+)/m.exec(t);
         if (m && window.localStorage) { localStorage.setItem(who, m[1]); }
         $('answerstatus').textContent = t.split('\n')[0];
       });
