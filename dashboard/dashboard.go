@@ -14,11 +14,18 @@ import (
 // Sources are what a dashboard shows; each is optional (nil: that panel
 // is left out). They are read once per tick from the sampler's goroutine.
 type Sources struct {
-	Load     *Aggregator                    // the engine's requests
-	Server   func() metrics.ServerView      // the fake server's own view (the APM)
-	Stages   func() any                     // the path's counters, as its admin endpoint serves them
-	Findings func() []diagnose.Finding      // findings so far (called every FindingsEvery)
-	Answer   func(name, codes string) error // a mystery's answer form (nil: no form)
+	Load     *Aggregator               // the engine's requests
+	Server   func() metrics.ServerView // the fake server's own view (the APM)
+	Stages   func() any                // the path's counters, as its admin endpoint serves them
+	Findings func() []diagnose.Finding // findings so far (called every FindingsEvery)
+	// Answer records a mystery's answer from the form (nil: no form):
+	// token is the secret a name's first web answer was given ("" on a
+	// first answer), newToken the one this answer was given, if any. An
+	// *AnswerError says which HTTP status refuses it.
+	Answer func(name, codes, token string) (newToken string, err error)
+	// Answers counts the answers kept so far, however given (nil: the
+	// page counts those its form took).
+	Answers func() int
 }
 
 // Point is one second (one tick) of the run.
@@ -57,8 +64,31 @@ type State struct {
 	Findings []diagnose.Finding `json:"findings"`
 	Final    bool               `json:"final"` // the run has ended: findings are the analyzer's on the whole run
 	Form     bool               `json:"form"`
+	Codes    []string           `json:"codes,omitempty"` // the form's pick-list: the analyzer's finding codes
 	Answers  int                `json:"answers"`
 	HasLoad  bool               `json:"hasLoad"`
+	// PhaseHelp says in one line what each drawn quantity is (the phases,
+	// server_time, outside, the APM's own), where the page draws it.
+	PhaseHelp map[string]string `json:"phaseHelp"`
+	// Tail is the run's last part shorter than a tick (s): in the totals,
+	// not drawn as a second of its own (a partial second's rate spikes).
+	Tail float64 `json:"tail,omitempty"`
+}
+
+// phaseHelp is the one line the page shows beside each quantity it draws
+// (k6's definitions, ARTICLE.md's table).
+func phaseHelp() map[string]string {
+	return map[string]string{
+		"blocked":         "waiting for a connection: from the pool, or a new one's connect and TLS (not in duration)",
+		"connecting":      "TCP connect of a new connection (0 on a reused one; not in duration)",
+		"tls_handshaking": "TLS handshake of a new connection (0 on a reused one; not in duration)",
+		"sending":         "writing the request to the socket",
+		"waiting":         "request written → first response byte (TTFB): the server's time and everything on the way",
+		"receiving":       "first response byte → last byte",
+		"server_time":     "what the server says it spent on the request (Server-Timing app;dur)",
+		"outside":         "waiting − server_time: spent between the client and the server's handler (network, devices, queues)",
+		"apm":             "the server's own average over its requests, from its /_mb/stats (the APM's view)",
+	}
 }
 
 // Dashboard samples its sources every tick and feeds the pages.
@@ -79,8 +109,11 @@ type Dashboard struct {
 // New makes a dashboard titled title; Run starts its sampling.
 func New(title string, src Sources) *Dashboard {
 	d := &Dashboard{src: src, every: time.Second, start: time.Now(), subs: map[chan []byte]struct{}{}}
-	d.state = State{Title: title, Started: d.start, Phases: phaseNames(), Findings: []diagnose.Finding{},
-		Form: src.Answer != nil, HasLoad: src.Load != nil, Totals: TotalsView{Status: map[string]int64{}}}
+	d.state = State{Title: title, Started: d.start, Phases: phaseNames(), Findings: []diagnose.Finding{}, Points: []Point{},
+		Form: src.Answer != nil, HasLoad: src.Load != nil, Totals: TotalsView{Status: map[string]int64{}}, PhaseHelp: phaseHelp()}
+	if d.state.Form {
+		d.state.Codes = diagnose.Codes()
+	}
 	if src.Load != nil {
 		d.prev = Totals{Status: map[int]int64{}}
 	}
@@ -101,10 +134,27 @@ func (d *Dashboard) Run(ctx context.Context) {
 	}
 }
 
-// Tick takes one sample now and sends it to the pages.
-func (d *Dashboard) Tick(now time.Time) {
+// Tick takes one sample now and sends it to the pages; after Finish it
+// does nothing (the run's seconds are drawn; the x axis stops).
+func (d *Dashboard) Tick(now time.Time) { d.tick(now, false) }
+
+// tick samples now; last is Finish's sample, whose interval is usually
+// shorter than a tick: it goes into the totals and, unless it is the only
+// sample, not into the seconds drawn.
+func (d *Dashboard) tick(now time.Time, last bool) {
 	d.tickMu.Lock()
 	defer d.tickMu.Unlock()
+	d.tickLocked(now, last)
+}
+
+// tickLocked is tick with tickMu held.
+func (d *Dashboard) tickLocked(now time.Time, last bool) {
+	d.mu.Lock()
+	final := d.state.Final
+	d.mu.Unlock()
+	if final {
+		return
+	}
 	var findings []diagnose.Finding
 	if d.src.Findings != nil && now.Sub(d.lastFind) >= 2*time.Second {
 		findings = d.src.Findings()
@@ -112,13 +162,20 @@ func (d *Dashboard) Tick(now time.Time) {
 	}
 	var apm *metrics.ServerView
 	if d.src.Server != nil {
-		v := d.src.Server()
-		apm = &v
+		if v := d.src.Server(); known(v) {
+			apm = &v
+		}
+	}
+	answers := -1
+	if d.src.Answers != nil {
+		answers = d.src.Answers()
 	}
 	var stages json.RawMessage
 	if d.src.Stages != nil {
-		if b, err := json.Marshal(d.src.Stages()); err == nil {
-			stages = b
+		if v := d.src.Stages(); v != nil {
+			if b, err := json.Marshal(v); err == nil {
+				stages = b
+			}
 		}
 	}
 	d.mu.Lock()
@@ -139,8 +196,16 @@ func (d *Dashboard) Tick(now time.Time) {
 	if stages != nil {
 		d.state.Stages = stages
 	}
+	if answers >= 0 {
+		d.state.Answers = answers
+	}
 	if findings != nil && !d.state.Final {
 		d.state.Findings = findings
+	}
+	if last && len(d.state.Points) > 0 && dt < d.every.Seconds()*0.99 {
+		d.state.Tail = dt
+		d.mu.Unlock()
+		return
 	}
 	d.state.Points = append(d.state.Points, p)
 	msg := event("point", struct {
@@ -222,8 +287,14 @@ func (d *Dashboard) sampleAPM(p *Point, v metrics.ServerView, dt float64) {
 
 // Finish takes a last sample, replaces the live findings with the
 // analyzer's on the whole run and marks the page final (a report).
-func (d *Dashboard) Finish(findings []diagnose.Finding) {
-	d.Tick(time.Now())
+func (d *Dashboard) Finish(findings []diagnose.Finding) { d.finishAt(time.Now(), findings) }
+
+func (d *Dashboard) finishAt(now time.Time, findings []diagnose.Finding) {
+	// One hold of tickMu: no sampler's tick between the last sample and
+	// the page turning final.
+	d.tickMu.Lock()
+	defer d.tickMu.Unlock()
+	d.tickLocked(now, true)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if findings == nil {

@@ -152,11 +152,38 @@ func TestEventsSendStateThenPoints(t *testing.T) {
 		t.Fatalf("second event %s %s", name, data)
 	}
 	d.Finish(nil)
-	if name, data := next(); name != "point" {
-		t.Fatalf("Finish's last tick: %s %s", name, data)
-	}
+	// Finish's sample covers less than a tick: no point of its own.
 	if name, data := next(); name != "final" || !strings.Contains(data, `"final":true`) {
 		t.Fatalf("final event %s %s", name, data)
+	}
+}
+
+// The run's last part, shorter than a tick, goes into the totals but is
+// not drawn as a second (6 requests in 0.3 s is not 20 req/s); after the
+// run ends the page gets no more seconds (the x axis stops).
+func TestFinishDrawsNoPartialSecondAndTheAxisStops(t *testing.T) {
+	var a Aggregator
+	d := New("tail", Sources{Load: &a})
+	for sec := 1; sec <= 3; sec++ {
+		for range 6 {
+			a.Observe(0, obs(10, 200))
+		}
+		d.Tick(d.start.Add(time.Duration(sec) * time.Second))
+	}
+	for range 6 {
+		a.Observe(0, obs(10, 200))
+	}
+	d.finishAt(d.start.Add(3300*time.Millisecond), nil)
+	d.Tick(d.start.Add(4 * time.Second))
+	d.Tick(d.start.Add(5 * time.Second))
+	s := d.Snapshot()
+	if len(s.Points) != 3 || s.Totals.Requests != 24 || s.Tail < 0.29 || s.Tail > 0.31 {
+		t.Fatalf("%d points, %d requests in the totals, tail %.3f s; want 3 points (the whole seconds), 24 requests, a 0.3 s tail", len(s.Points), s.Totals.Requests, s.Tail)
+	}
+	for _, p := range s.Points {
+		if p.RPS != 6 {
+			t.Fatalf("a second drawn at %.0f req/s; every second had 6: %+v", p.RPS, s.Points)
+		}
 	}
 }
 
@@ -190,12 +217,15 @@ func TestReportIsSelfContained(t *testing.T) {
 
 func TestAnswerForm(t *testing.T) {
 	var got []string
-	d := New("mystery", Sources{Answer: func(name, codes string) error {
-		if codes == "bad" {
-			return errors.New("bad: not a finding code")
+	d := New("mystery", Sources{Answer: func(name, codes, token string) (string, error) {
+		switch {
+		case codes == "bad":
+			return "", errors.New("bad: not a finding code")
+		case name == "taken":
+			return "", &AnswerError{Status: http.StatusConflict, Err: errors.New("the name is another's")}
 		}
-		got = append(got, name+"="+codes)
-		return nil
+		got = append(got, name+"="+codes+"/"+token)
+		return "t1", nil
 	}})
 	srv := httptest.NewServer(d.Handler())
 	defer srv.Close()
@@ -206,6 +236,8 @@ func TestAnswerForm(t *testing.T) {
 		{url.Values{"name": {"ada"}, "codes": {"path-latency"}}, 200},
 		{url.Values{"name": {""}, "codes": {"path-latency"}}, 400},
 		{url.Values{"name": {"bob"}, "codes": {"bad"}}, 400},
+		{url.Values{"name": {"taken"}, "codes": {"path-latency"}}, 409},
+		{url.Values{"name": {"ada"}, "codes": {"server-slow"}, "token": {"t1"}}, 200},
 	} {
 		resp, err := http.PostForm(srv.URL+"/answer", tc.form)
 		if err != nil {
@@ -216,7 +248,7 @@ func TestAnswerForm(t *testing.T) {
 			t.Errorf("%v: status %d, want %d", tc.form, resp.StatusCode, tc.status)
 		}
 	}
-	if len(got) != 1 || got[0] != "ada=path-latency" || d.Snapshot().Answers != 1 {
+	if len(got) != 2 || got[0] != "ada=path-latency/" || got[1] != "ada=server-slow/t1" || d.Snapshot().Answers != 2 {
 		t.Fatalf("answers %v, count %d", got, d.Snapshot().Answers)
 	}
 	noForm := httptest.NewServer(New("load", Sources{}).Handler())
@@ -228,5 +260,57 @@ func TestAnswerForm(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("a dashboard without a form answered %d", resp.StatusCode)
+	}
+}
+
+// PollServer reads a server's /_mb/stats; a failed read keeps the last
+// view; before the first read the view is unknown, and the dashboard
+// shows no server figures (not zeros).
+func TestPollServerKeepsTheLastViewAndUnknownIsNotZero(t *testing.T) {
+	var fail bool
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if fail {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"requests": 42, "windowMs": 1000, "server_time": {"avg": 5, "count": 42}}`))
+	}))
+	defer srv.Close()
+	unreachable := New("x", Sources{Server: PollServer("http://127.0.0.1:1/_mb/stats")})
+	unreachable.Tick(unreachable.start.Add(time.Second))
+	if s := unreachable.Snapshot(); s.Totals.APM != nil || s.Points[0].APM != nil || s.Points[0].APMRPS != nil {
+		t.Fatalf("an unreachable server gave figures: %+v %+v", s.Totals.APM, s.Points[0])
+	}
+	poll := PollServer(srv.URL)
+	if v := poll(); v.Requests != 42 || v.ServerTime["avg"] != 5 {
+		t.Fatalf("first read %+v", v)
+	}
+	mu.Lock()
+	fail = true
+	mu.Unlock()
+	if v := poll(); v.Requests != 42 {
+		t.Fatalf("a failed read lost the last view: %+v", v)
+	}
+}
+
+// PollStages shows a proxy's /stats as the page's stages; before a read
+// succeeds the page has none.
+func TestPollStages(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"boxes": [{"name": "edge", "stages": [{"kind": "waf", "seen": 7}]}]}`))
+	}))
+	defer srv.Close()
+	none := New("x", Sources{Stages: PollStages("http://127.0.0.1:1/stats")})
+	none.Tick(none.start.Add(time.Second))
+	if s := none.Snapshot(); s.Stages != nil {
+		t.Fatalf("an unreachable proxy gave stages: %s", s.Stages)
+	}
+	d := New("x", Sources{Stages: PollStages(srv.URL)})
+	d.Tick(d.start.Add(time.Second))
+	if s := d.Snapshot(); !strings.Contains(string(s.Stages), `"seen":7`) {
+		t.Fatalf("stages %s", s.Stages)
 	}
 }

@@ -83,6 +83,16 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// AnswerError refuses an answer with an HTTP status (409: the name is
+// another's); any other error from Sources.Answer is a 400.
+type AnswerError struct {
+	Status int
+	Err    error
+}
+
+func (e *AnswerError) Error() string { return e.Err.Error() }
+func (e *AnswerError) Unwrap() error { return e.Err }
+
 func (d *Dashboard) serveAnswer(w http.ResponseWriter, r *http.Request) {
 	if d.src.Answer == nil {
 		http.Error(w, "this dashboard takes no answers (only `middlebench mystery` does)", http.StatusNotFound)
@@ -98,13 +108,25 @@ func (d *Dashboard) serveAnswer(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "name: give 1 to 64 characters", http.StatusBadRequest)
 		return
 	}
-	if err := d.src.Answer(name, r.PostFormValue("codes")); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	token, err := d.src.Answer(name, r.PostFormValue("codes"), r.PostFormValue("token"))
+	if err != nil {
+		status := http.StatusBadRequest
+		var ae *AnswerError
+		if errors.As(err, &ae) {
+			status = ae.Status
+		}
+		http.Error(w, err.Error(), status)
 		return
 	}
 	d.addAnswer()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
 	fmt.Fprintf(w, "answer recorded for %s\n", name)
+	if token != "" {
+		// The page keeps it (localStorage) and sends it with a revision;
+		// by hand: curl -d token=… with the next answer.
+		fmt.Fprintf(w, "token: %s (your next answer under this name needs it; nobody else can answer as %s)\n", token, name)
+	}
 }
 
 // Serve serves d on addr until ctx ends; it returns once listening, with

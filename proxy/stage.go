@@ -112,6 +112,7 @@ var kinds = map[string]func() StageSpec{
 	"fault":     func() StageSpec { return &FaultConfig{} },
 	"reset":     func() StageSpec { return &ResetConfig{} },
 	"slowclose": func() StageSpec { return &SlowCloseConfig{} },
+	"budget":    func() StageSpec { return &BudgetConfig{} },
 }
 
 // Kinds returns the valid stage kinds, sorted.

@@ -31,7 +31,7 @@ peak() { # peak summed RSS of $1 while PID $2 lives
 echo "== $n mysteries, one load each (machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 mpids=""
 for s in $(seq 1 "$n"); do
-	"$mb" mystery --seed "$s" --level one --state-dir "$dir/state" --listen "127.0.0.1:$((base + s))" --duration 120s >"$dir/m$s.log" 2>&1 &
+	"$mb" mystery --practice --seed "$s" --level one --state-dir "$dir/state" --listen "127.0.0.1:$((base + s))" --duration 120s >"$dir/m$s.log" 2>&1 &
 	mpids="$mpids $!"
 done
 pids="$mpids"
@@ -72,7 +72,7 @@ print(f"{acted} of {n} causes acted as drawn")
 PY
 echo "== 1 mystery (seed 44: a 150 ms WAF), $n loads at once"
 for p in $mpids; do kill "$p" 2>/dev/null || true; done
-"$mb" mystery --seed 44 --level one --state-dir "$dir/one" --listen "127.0.0.1:$base" --duration 120s >"$dir/one.log" 2>&1 &
+"$mb" mystery --practice --seed 44 --level one --state-dir "$dir/one" --listen "127.0.0.1:$base" --duration 120s >"$dir/one.log" 2>&1 &
 one=$!
 pids="$pids $one"
 until [ -s "$dir/one/mystery-44-one.json" ]; do sleep 0.2; done

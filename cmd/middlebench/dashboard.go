@@ -24,6 +24,8 @@ type dashFlags struct {
 	report      string
 	allowRemote bool
 	linger      time.Duration
+	serverStats string
+	stages      string
 }
 
 // add registers --dashboard and its companions on cmd.
@@ -33,6 +35,8 @@ func (d *dashFlags) add(cmd *cobra.Command) {
 	f.StringVar(&d.report, "dashboard-report", "", "at the end, save the dashboard as one self-contained HTML file")
 	f.BoolVar(&d.allowRemote, "dashboard-allow-remote", false, "let --dashboard listen beyond loopback (a class on the LAN)")
 	f.DurationVar(&d.linger, "dashboard-linger", 0, "keep the dashboard up this long after the run ends (Ctrl-C stops it sooner)")
+	f.StringVar(&d.stages, "dashboard-stages", "", "a proxy's admin /stats URL: the dashboard shows the path's stage counters beside the load, e.g. http://127.0.0.1:26091/stats")
+	f.StringVar(&d.serverStats, "dashboard-server-stats", "", "the fake server's /_mb/stats URL: the dashboard shows the server's own view beside the load, e.g. http://127.0.0.1:26080/_mb/stats")
 }
 
 // liveDash is a started dashboard; its zero value (no flags) does nothing.
@@ -51,6 +55,12 @@ func (f *dashFlags) start(ctx context.Context, out io.Writer, title string, src 
 		return ld, nil
 	}
 	ctx, ld.stop = context.WithCancel(context.WithoutCancel(ctx))
+	if f.serverStats != "" && src.Server == nil {
+		src.Server = dashboard.PollServer(f.serverStats)
+	}
+	if f.stages != "" && src.Stages == nil {
+		src.Stages = dashboard.PollStages(f.stages)
+	}
 	ld.d = dashboard.New(title, src)
 	if f.addr != "" {
 		url, err := ld.d.Serve(ctx, f.addr, f.allowRemote)

@@ -29,10 +29,16 @@ func TestDashboardAndMysteryFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"load", "--dashboard", "0.0.0.0:26999", "-d", "1s", "http://127.0.0.1:1/"}, 1, "not loopback"},
-		{[]string{"mystery", "answer", "--state-dir", dir, "--seed", "3", "slowness"}, 1, `"slowness": not a finding code`},
+		{[]string{"mystery", "answer", "--state-dir", dir, "--seed", "3", "--name", "ada", "slowness"}, 1, `"slowness": not a finding code`},
 		{[]string{"mystery", "answer", "--state-dir", dir, "--seed", "3", "--level", "hard", "path-latency"}, 1, "--level"},
+		{[]string{"mystery", "answer", "--state-dir", dir, "--seed", "3", "path-latency"}, 1, "name: give 1 to 64"},
+		{[]string{"mystery", "answer", "--state-dir", dir, "--id", "m0123456789ab", "--name", "ada", "path-latency"}, 1, "no mystery with this id"},
 		{[]string{"mystery", "answer", "--state-dir", dir, "--seed", "3", "--name", "ada", "path-latency"}, 0, "recorded for ada: path-latency"},
 		{[]string{"mystery", "reveal", "--state-dir", dir, "--seed", "3"}, 0, "ada: path-latency"},
+		{[]string{"mystery", "rules"}, 0, " 9. (nearly) all fail fast with 403"},
+		// Refused before anything serves (issue 36, 8a): it used to print
+		// the refusal and serve on without a dashboard.
+		{[]string{"mystery", "--state-dir", dir, "--dashboard", "0.0.0.0:26999", "--duration", "1m"}, 2, "not loopback"},
 	} {
 		out, code, err := runCLIErr(tc.args...)
 		if err != nil {

@@ -3,9 +3,13 @@
 // phases beside the server's own time, name the cause, and be told — from
 // the stages' own counters — whether they were right.
 //
-// The same seed and level give the same mystery on every machine: the draw
-// uses a PCG generator seeded from them, indexes fixed lists, and never
-// ranges over a map or reads the time.
+// The same seed, level and class key give the same mystery on every
+// machine: the draw uses a PCG generator seeded from them (the key through
+// an HMAC, secret.go), indexes fixed lists, and never ranges over a map or
+// reads the time. Without a key (a practice mystery) the seed alone draws
+// it. Every answer is kept, one file each (answers.go); every mystery's
+// edge keeps a load budget of its own, reported apart from the puzzle
+// (budget.go).
 package mystery
 
 import (
@@ -85,18 +89,35 @@ type Part struct {
 type Mystery struct {
 	Seed   uint64
 	Level  Level
+	ID     string // what students call it: a practice mystery's seed and level, else a keyed hash
+	Keyed  bool   // drawn with a class key: revealing it needs the key
 	Parts  []Part
 	Server fakeserver.Config
 	Path   proxy.PathConfig
 }
 
-// Draw draws the mystery of seed at level.
+// Draw draws the practice mystery of seed at level: from the seed alone,
+// so anyone who knows the seed can draw it (self-study, the README's
+// examples). A class uses DrawKeyed.
 func Draw(seed uint64, level Level) (*Mystery, error) {
+	return DrawKeyed(seed, level, "")
+}
+
+// DrawKeyed draws the mystery of seed at level under a class key: the
+// generator's state mixes an HMAC of the seed and level under the key, so
+// without the key the seed says nothing about the devices. key "" is the
+// practice draw.
+func DrawKeyed(seed uint64, level Level, key ClassKey) (*Mystery, error) {
 	if !slices.Contains(levels[:], level) {
 		return nil, fmt.Errorf("%w (got %q)", ErrLevel, level)
 	}
-	r := rand.New(rand.NewPCG(seed, level.salt()))
-	m := &Mystery{Seed: seed, Level: level}
+	a, b := seed, level.salt()
+	if key != "" {
+		x, y := key.drawSeeds(seed, level)
+		a, b = a^x, b^y
+	}
+	r := rand.New(rand.NewPCG(a, b))
+	m := &Mystery{Seed: seed, Level: level, ID: MysteryID(seed, level, key), Keyed: key != ""}
 	first := drawCause(r, nil, func(c *cause) bool { return level == LevelOne || !slices.Contains(c.excludes, "*") })
 	m.Parts = append(m.Parts, partOf(first, first.real(r), false))
 	switch level {
@@ -109,6 +130,11 @@ func Draw(seed uint64, level Level) (*Mystery, error) {
 	}
 	if err := m.build(); err != nil {
 		return nil, err
+	}
+	if key != "" { // the path's own draws (which requests a fault holds) follow the key too
+		x, _ := key.drawSeeds(seed, level)
+		m.Path.Seed ^= x
+		m.Server.Seed ^= x
 	}
 	return m, nil
 }
@@ -147,14 +173,17 @@ func partOf(c *cause, d drawn, decoy bool) Part {
 // edgeOrder and netOrder are the stages' places in their box, nearest the
 // client first.
 var (
-	netOrder  = []string{"accept", "link", "bandwidth"}
-	edgeOrder = []string{"tls", "uablock", "ratelimit", "waf", "fault"}
+	netOrder  = []string{"accept", "budget", "link", "bandwidth"}
+	edgeOrder = []string{"tls", "budget", "uablock", "ratelimit", "waf", "fault"}
 )
 
 // build turns the parts into the server's config and the path.
 func (m *Mystery) build() error {
 	m.Server = fakeserver.Config{Listen: "127.0.0.1:0", Work: fixedDist(baseWorkMs), Size: units.Size(baseSize), Seed: m.Seed}
-	stages := map[string]string{"tls": "tls"} // kind → shorthand; the edge always terminates TLS
+	// kind → shorthand; the edge always terminates TLS; both boxes keep
+	// the exercise's load budget (budget.go), on connections and requests
+	stages := map[string]string{"tls": "tls"}
+	budgets := map[string]string{whereNet: budgetConnStage(), whereEdge: budgetStage()}
 	for _, p := range m.Parts {
 		if p.d.server != nil {
 			p.d.server(&m.Server)
@@ -167,6 +196,9 @@ func (m *Mystery) build() error {
 		b := proxy.BoxConfig{Name: name, Listen: "127.0.0.1:0"}
 		for _, kind := range order {
 			s, ok := stages[kind]
+			if kind == "budget" {
+				s, ok = budgets[name], true
+			}
 			if !ok {
 				continue
 			}

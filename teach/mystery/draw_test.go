@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/middlebench/middlebench/proxy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -32,6 +33,18 @@ func TestDrawIsTheSameForTheSameSeed(t *testing.T) {
 	}
 	if len(m.Parts) != 1 || m.Parts[0].Stage != "waf:delay=150ms" {
 		t.Fatalf("seed 44 level one: want the catalogue's waf at 150 ms (the draw changed: old seeds now mean other mysteries), got %+v", m.Parts)
+	}
+}
+
+// The README's practice example: seed 7, level one, is a rate limiter,
+// answered rate-limited.
+func TestReadmePracticeSeed7(t *testing.T) {
+	m, err := Draw(7, LevelOne)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Parts[0]; p.Cause != "ratelimit" || !slices.Contains(p.Codes, "rate-limited") || m.ID != "7-one" {
+		t.Fatalf("practice seed 7 level one drew %+v (id %s); the README says a rate limiter, answered rate-limited", p, m.ID)
 	}
 }
 
@@ -67,8 +80,14 @@ func TestLevelsHaveTheirShape(t *testing.T) {
 			for _, p := range m.Parts {
 				seen[p.Cause] = true
 			}
-			if len(m.Path.Boxes) != 2 || m.Path.Boxes[1].Stages[0].Kind != "tls" {
-				t.Fatalf("seed %d level %s: every mystery is net box → TLS-terminating edge box, got %s", seed, l, pathYAML(t, m))
+			for _, p := range m.Parts {
+				if p.Kind == "budget" {
+					t.Fatalf("seed %d level %s: the load budget drawn as a part of the puzzle: %+v", seed, l, p)
+				}
+			}
+			if len(m.Path.Boxes) != 2 || !slices.ContainsFunc(m.Path.Boxes[0].Stages, func(s proxy.StageConfig) bool { return s.Kind == "budget" }) ||
+				m.Path.Boxes[1].Stages[0].Kind != "tls" || m.Path.Boxes[1].Stages[1].Kind != "budget" {
+				t.Fatalf("seed %d level %s: every mystery is net box → TLS-terminating edge box with its load budget first among the HTTP stages, got %s", seed, l, pathYAML(t, m))
 			}
 		}
 	}

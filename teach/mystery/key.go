@@ -39,18 +39,22 @@ type KeyLine struct {
 // Key is a mystery's answer key: each drawn part and what the counters say
 // it did.
 type Key struct {
+	ID          string    `json:"id"`
 	Seed        uint64    `json:"seed"`
 	Level       Level     `json:"level"`
 	Requests    float64   `json:"requests"`
 	Connections float64   `json:"connections"`
 	Lines       []KeyLine `json:"lines"`
-	Notes       []string  `json:"notes,omitempty"`
+	// Budget is what the mystery's own load budget did: never a line of
+	// the puzzle.
+	Budget *BudgetLine `json:"budget,omitempty"`
+	Notes  []string    `json:"notes,omitempty"`
 }
 
 // KeyFrom reads the answer key off the counters (nil: the mystery never
 // ran, the key says only what was drawn).
 func (m *Mystery) KeyFrom(c *Counters) Key {
-	k := Key{Seed: m.Seed, Level: m.Level}
+	k := Key{ID: m.ID, Seed: m.Seed, Level: m.Level}
 	if c == nil {
 		k.Notes = append(k.Notes, "no counters: the mystery has not served a request yet; only what was drawn is known")
 		for _, p := range m.Parts {
@@ -59,6 +63,7 @@ func (m *Mystery) KeyFrom(c *Counters) Key {
 		return k
 	}
 	k.Requests, k.Connections = c.Requests(), c.Connections()
+	k.Budget = explainBudget(c)
 	if open := c.OpenConnections(); open > 0 {
 		k.Notes = append(k.Notes, fmt.Sprintf("%g connections still open: a byte cap counts a connection's waits when it closes (stop the load first)", open))
 	}

@@ -6,9 +6,11 @@ import (
 	"strings"
 )
 
-// WriteReveal prints the answer key and, for each answer, its verdict.
-func WriteReveal(w io.Writer, k Key, answers []Answer) {
-	fmt.Fprintf(w, "mystery seed %d, level %s — the answer key", k.Seed, k.Level)
+// WriteReveal prints the answer key and, for each student's last answer,
+// its verdict (all holds every answer given, revisions included).
+func WriteReveal(w io.Writer, k Key, all []Answer) {
+	answers := Latest(all)
+	fmt.Fprintf(w, "mystery %s (seed %d, level %s) — the answer key", k.ID, k.Seed, k.Level)
 	if k.Requests > 0 {
 		fmt.Fprintf(w, " (%g requests, %g connections through the path)", k.Requests, k.Connections)
 	}
@@ -39,26 +41,36 @@ func WriteReveal(w io.Writer, k Key, answers []Answer) {
 			fmt.Fprintf(w, "     a decoy, but it acted this time (%.1f ms per event): the load was unusual\n", l.PerEvent)
 		default:
 			fmt.Fprintf(w, "     named by: %s — rule %d: %s\n", strings.Join(l.Codes, " or "), l.Rule, Rule(l.Rule))
+			if l.Cause == "ratelimit" || l.Cause == "uablock" {
+				fmt.Fprintf(w, "     (429 or 403: %s)\n", statusHint)
+			}
 			if k.Requests > 0 && !l.Acted {
 				fmt.Fprintf(w, "     (it did not act on this load: run the exercise's load, then reveal again)\n")
 			}
 		}
 	}
+	if k.Budget != nil {
+		fmt.Fprintf(w, "\n  and, apart from the puzzle: %s\n", k.Budget.text())
+	}
 	for _, n := range k.Notes {
 		fmt.Fprintf(w, "\n  note: %s\n", n)
 	}
 	if len(answers) == 0 {
-		fmt.Fprintf(w, "\nno answers yet (middlebench mystery answer --seed %d --level %s --name NAME CODE…)\n", k.Seed, k.Level)
+		fmt.Fprintf(w, "\nno answers yet\n")
 		return
 	}
-	fmt.Fprintf(w, "\nanswers (%d):\n", len(answers))
+	fmt.Fprintf(w, "\nanswers (%s, %s given):\n", count(len(answers), "student"), count(len(all), "answer"))
 	perfect := 0
 	for _, a := range answers {
 		v := k.Score(a)
 		if len(v.Wrong) == 0 && len(v.Missed) == 0 {
 			perfect++
 		}
-		fmt.Fprintf(w, "  %s: %s\n", a.Name, strings.Join(a.Codes, " "))
+		rev := ""
+		if a.Revision > 1 {
+			rev = fmt.Sprintf("   (revision %d; the earlier ones are kept)", a.Revision)
+		}
+		fmt.Fprintf(w, "  %s: %s   [%s, %s]%s\n", a.Name, strings.Join(a.Codes, " "), a.Via, a.At, rev)
 		for _, m := range v.Right {
 			fmt.Fprintf(w, "     right  %s — %s\n", m.Code, m.Why)
 		}
@@ -67,6 +79,9 @@ func WriteReveal(w io.Writer, k Key, answers []Answer) {
 		}
 		for _, l := range v.Missed {
 			fmt.Fprintf(w, "     missed %s (%s) — rule %d would have found it: %s\n", l.Cause, strings.Join(l.Codes, " or "), l.Rule, Rule(l.Rule))
+			if k.Requests > 0 && !l.Acted {
+				fmt.Fprintf(w, "            (the ledger shows it did not act on this load: nothing to see, so nothing to hold against the answer)\n")
+			}
 		}
 	}
 	fmt.Fprintf(w, "\n%d of %d answers named every cause and nothing else\n", perfect, len(answers))
@@ -80,4 +95,12 @@ func where(p Part) string {
 		return "net box, " + p.Stage
 	}
 	return "edge box, " + p.Stage
+}
+
+// count says n things ("1 student", "30 students").
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

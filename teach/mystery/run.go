@@ -3,9 +3,12 @@ package mystery
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/middlebench/middlebench/internal/atomicfile"
@@ -20,8 +23,11 @@ type ServeOptions struct {
 	// port): the APM view and rule 11's straight-at-the-server baseline.
 	ServerListen string
 	State        *State
-	Duration     time.Duration // 0: until ctx ends
-	Out          io.Writer
+	// KeyFile holds the class key; Serve writes a fresh one there when
+	// there is none. "" draws the practice mystery of the seed alone.
+	KeyFile  string
+	Duration time.Duration // 0: until ctx ends
+	Out      io.Writer
 	// Started, if set, is called once the mystery serves (the dashboard).
 	Started func(*Running)
 	// Every is how often the record (counters for reveal) is saved (default 1s).
@@ -31,7 +37,18 @@ type ServeOptions struct {
 // Serve draws the mystery, serves it, prints where to aim, and keeps its
 // record (the counters `reveal` reads) up to date until ctx ends.
 func Serve(ctx context.Context, o ServeOptions) error {
-	m, err := Draw(o.Seed, o.Level)
+	var key ClassKey
+	if o.KeyFile != "" {
+		k, created, err := LoadOrCreateClassKey(o.KeyFile)
+		if err != nil {
+			return fmt.Errorf("--key-file: %w", err)
+		}
+		if created {
+			fmt.Fprintf(o.Out, "a new class key was written to %s (mode 0600): reveal needs it; use it for the whole class\n\n", o.KeyFile)
+		}
+		key = k
+	}
+	m, err := DrawKeyed(o.Seed, o.Level, key)
 	if err != nil {
 		return err
 	}
@@ -48,8 +65,8 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		return err
 	}
 	defer r.Close()
-	script := filepath.Join(o.State.Dir, fmt.Sprintf("mystery-%d-%s.js", m.Seed, m.Level))
-	if err := atomicfileWrite(o.State, script, K6Script(r.URL(), m.Seed, m.Level)); err != nil {
+	script := o.State.ScriptPath(m.ID)
+	if err := atomicfileWrite(o.State, script, K6Script(r.URL(), m.ID)); err != nil {
 		return err
 	}
 	save := func(running bool) error {
@@ -57,13 +74,13 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		if err != nil {
 			return err
 		}
-		return o.State.SaveRecord(Record{Seed: m.Seed, Level: m.Level, URL: r.URL(), ServerURL: r.Server.URL(),
-			Running: running, Updated: time.Now().UTC().Format(time.RFC3339), Counters: c})
+		return o.State.SaveRecord(Record{ID: m.ID, Seed: m.Seed, Level: m.Level, Keyed: m.Keyed, URL: r.URL(), ServerURL: r.Server.URL(),
+			Running: running, Updated: time.Now().UTC().Format(time.RFC3339), Budget: BudgetText(), Counters: c}, key)
 	}
 	if err := save(true); err != nil {
 		return err
 	}
-	printAim(o.Out, m, r, script)
+	printAim(o.Out, aim{m: m, r: r, script: script, stateDir: o.State.Dir, keyFile: o.KeyFile})
 	if o.Started != nil {
 		o.Started(r)
 	}
@@ -92,59 +109,171 @@ func atomicfileWrite(s *State, path, text string) error {
 	return atomicfile.WriteBytes(path, []byte(text))
 }
 
-func printAim(w io.Writer, m *Mystery, r *Running, script string) {
-	fmt.Fprintf(w, `mystery seed %d, level %s: something on this path, or the server behind it, is not what it should be.
+// aim is what the first screen needs.
+type aim struct {
+	m                *Mystery
+	r                *Running
+	script, stateDir string
+	keyFile          string
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-:=@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// AnswerCommand is the command a student types to answer mystery id kept
+// in stateDir: every option it needs, nothing secret.
+func AnswerCommand(stateDir, id string) string {
+	return fmt.Sprintf("middlebench mystery answer --state-dir %s --id %s --name YOURNAME CODE...", shellQuote(stateDir), id)
+}
+
+// RevealCommand is the teacher's reveal of mystery id (with the key file
+// when the mystery is keyed).
+func RevealCommand(stateDir, id, keyFile string) string {
+	cmd := fmt.Sprintf("middlebench mystery reveal --state-dir %s --id %s", shellQuote(stateDir), id)
+	if keyFile != "" {
+		cmd += " --key-file " + shellQuote(keyFile)
+	}
+	return cmd
+}
+
+func printAim(w io.Writer, a aim) {
+	m, r := a.m, a.r
+	fmt.Fprintf(w, `mystery %s (level %s): something on this path, or the server behind it, is not what it should be.
 
   aim here:     %s   (self-signed TLS: k6 --insecure-skip-tls-verify, curl -k)
   the APM:      %s/_mb/stats   (the server's own view; rule 11: the server is also at %s)
+  load budget:  %s
 
   with middlebench's engine:
     middlebench load --vus %d --duration %s --insecure-skip-tls-verify --summary-export mystery.json %s
     curl -s %s/_mb/stats > server.json
     middlebench analyze mystery.json --server-stats server.json
-  with real k6 (the script is written for you):
-    k6 run --summary-export=summary.json %s
+  with real k6 (the script is written for you; the NDJSON stream carries every status code):
+    k6 run --out json=mystery.ndjson --summary-export=summary.json %s
     curl -s %s/_mb/stats > server.json
-    middlebench analyze summary.json --server-stats server.json
-  then answer, and reveal:
-    middlebench mystery answer --seed %d --level %s --name YOURNAME CODE...
-    middlebench mystery reveal --seed %d --level %s
-
-Ctrl-C stops the mystery (reveal still works afterwards).
-`, m.Seed, m.Level, r.URL(), r.Server.URL(), r.Server.URL(), ExerciseVUs, ExerciseDuration, r.URL(), r.Server.URL(),
-		script, r.Server.URL(), m.Seed, m.Level, m.Seed, m.Level)
+    middlebench analyze mystery.ndjson --server-stats server.json
+  then answer (the rules, symptom → suspect: middlebench mystery rules):
+    %s
+`, m.ID, m.Level, r.URL(), r.Server.URL(), r.Server.URL(), BudgetText(), ExerciseVUs, ExerciseDuration, r.URL(), r.Server.URL(),
+		shellQuote(a.script), r.Server.URL(), AnswerCommand(a.stateDir, m.ID))
+	if m.Keyed {
+		fmt.Fprintf(w, "  the teacher reveals (the class key is in %s: keep it from the students):\n    %s\n", a.keyFile, RevealCommand(a.stateDir, m.ID, a.keyFile))
+	} else {
+		fmt.Fprintf(w, "  and reveal (a practice mystery: drawn from the seed alone, anyone may reveal it):\n    %s\n", RevealCommand(a.stateDir, m.ID, ""))
+	}
+	fmt.Fprintf(w, "\nCtrl-C stops the mystery (reveal still works afterwards).\n")
 }
 
-// Reveal prints the key of seed/level from its record (the counters it
-// saved last) and scores every answer given; asJSON prints the key and
-// the verdicts as one JSON object instead.
-func Reveal(w io.Writer, s *State, seed uint64, l Level, asJSON bool) error {
-	m, err := Draw(seed, l)
+// ErrNoMystery is returned for an id no mystery in the state dir has.
+var ErrNoMystery = errors.New("no mystery with this id has run here (check --state-dir and --id: the mystery's first screen prints both)")
+
+// practiceOf reads a practice id ("7-one") back into its seed and level.
+func practiceOf(id string) (uint64, Level, bool) {
+	seedText, lvl, ok := strings.Cut(id, "-")
+	if !ok {
+		return 0, "", false
+	}
+	seed, err := strconv.ParseUint(seedText, 10, 64)
+	if err != nil || !slices.Contains(levels[:], Level(lvl)) {
+		return 0, "", false
+	}
+	return seed, Level(lvl), true
+}
+
+// Find draws the mystery id names: from its record (a keyed one needs
+// the key that drew it), or, for a practice id that never ran here, from
+// the id itself. c is the counters saved last (nil if none).
+func (s *State) Find(id string, key ClassKey) (m *Mystery, c *Counters, err error) {
+	if err := ValidID(id); err != nil {
+		return nil, nil, err
+	}
+	rec, ok, err := s.LoadRecord(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		seed, l, practice := practiceOf(id)
+		if !practice {
+			return nil, nil, fmt.Errorf("%s in %s: %w", id, s.Dir, ErrNoMystery)
+		}
+		m, err := Draw(seed, l)
+		return m, nil, err
+	}
+	if !rec.Keyed {
+		key = ""
+	} else if key == "" {
+		return nil, nil, ErrNoKey
+	}
+	m, err = DrawKeyed(rec.Seed, rec.Level, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.ID != id {
+		return nil, nil, ErrWrongKey
+	}
+	c, err = rec.counters(key)
+	return m, c, err
+}
+
+// Reveal prints the key of mystery id from its record (the counters it
+// saved last) and scores every student's last answer; a keyed mystery
+// needs its class key, and without it nothing is printed. asJSON prints
+// the key and the verdicts as one JSON object instead.
+func Reveal(w io.Writer, s *State, id string, key ClassKey, asJSON bool) error {
+	return RevealAs(w, s, id, key, RevealText(asJSON))
+}
+
+// RevealFormat is how a reveal is written.
+type RevealFormat int
+
+// Reveal formats.
+const (
+	AsText RevealFormat = iota
+	AsJSON
+	AsHTML
+)
+
+// RevealText is AsJSON when asJSON, else AsText.
+func RevealText(asJSON bool) RevealFormat {
+	if asJSON {
+		return AsJSON
+	}
+	return AsText
+}
+
+// RevealAs is Reveal in format f (AsHTML: one page for the projector).
+func RevealAs(w io.Writer, s *State, id string, key ClassKey, f RevealFormat) error {
+	m, c, err := s.Find(id, key)
 	if err != nil {
 		return err
 	}
-	rec, ok, err := s.LoadRecord(seed, l)
-	if err != nil {
-		return err
-	}
-	var c *Counters
-	if ok {
-		c = rec.Counters
-	}
-	answers, err := s.Answers(seed, l)
-	if err != nil {
-		return err
-	}
+	all, err := s.Answers(id)
 	k := m.KeyFrom(c)
-	if !asJSON {
-		WriteReveal(w, k, answers)
+	if errors.Is(err, ErrBadAnswer) {
+		k.Notes = append(k.Notes, "some files in the answers directory are not answers and were left out: "+err.Error())
+	} else if err != nil {
+		return err
+	}
+	switch f {
+	case AsText:
+		WriteReveal(w, k, all)
 		return nil
+	case AsHTML:
+		return WriteRevealHTML(w, k, all)
 	}
 	out := struct {
 		Key      Key       `json:"key"`
 		Verdicts []Verdict `json:"verdicts"`
-	}{k, []Verdict{}}
-	for _, a := range answers {
+		Answers  []Answer  `json:"answers"` // every answer given, revisions included
+	}{k, []Verdict{}, all}
+	for _, a := range Latest(all) {
 		out.Verdicts = append(out.Verdicts, k.Score(a))
 	}
 	enc := json.NewEncoder(w)
@@ -152,18 +281,27 @@ func Reveal(w io.Writer, s *State, seed uint64, l Level, asJSON bool) error {
 	return enc.Encode(out)
 }
 
-// Submit records an answer after checking its codes.
-func Submit(s *State, seed uint64, l Level, name string, codes []string) (Answer, error) {
-	if _, err := Draw(seed, l); err != nil {
-		return Answer{}, err
+// Submit records an answer to mystery id after checking its codes and
+// name; via is ViaCLI or ViaWeb, token a web answer's revising secret.
+// It returns the answer and, for a web answer's first, its token.
+func Submit(s *State, id, name string, codes []string, via, token string) (Answer, string, error) {
+	if err := ValidID(id); err != nil {
+		return Answer{}, "", err
+	}
+	if _, ok, err := s.LoadRecord(id); err != nil {
+		return Answer{}, "", err
+	} else if _, _, practice := practiceOf(id); !ok && !practice {
+		return Answer{}, "", fmt.Errorf("%s in %s: %w", id, s.Dir, ErrNoMystery)
 	}
 	cs, err := CheckCodes(codes)
 	if err != nil {
-		return Answer{}, err
+		return Answer{}, "", err
 	}
-	if name == "" {
-		name = "anonymous"
+	n, err := CheckName(name)
+	if err != nil {
+		return Answer{}, "", err
 	}
-	a := Answer{Name: name, Codes: cs, At: time.Now().UTC().Format(time.RFC3339)}
-	return a, s.AddAnswer(seed, l, a)
+	a := Answer{Name: n, Codes: cs, Via: via}
+	tok, err := s.AddAnswer(id, a, token)
+	return a, tok, err
 }

@@ -8,31 +8,6 @@ import (
 	"github.com/middlebench/middlebench/bench/diagnose"
 )
 
-// Rule returns the article's diagnosis rule n in one line ("" if none).
-func Rule(n int) string { return rules[n] }
-
-// rules are the article's diagnosis rules, one line each, by number.
-var rules = map[int]string{
-	1:  "connecting high → distance, a firewall or LB limiting new connections, no room to accept",
-	2:  "tls_handshaking high → the TLS terminator's capacity; session resumption not working",
-	3:  "blocked high, connecting and TLS low → the generator waiting for a connection slot",
-	4:  "sending high → uplink, body size, a device inspecting bodies",
-	5:  "waiting high and server time high → the server itself (app, DB, threads)",
-	6:  "waiting high and server time low → RTT, device inspection or queueing (rule out the generator first)",
-	7:  "receiving high while waiting is flat → downlink bandwidth, response size",
-	8:  "429s, the server saw fewer requests than sent, average below server time → a rate limiter",
-	9:  "(nearly) all fail fast with 403, the server saw none → the tool is blocked",
-	10: "all phases grow together, dropped iterations, generator near its limits → the generator is saturated",
-	11: "run the same load straight at the server and through the path; read the difference phase by phase",
-}
-
-// Answer is one student's diagnosis: finding codes.
-type Answer struct {
-	Name  string   `json:"name"`
-	Codes []string `json:"codes"`
-	At    string   `json:"at,omitempty"` // when it was given (RFC 3339); not part of any draw
-}
-
 // Verdict is one answer scored against the key.
 type Verdict struct {
 	Name   string    `json:"name"`
@@ -98,6 +73,9 @@ func (k Key) Score(a Answer) Verdict {
 				mark.Cause = l.Cause
 				mark.Why = fmt.Sprintf("names the decoy %s (%s), which did nothing worth naming", l.Cause, l.What)
 			}
+			if m, ok := mistaken[[2]string{code, l.Cause}]; ok && !l.Decoy {
+				mark.Why = fmt.Sprintf(m, l.Failed)
+			}
 		}
 		v.Wrong = append(v.Wrong, mark)
 	}
@@ -108,3 +86,15 @@ func (k Key) Score(a Answer) Verdict {
 	}
 	return v
 }
+
+// mistaken are the wrong codes a file can lead to for a cause, and what
+// the ledger says instead (%g: the requests the cause failed). A summary
+// export counts failures but not their statuses, so 429s and 403s look
+// alike in it; the ledger counts them apart.
+var mistaken = map[[2]string]string{
+	{diagnose.CodeToolBlocked, "ratelimit"}: "the ledger: the rate limiter answered %g requests 429, and nothing answered 403 — a rate limiter (rule 8), not a blocked tool (rule 9). " + statusHint,
+	{diagnose.CodeRateLimited, "uablock"}:   "the ledger: %g requests were answered 403 for their User-Agent, and nothing answered 429 — a blocked tool (rule 9), not a rate limiter (rule 8). " + statusHint,
+}
+
+// statusHint says which k6 file tells a 429 from a 403.
+const statusHint = "A summary export has no status codes: bring k6's NDJSON stream (k6 run --out json=mystery.ndjson) or middlebench load --results, which carry each request's status."

@@ -24,11 +24,11 @@ func LoadConfig(url string, vus int, d time.Duration) *load.Config {
 
 // K6Script is the exercise as a k6 script aimed at url (TARGET overrides
 // it); it records the server's Server-Timing as the analyzer reads it.
-func K6Script(url string, seed uint64, l Level) string {
+func K6Script(url, id string) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, `// middlebench mystery, seed %d, level %s: aim here, change nothing else.
-//   k6 run --summary-export=summary.json mystery.js
-//   middlebench analyze summary.json
+	fmt.Fprintf(&sb, `// middlebench mystery %s: aim here, change nothing else.
+//   k6 run --out json=mystery.ndjson --summary-export=summary.json mystery.js
+//   middlebench analyze mystery.ndjson   (the stream carries each request's status; the summary does not)
 import http from 'k6/http';
 import { Trend } from 'k6/metrics';
 
@@ -56,6 +56,6 @@ export default function () {
   const queue = dur(header, 'queue');
   if (queue !== undefined) { serverQueue.add(queue); }
 }
-`, seed, l, strings.TrimSuffix(url, "/"), ExerciseVUs, ExerciseDuration)
+`, id, strings.TrimSuffix(url, "/"), ExerciseVUs, ExerciseDuration)
 	return sb.String()
 }

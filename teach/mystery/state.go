@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
@@ -17,7 +16,6 @@ import (
 // after the mystery stopped), and the answers given.
 type State struct {
 	Dir string
-	mu  sync.Mutex // one process's writers of the answers file
 }
 
 // DefaultStateDir is $XDG_STATE_HOME/middlebench/mystery, else
@@ -32,19 +30,71 @@ func DefaultStateDir() string {
 	return filepath.Join(os.TempDir(), "middlebench-mystery")
 }
 
-// Record is what a running mystery writes about itself.
+// Record is what a running mystery writes about itself. A keyed
+// mystery's record says nothing of its devices: its counters (which name
+// the stages) are sealed under the class key; its seed and level are
+// there, and without the key they draw nothing.
 type Record struct {
+	ID        string    `json:"id"`
 	Seed      uint64    `json:"seed"`
 	Level     Level     `json:"level"`
+	Keyed     bool      `json:"keyed,omitempty"`
 	URL       string    `json:"url"`
 	ServerURL string    `json:"serverUrl"`
 	Running   bool      `json:"running"`
 	Updated   string    `json:"updated"`
+	Budget    string    `json:"budget,omitempty"` // the mystery's own load budget, as the first screen says it
 	Counters  *Counters `json:"counters,omitempty"`
+	Sealed    string    `json:"sealedCounters,omitempty"`
 }
 
-func (s *State) name(kind string, seed uint64, l Level) string {
-	return filepath.Join(s.Dir, fmt.Sprintf("%s-%d-%s.json", kind, seed, l))
+func (s *State) recordPath(id string) string { return filepath.Join(s.Dir, "mystery-"+id+".json") }
+
+// ScriptPath is where a mystery's k6 script is written.
+func (s *State) ScriptPath(id string) string { return filepath.Join(s.Dir, "mystery-"+id+".js") }
+
+// SaveRecord writes a mystery's record; a keyed mystery's counters are
+// sealed under key first.
+func (s *State) SaveRecord(r Record, key ClassKey) error {
+	if err := ValidID(r.ID); err != nil {
+		return err
+	}
+	if r.Keyed && r.Counters != nil {
+		b, err := json.Marshal(r.Counters)
+		if err != nil {
+			return err
+		}
+		r.Sealed, r.Counters = key.seal(r.ID, b), nil
+	}
+	return s.writeJSON(s.recordPath(r.ID), r)
+}
+
+// LoadRecord reads a mystery's record; ok is false when it never ran here.
+func (s *State) LoadRecord(id string) (r Record, ok bool, err error) {
+	if err := ValidID(id); err != nil {
+		return r, false, err
+	}
+	err = readJSON(s.recordPath(id), &r)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, false, nil
+	}
+	return r, err == nil, err
+}
+
+// counters returns the record's counters, opening sealed ones with key.
+func (r Record) counters(key ClassKey) (*Counters, error) {
+	if r.Sealed == "" {
+		return r.Counters, nil
+	}
+	b, err := key.open(r.ID, r.Sealed)
+	if err != nil {
+		return nil, err
+	}
+	var c Counters
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("mystery %s: sealed counters: %w", r.ID, err)
+	}
+	return &c, nil
 }
 
 func (s *State) ensure() error {
@@ -74,44 +124,4 @@ func readJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-// SaveRecord writes a mystery's record.
-func (s *State) SaveRecord(r Record) error { return s.writeJSON(s.name("mystery", r.Seed, r.Level), r) }
-
-// LoadRecord reads a mystery's record; ok is false when it never ran here.
-func (s *State) LoadRecord(seed uint64, l Level) (r Record, ok bool, err error) {
-	err = readJSON(s.name("mystery", seed, l), &r)
-	if errors.Is(err, fs.ErrNotExist) {
-		return r, false, nil
-	}
-	return r, err == nil, err
-}
-
-// Answers reads the answers given for a mystery.
-func (s *State) Answers(seed uint64, l Level) ([]Answer, error) {
-	var as []Answer
-	err := readJSON(s.name("answers", seed, l), &as)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return as, err
-}
-
-// AddAnswer records an answer; a later answer under the same name replaces
-// the earlier one.
-func (s *State) AddAnswer(seed uint64, l Level, a Answer) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	as, err := s.Answers(seed, l)
-	if err != nil {
-		return err
-	}
-	kept := as[:0]
-	for _, x := range as {
-		if x.Name != a.Name {
-			kept = append(kept, x)
-		}
-	}
-	return s.writeJSON(s.name("answers", seed, l), append(kept, a))
 }

@@ -39,7 +39,7 @@ func TestRevealScoresTheAnalyzersAnswerWithTheLedgersTruth(t *testing.T) {
 	t.Logf("the analyzer says %v", codes)
 
 	state := &State{Dir: t.TempDir()}
-	if _, err := Submit(state, m.Seed, m.Level, "analyzer", codes); err != nil {
+	if _, _, err := Submit(state, m.ID, "analyzer", codes, ViaCLI, ""); err != nil {
 		t.Fatal(err)
 	}
 	k := settled(t, r)
@@ -74,11 +74,11 @@ func TestRevealScoresTheAnalyzersAnswerWithTheLedgersTruth(t *testing.T) {
 	}
 
 	// Reveal from the saved record, as a teacher in another terminal does.
-	if err := state.SaveRecord(Record{Seed: m.Seed, Level: m.Level, URL: r.URL(), Counters: c}); err != nil {
+	if err := state.SaveRecord(Record{ID: m.ID, Seed: m.Seed, Level: m.Level, URL: r.URL(), Counters: c}, ""); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := Reveal(&out, state, m.Seed, m.Level, false); err != nil {
+	if err := Reveal(&out, state, m.ID, "", false); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"waf [cause", "right  path-latency", "rule 6", "analyzer: "} {
