@@ -19,8 +19,16 @@ func Analyze(obs *Observation, cfg Config) Report {
 	if obs == nil {
 		return Report{Findings: []Finding{}, Notes: []string{"nothing to analyse"}}
 	}
+	// Evidence sanity first: a figure that cannot be these requests' is
+	// set aside before any rule reads it.
+	var sanity []string
+	if note := foreignServerTime(obs, &cfg); note != "" {
+		obs = obs.withoutServerTime()
+		sanity = append(sanity, note)
+	}
 	whole := newFacts(&cfg, obs, &obs.Window, "")
 	r := newReport(obs, whole)
+	r.Notes = append(r.Notes, sanity...)
 	merged := map[string]*Finding{}
 	sweeps := map[string]*Finding{}
 	stepClaims := map[string][]claim{}

@@ -25,6 +25,8 @@ type Config struct {
 	Floor units.Duration `yaml:"floor"`
 	// MinRequests: a step with fewer requests is not judged on its own.
 	MinRequests int64 `yaml:"min_requests"`
+	// Evidence: what counts as a figure the file cannot hold.
+	Evidence EvidenceConfig `yaml:"evidence"`
 
 	ServerSlow  ServerSlowConfig  `yaml:"server_slow"`
 	PathLatency PathLatencyConfig `yaml:"path_latency"`
@@ -39,6 +41,15 @@ type Config struct {
 	Generator   GeneratorConfig   `yaml:"generator_saturated"`
 	Backlog     BacklogConfig     `yaml:"closed_model_backlog"`
 	Ceiling     CeilingConfig     `yaml:"throughput_ceiling"`
+}
+
+// EvidenceConfig: the sanity checks before any rule.
+type EvidenceConfig struct {
+	// ClockNoise and ClockNoiseShare: the server's time may exceed the
+	// client's waiting by the larger of these (two clocks, rounding)
+	// before the figure is set aside as not these requests'.
+	ClockNoise      units.Duration `yaml:"clock_noise"`
+	ClockNoiseShare Ratio          `yaml:"clock_noise_share"`
 }
 
 // ShareConfig is a rule with one threshold: a share (fraction).
@@ -122,6 +133,7 @@ func DefaultConfig() Config {
 	return Config{
 		Floor:       ms(20),
 		MinRequests: 20,
+		Evidence:    EvidenceConfig{ClockNoise: ms(1), ClockNoiseShare: 0.05},
 		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.3, Growth: 3},
 		PathLatency: PathLatencyConfig{Share: 0.3},
 		TLS:         TLSConfig{Slow: ms(50), ConnectRatio: 3},

@@ -3,7 +3,6 @@ package diagnose
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 )
@@ -165,13 +164,15 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 	if !ok {
 		return nil // a custom metric the analyzer does not use
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("value of %s is not a finite number", name)
+	if err := checkPoint(name, sp.kind, v); err != nil {
+		return err
 	}
 	if t < 0 || t > maxTime {
 		return fmt.Errorf("time of %s is before 1970 or after 2200", name)
 	}
-	s.points++
+	if s.points++; s.points > s.opt.MaxPoints {
+		return fmt.Errorf("more than %d points (--max-points raises the bound)", s.opt.MaxPoints)
+	}
 	s.all.seen(t)
 	// Each point goes to the run's totals, its time bucket and, with a
 	// Reader.Schedule, its scheduled step.

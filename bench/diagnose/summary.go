@@ -33,6 +33,9 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 			return w, fmt.Errorf("metric %s: expected a %s (%s), found a %s (%s)",
 				name, sp.want, typeShape[sp.want], got, valueNames(m.Values))
 		}
+		if err := checkValues(name, sp.kind, m.Values); err != nil {
+			return w, err
+		}
 		if sub != "" {
 			if sp.kind == kPhase && strings.TrimSuffix(sub, "}") == "expected_response:true" {
 				*ok.at(sp.phase) = statFromValues(m.Values)
