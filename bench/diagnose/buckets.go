@@ -54,7 +54,12 @@ func (s *stream) coarsen() {
 // open reports whether the stream is read as an open model: told so
 // (Reader.Open), or it dropped iterations, which only arrival-rate
 // executors do.
-func (s *stream) open() bool { return s.opt.Open || s.all.dropped > 0 }
+func (s *stream) open() bool { return s.opt.Open || s.all.dropped > 0 || s.allocated() }
+
+// allocated reports whether k6 allocated VUs during the run (vus_max
+// grew): an arrival-rate executor whose pre-allocated VUs were too few for
+// its latency. A closed model's VUs are all allocated before it starts.
+func (s *stream) allocated() bool { return s.vusMaxFirst >= 0 && s.vusMax > s.vusMaxFirst }
 
 // arrivals returns the iterations that arrived in a: those started plus
 // those dropped. k6 stamps iterations when they end, so starts come from
@@ -152,6 +157,9 @@ func (s *stream) steps() (steps []Step, tail *acc) {
 		startMs := float64(c.start-s.t0) / 1e6
 		endMs := float64(c.end-s.t0) / 1e6
 		w := c.a.window(max(endMs-startMs, 1) / 1000)
+		if !open && w.VUs == 0 {
+			w.VUs = c.load // its buckets had no vus point: the one carried in
+		}
 		if open {
 			w.Rate = float64(s.arrivals(c.a)) / w.Seconds
 		}
@@ -224,15 +232,23 @@ func (s *stream) drain(open bool, vus []float64) int {
 }
 
 // bucketVUs returns the mean of the vus gauge in each time bucket, a
-// bucket without a point carrying the one before.
+// bucket without a point carrying the one before. k6 writes the gauge
+// once a second from the end of the first: the buckets before its first
+// point take that point's value (not known is not 0 VUs).
 func (s *stream) bucketVUs() []float64 {
 	out := make([]float64, len(s.buckets))
-	v := 0.0
+	v, first := 0.0, -1
 	for i, b := range s.buckets {
 		if b.vusN > 0 {
 			v = b.vusSum / float64(b.vusN)
+			if first < 0 {
+				first = i
+			}
 		}
 		out[i] = v
+	}
+	for i := 0; i < first; i++ {
+		out[i] = out[first]
 	}
 	return out
 }
@@ -257,7 +273,7 @@ func stepName(startMs, endMs float64, w Window, open bool) string {
 func (s *stream) series() []Step {
 	open := s.open()
 	out := make([]Step, 0, len(s.buckets))
-	vus := 0.0
+	vusAt := s.bucketVUs()
 	for i, b := range s.buckets {
 		start := s.t0 + int64(i)*s.width
 		end := start + s.width
@@ -266,10 +282,7 @@ func (s *stream) series() []Step {
 		}
 		startMs, endMs := float64(start-s.t0)/1e6, float64(end-s.t0)/1e6
 		w := b.window((endMs - startMs) / 1000)
-		if b.vusN > 0 {
-			vus = w.VUs
-		}
-		w.VUs = vus
+		w.VUs = vusAt[i]
 		if open {
 			w.Rate = float64(s.arrivals(b)) / w.Seconds
 		}

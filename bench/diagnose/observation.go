@@ -110,6 +110,9 @@ type Window struct {
 	vusMin float64
 	// hasReceived: the file counts data_received (a 0 is then a count).
 	hasReceived bool
+	// missing names k6's phases the file does not carry at all (not 0:
+	// not known).
+	missing []string
 	// okWaitingEstimated: OK.Waiting is derived from the expected
 	// responses' duration (a summary has no waiting for them).
 	okWaitingEstimated bool

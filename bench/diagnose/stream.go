@@ -84,7 +84,11 @@ type stream struct {
 	width    int64  // ns per bucket
 	t0       int64
 	vusMax   float64
-	points   int64
+	// vusMaxFirst is the first vus_max point (-1: none yet): k6 allocates
+	// every VU of a closed model before it starts, so vus_max grows during
+	// a run only under an arrival-rate executor.
+	vusMaxFirst float64
+	points      int64
 }
 
 func newStream(opt Reader) *stream {
@@ -97,6 +101,8 @@ func newStream(opt Reader) *stream {
 		byName:   map[string]*acc{},
 		width:    int64(opt.Bucket),
 		sched:    schedAccs(len(opt.Schedule)),
+
+		vusMaxFirst: -1,
 	}
 }
 
@@ -247,6 +253,9 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		s.all.vusMax = max(s.all.vusMax, v)
 		windows(func(a *acc) { a.vusSum += v; a.vusN++ })
 	case kVUsMax:
+		if s.vusMaxFirst < 0 {
+			s.vusMaxFirst = v
+		}
 		s.vusMax = max(s.vusMax, v)
 	}
 	return nil
@@ -287,6 +296,14 @@ func (s *stream) observation(f Format) *Observation {
 	o.VUs = s.all.vusMax
 	o.Run.VUs = int(s.all.vusMax)
 	o.Run.MaxVUs = int(s.vusMax)
+	if !s.opt.Open && s.open() {
+		o.Run.Model = ModelOpen
+		why := fmt.Sprintf("it dropped %d iterations", s.all.dropped)
+		if s.allocated() {
+			why = fmt.Sprintf("k6 allocated VUs during the run (vus_max %.0f → %.0f)", s.vusMaxFirst, s.vusMax)
+		}
+		o.Notes = append(o.Notes, "read as an open model (an arrival-rate executor): "+why+", which only arrival-rate executors do; its steps are cut by arrivals per second")
+	}
 	if s.ok != nil {
 		p := s.ok.phases()
 		o.OK = &p

@@ -82,6 +82,13 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 			vusMax = max(v["max"], v["value"])
 		}
 	}
+	// A phase the file does not carry is not known to be 0 (k6's printed
+	// summary leaves out the phases of its compact mode).
+	for i := range phServer {
+		if _, ok := ms[k6Names[i]]; !ok {
+			w.missing = append(w.missing, k6Names[i])
+		}
+	}
 	if w.VUs == 0 {
 		w.VUs = vusMax // a summary whose vus gauge has no max: the VUs allocated
 	}
