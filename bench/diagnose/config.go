@@ -113,7 +113,12 @@ type GeneratorConfig struct {
 type BacklogConfig struct {
 	Little     Ratio `yaml:"little"`      // |latency − VUs/throughput| ≤ this share (Little's law holds)
 	Ratio      Ratio `yaml:"ratio"`       // latency ≥ this many times the unloaded latency
-	QueueShare Ratio `yaml:"queue_share"` // or the server's own queue ≥ this share of waiting
+	QueueShare Ratio `yaml:"queue_share"` // with the server's time: the queue (its own, and outside it) ≥ this share of latency
+	// Busy: the requests take at least this share of an iteration (else
+	// think time, not the queue, sets the loop's pace).
+	Busy Ratio `yaml:"busy"`
+	// Min: a queue shorter than this (or the floor) is no backlog.
+	Min units.Duration `yaml:"min"`
 }
 
 // CeilingConfig: seed 002's throughput ceiling.
@@ -145,7 +150,7 @@ func DefaultConfig() Config {
 		RateLimited: ShareConfig{Share: 0.01},
 		ToolBlocked: ToolBlockedConfig{Failed: 0.95, ServerShare: 0.05, Fast: ms(10)},
 		Generator:   GeneratorConfig{CPU: 80, Dropped: 0.001, Diverge: 2, ServerFlat: 1.3},
-		Backlog:     BacklogConfig{Little: 0.25, Ratio: 3, QueueShare: 0.5},
+		Backlog:     BacklogConfig{Little: 0.25, Ratio: 3, QueueShare: 0.5, Busy: 0.5, Min: ms(20)},
 		Ceiling:     CeilingConfig{Reach: 0.85, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5},
 	}
 }

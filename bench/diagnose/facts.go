@@ -35,6 +35,10 @@ type facts struct {
 	// quietConnect is the lowest average connecting time of the sweep's
 	// steps (-1 without steps): what a dial costs when nothing is busy.
 	quietConnect float64
+	// quietOutside is the lowest time outside the server of the sweep's
+	// steps (-1 without steps or server time): what the path costs when
+	// nothing queues.
+	quietOutside float64
 	// sweeps holds the sweep findings that name this window (the whole
 	// run: every sweep finding).
 	sweeps map[string]*Finding
@@ -75,9 +79,15 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 	if w.Server != nil {
 		f.srvRequests = w.Server.Requests
 	}
-	f.quietConnect = -1
+	f.quietConnect, f.quietOutside = -1, -1
 	for i := range obs.Steps {
 		s := &obs.Steps[i]
+		if p := s.Served(); s.Requests >= cfg.MinRequests && s.Phases.Server.Present() {
+			o := max(p.Waiting.Avg-s.Phases.Server.Avg-s.Phases.ServerQueue.Avg, 0)
+			if f.quietOutside < 0 || o < f.quietOutside {
+				f.quietOutside = o
+			}
+		}
 		if c := s.Phases.Connecting.Avg; s.Requests >= cfg.MinRequests && (f.quietConnect < 0 || c < f.quietConnect) {
 			f.quietConnect = c
 		}
