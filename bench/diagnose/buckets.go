@@ -12,9 +12,10 @@ import (
 // bucketPhases are the phases a time bucket (and so a step) keeps a
 // histogram of: those whose p95 the rules read per step (duration and waiting
 // for every rule, sending and receiving for upload- and download-limited,
-// the server's time). The others keep count, sum, min and max only, which
+// the server's time, connecting for the accept queue's median dial and
+// connect-slow's p95). The others keep count, sum, min and max only, which
 // Stat.Tail reads as no distribution rather than a p95 of 0.
-var bucketPhases = []phaseIndex{phDuration, phWaiting, phSending, phReceiving, phServer}
+var bucketPhases = []phaseIndex{phDuration, phWaiting, phSending, phReceiving, phServer, phConnecting}
 
 // bucket returns the time bucket of a point at t (unix ns), coarsening
 // the buckets when the run outgrows MaxBuckets.

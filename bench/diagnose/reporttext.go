@@ -132,6 +132,13 @@ func (r Report) WriteText(w io.Writer) error {
 			ev = append(ev, fmt.Sprintf("%s=%s", strings.TrimSuffix(e.Name, "_ms"), fmtEvidence(e)))
 		}
 		fmt.Fprintf(b, "   evidence: %s\n", wrap(strings.Join(ev, "  "), 90, "             "))
+		for _, a := range f.Alternatives {
+			alt := "could also be: "
+			if a.Code != "" {
+				alt += a.Code + " — "
+			}
+			fmt.Fprintf(b, "   %s\n", wrap(alt+a.Why, 90, "     "))
+		}
 		if len(f.Suspect) > 0 {
 			fmt.Fprintln(b, "   suspect first:")
 			for _, s := range f.Suspect {

@@ -79,6 +79,10 @@ func rateLimited(f *facts) *Finding {
 		fd.Summary += fmt.Sprintf(" The average duration %s is below the %s the served requests took: fast rejections pull the average down and the TPS up — do not read this run as healthy.",
 			fmtMs(all), fmtMs(passed))
 	}
+	if !statusesKnown(w) {
+		fd.alternative(CodeToolBlocked, "a block (403 from a WAF or an IP rule) answers fast too: k6's summary cannot tell a rate limiter (429) "+
+			"from a block (403) — its NDJSON (status tag) or the device's count would; some requests passed, which a limiter does and a block rarely")
+	}
 	fd.Suspect = []string{
 		"a rate limiter in front of the server (WAF, API gateway, load balancer) allowing fewer requests per second than the test sends",
 		"the server's own rate limiting",

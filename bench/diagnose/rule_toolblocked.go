@@ -18,6 +18,12 @@ func toolBlocked(f *facts) *Finding {
 	if known && float64(blocking) < 0.5*float64(w.Failed) {
 		return nil // failures of another kind (5xx, 429, resets): not a block
 	}
+	// Without status codes some requests passing is a limiter's pattern
+	// (it lets its rate through; a block lets none): rate-limited names
+	// it, with the block as its alternative.
+	if !known && w.Failed < w.Requests {
+		return nil
+	}
 	dur := f.all.Duration.Avg
 	fast := dur <= ms(c.Fast) || (f.hasServer && dur < 0.25*f.srv.Avg)
 	serverFew := f.srvRequests >= 0 && float64(f.srvRequests) <= float64(c.ServerShare)*float64(w.Requests)
@@ -40,9 +46,15 @@ func toolBlocked(f *facts) *Finding {
 		fd.add("server_requests", float64(f.srvRequests))
 		seen = fmt.Sprint(f.srvRequests)
 	}
-	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed, %d of them with 403, in %s on average at %.0f req/s, and the server saw %s: "+
+	with := fmt.Sprintf("%d of them with 403", w.Status(403))
+	if !known {
+		with = "none passed (the file has no status codes)"
+		fd.alternative(CodeRateLimited, "a rate limiter answers as fast, and one with a low limit may reject every request: "+
+			"k6's summary cannot tell a limiter (429) from a block (403) — its NDJSON (status tag) or the limiter's count would")
+	}
+	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed, %s, in %s on average at %.0f req/s, and the server saw %s: "+
 		"something in the path rejects the tool itself. The TPS and the average are those of the rejections, not of the service.",
-		w.Failed, w.Requests, pct(share(float64(w.Failed), float64(w.Requests))), w.Status(403), fmtMs(dur), w.RPS(), seen)
+		w.Failed, w.Requests, pct(share(float64(w.Failed), float64(w.Requests))), with, fmtMs(dur), w.RPS(), seen)
 	fd.Suspect = []string{
 		"a WAF or bot protection blocking the tool's User-Agent (k6's default \"Grafana k6/<version>\") or request pattern",
 		"an IP block or geo rule on the generator's address",
