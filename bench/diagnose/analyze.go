@@ -106,6 +106,11 @@ func Analyze(obs *Observation, cfg Config) Report {
 			}
 		}
 	}
+	for code, fd := range merged {
+		if specOf(code).timed && !material(fd, whole) {
+			delete(merged, code)
+		}
+	}
 	concerns := r.concerns(whole, merged)
 	for _, fd := range merged {
 		r.Findings = append(r.Findings, *fd)
@@ -258,4 +263,13 @@ func healthy(f *facts) Finding {
 		fd.Next = append(fd.Next, "add the server's own time (Server-Timing trend or APM figures) to confirm the split")
 	}
 	return fd
+}
+
+// material: fd explains enough of what a request costs the user (its
+// duration and its connecting) to be named: sub-millisecond requests are
+// healthy whatever the ratio between their times.
+func material(fd *Finding, f *facts) bool {
+	c := f.cfg.Material
+	cost := f.all.Duration.Avg + f.all.Connecting.Avg
+	return fd.ExplainsMs >= ms(c.Min) && fd.ExplainsMs >= float64(c.Share)*cost
 }

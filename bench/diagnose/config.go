@@ -27,6 +27,8 @@ type Config struct {
 	MinRequests int64 `yaml:"min_requests"`
 	// Evidence: what counts as a figure the file cannot hold.
 	Evidence EvidenceConfig `yaml:"evidence"`
+	// Material: the least a cause of time must explain to be named.
+	Material MaterialConfig `yaml:"materiality"`
 
 	ServerSlow  ServerSlowConfig  `yaml:"server_slow"`
 	PathLatency PathLatencyConfig `yaml:"path_latency"`
@@ -50,6 +52,15 @@ type EvidenceConfig struct {
 	// before the figure is set aside as not these requests'.
 	ClockNoise      units.Duration `yaml:"clock_noise"`
 	ClockNoiseShare Ratio          `yaml:"clock_noise_share"`
+}
+
+// MaterialConfig: a finding that names a cause of time must explain at
+// least Min and at least Share of what a request costs the user (its
+// duration and its connecting): a ratio between sub-millisecond times is
+// no cause.
+type MaterialConfig struct {
+	Min   units.Duration `yaml:"min"`
+	Share Ratio          `yaml:"share"`
 }
 
 // ShareConfig is a rule with one threshold: a share (fraction).
@@ -139,6 +150,7 @@ func DefaultConfig() Config {
 		Floor:       ms(20),
 		MinRequests: 20,
 		Evidence:    EvidenceConfig{ClockNoise: ms(1), ClockNoiseShare: 0.05},
+		Material:    MaterialConfig{Min: ms(1), Share: 0.05},
 		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.3, Growth: 3},
 		PathLatency: PathLatencyConfig{Share: 0.3},
 		TLS:         TLSConfig{Slow: ms(50), ConnectRatio: 3},

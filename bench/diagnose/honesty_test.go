@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/middlebench/middlebench/units"
 )
 
 // The seven classes of issue 32, each on a real k6 v1.8.1 run made by
@@ -190,5 +193,34 @@ func TestHonestyMissingFigures(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte("no server time")) {
 		t.Errorf("chart of a run without server time does not say so")
+	}
+}
+
+// Materiality: a ramp whose requests take a fraction of a millisecond,
+// with a server time that spreads 15× from its fastest to its p95 (a
+// summary's only sign of a server whose time grows with load), is healthy
+// whatever its ratios; the same ratios a thousand times larger are not.
+func TestSubMillisecondIsHealthy(t *testing.T) {
+	ramp := func(scale float64) *Observation {
+		p := Phases{
+			Duration: Stat{Avg: 0.3 * scale, Min: 0.05 * scale, Med: 0.25 * scale, P90: 0.4 * scale, P95: 0.45 * scale, Max: 0.9 * scale},
+			Waiting:  Stat{Avg: 0.25 * scale, Min: 0.04 * scale, Med: 0.2 * scale, P90: 0.35 * scale, P95: 0.4 * scale, Max: 0.85 * scale},
+			Server:   Stat{Avg: 0.2 * scale, Min: 0.02 * scale, Med: 0.15 * scale, P90: 0.28 * scale, P95: 0.3 * scale, Max: 0.8 * scale},
+		}
+		return &Observation{Format: FormatSummaryExport, Run: RunInfo{Executor: "ramping-vus", Model: ModelClosed, VUs: 8},
+			Window: Window{Seconds: 10, VUs: 8, vusMin: 1, Requests: 20_000, Iterations: 20_000, Phases: p}}
+	}
+	exactly(t, Analyze(ramp(1), DefaultConfig()), CodeHealthy)
+	if got := Analyze(ramp(1000), DefaultConfig()).Codes(); !slices.Contains(got, CodeServerSlow) {
+		t.Errorf("the same ratios at 1000× (server p95 300 ms): %v, want server-slow", got)
+	}
+	// The rules' own noise floor (floor: 20ms) hides it too; with that
+	// floor at 1µs, materiality alone keeps the sub-millisecond run healthy.
+	cfg := DefaultConfig()
+	cfg.Floor = units.Duration(time.Microsecond)
+	exactly(t, Analyze(ramp(1), cfg), CodeHealthy)
+	cfg.Material = MaterialConfig{}
+	if got := Analyze(ramp(1), cfg).Codes(); slices.Equal(got, []string{CodeHealthy}) {
+		t.Errorf("with neither floor a rule should read the ratios as a cause; got %v (the test no longer tests materiality)", got)
 	}
 }
