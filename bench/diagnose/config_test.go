@@ -40,7 +40,7 @@ upload_limited:
 
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"flor: 5ms\n", `line 1: flor: unknown field (did you mean "floor"?); valid fields: closed_model_backlog`},
+		{"flor: 5ms\n", `line 1: flor: unknown field (did you mean "floor"?); valid fields: accept_queue, closed_model_backlog`},
 		{"server_slow:\n  slw: 1s\n", `line 2: server_slow.slw: unknown field (did you mean "slow"?); valid fields: growth, share, slow`},
 		{"server_slow:\n  slow: fast\n", `line 2: server_slow.slow: duration "fast"`},
 		{"path_latency:\n  share: -1\n", `line 2: path_latency.share: "-1": want a number ≥ 0`},

@@ -31,7 +31,8 @@ func connValue(s Stat) (float64, bool) {
 // the few dials or handshakes of that moment paid the host's stall, not
 // the terminator's or the network's cost.
 func explained(f *facts, l line, most bool) bool {
-	if f.b.unclaimed(l) < 0.5 || !most && f.b.unclaimed(lineConnTails) == 0 {
+	c := f.cfg.ConnTails
+	if f.b.unclaimed(l) < float64(c.Explained) || !most && f.b.unclaimed(lineConnTails) == 0 {
 		return true
 	}
 	var peak float64
@@ -41,7 +42,7 @@ func explained(f *facts, l line, most bool) bool {
 	case lineConnecting:
 		peak = f.all.Connecting.Peak()
 	}
-	return !most && f.hasServer && f.srv.Med > 0 && peak > 0 && f.srv.Max-f.srv.Med >= 0.25*peak
+	return !most && f.hasServer && f.srv.Med > 0 && peak > 0 && f.srv.Max-f.srv.Med >= float64(c.HostStall)*peak
 }
 
 // tlsHandshakeSlow is rule 2: tls_handshaking high — the TLS-terminating LB

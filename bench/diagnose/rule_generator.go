@@ -27,10 +27,10 @@ func generatorSaturated(f *facts) *Finding {
 	outside := f.outside >= f.floor && f.outside >= float64(f.cfg.PathLatency.Share)*wait
 	client := f.served.Sending.Avg + f.served.Receiving.Avg
 	small := f.bytesPer(w.DataReceived) < float64(f.cfg.Upload.Body) && f.bytesPer(w.DataSent) < float64(f.cfg.Upload.Body)
-	inflated := client >= 1 && client >= 0.2*f.outside && small
+	inflated := client >= ms(c.OwnMin) && client >= float64(c.OwnShare)*f.outside && small
 	tail := behindInTail(f)
 	script := scriptTime(f)
-	scripted := script >= 1 && script >= 0.2*f.outside
+	scripted := script >= ms(c.OwnMin) && script >= float64(c.OwnShare)*f.outside
 	stalls := stalled(f, small)
 	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated || dropped && (tail || scripted || stalls)) {
 		return nil
@@ -88,7 +88,8 @@ func stalled(f *facts, small bool) bool {
 		return false
 	}
 	avg := s.Avg + r.Avg
-	return avg >= 1 && s.Med+r.Med <= 0.05*avg
+	c := f.cfg.Generator
+	return avg >= ms(c.OwnMin) && s.Med+r.Med <= float64(c.StallMedian)*avg
 }
 
 // scriptTime is the generator's own time per iteration beside its
@@ -115,7 +116,7 @@ func behindInTail(f *facts) bool {
 		return false
 	}
 	medOutside := wt.Med - srv.Med - f.queue.Med
-	return medOutside <= 0.25*f.outside && srv.Tail() <= float64(f.cfg.Generator.ServerFlat)*srv.Med
+	return medOutside <= float64(f.cfg.Generator.TailMedian)*f.outside && srv.Tail() <= float64(f.cfg.Generator.ServerFlat)*srv.Med
 }
 
 func generatorFinding(f *facts, conf Confidence) *Finding {

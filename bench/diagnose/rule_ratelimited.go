@@ -109,8 +109,9 @@ func fastFailures(f *facts) float64 {
 	// Fast: a quarter of the served requests' time, or short of it by most
 	// of the server's own time (rejected on a path that adds latency
 	// before the limiter: the rejections pay the path, not the server).
-	skipped := f.hasServer && avg <= ok-0.8*f.srv.Avg
-	if avg < 0 || avg > 0.25*ok && !skipped {
+	c := f.cfg.RateLimited
+	skipped := f.hasServer && avg <= ok-float64(c.Skipped)*f.srv.Avg
+	if avg < 0 || avg > float64(c.Fast)*ok && !skipped {
 		return 0
 	}
 	return max(avg, 1e-3)
@@ -133,7 +134,7 @@ func fast503(f *facts) int64 {
 	}
 	for _, g := range f.obs.ByStatus {
 		if g.Key == "503" && ok > 0 {
-			if g.Phases.Duration.Avg <= 0.25*ok {
+			if g.Phases.Duration.Avg <= float64(f.cfg.RateLimited.Fast)*ok {
 				return n
 			}
 			return 0

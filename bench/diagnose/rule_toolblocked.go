@@ -10,12 +10,12 @@ import "fmt"
 // 0.1 ms on average, the server saw 0).
 func toolBlocked(f *facts) *Finding {
 	w, c := f.w, f.cfg.ToolBlocked
-	if w.Requests < 10 || share(float64(w.Failed), float64(w.Requests)) < float64(c.Failed) {
+	if w.Requests < c.MinRequests || share(float64(w.Failed), float64(w.Requests)) < float64(c.Failed) {
 		return nil
 	}
 	blocking := w.Status(401) + w.Status(403) + w.Status(406) + w.Status(451)
 	known := statusesKnown(w)
-	if known && float64(blocking) < 0.5*float64(w.Failed) {
+	if known && float64(blocking) < float64(c.Blocking)*float64(w.Failed) {
 		return nil // failures of another kind (5xx, 429, resets): not a block
 	}
 	// Without status codes some requests passing is a limiter's pattern
@@ -25,7 +25,7 @@ func toolBlocked(f *facts) *Finding {
 		return nil
 	}
 	dur := f.all.Duration.Avg
-	fast := dur <= ms(c.Fast) || (f.hasServer && dur < 0.25*f.srv.Avg)
+	fast := dur <= ms(c.Fast) || (f.hasServer && dur < float64(c.FastServer)*f.srv.Avg)
 	serverFew := f.srvRequests >= 0 && float64(f.srvRequests) <= float64(c.ServerShare)*float64(w.Requests)
 	if !fast && !serverFew {
 		return nil

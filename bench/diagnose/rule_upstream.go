@@ -34,12 +34,13 @@ func upstreamFailing(f *facts) *Finding {
 	if slow {
 		n = w.Failed
 	}
-	if w.Requests == 0 || n == 0 || share(float64(n), float64(w.Requests)) < float64(f.cfg.RateLimited.Share) {
+	c := f.cfg.Upstream
+	if w.Requests == 0 || n == 0 || share(float64(n), float64(w.Requests)) < float64(c.Share) {
 		return nil
 	}
 	sh := share(float64(n), float64(w.Requests))
 	sev := SeverityWarning
-	if sh >= 0.5 {
+	if sh >= float64(c.Critical) {
 		sev = SeverityCritical
 	}
 	conf := ConfidenceMedium
@@ -166,5 +167,5 @@ func slowFailures(f *facts) bool {
 	}
 	ok, all := w.OK.Duration.Avg, f.all.Duration.Avg
 	avg := (all*float64(w.Requests) - ok*float64(w.Requests-w.Failed)) / float64(w.Failed)
-	return avg >= ok && avg-ok >= f.floor/4
+	return avg >= ok && avg-ok >= ms(f.cfg.Upstream.Slower)
 }
