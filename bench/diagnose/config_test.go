@@ -74,3 +74,33 @@ func TestLoadConfigChangesTheVerdict(t *testing.T) {
 		t.Error("a missing file must be an error")
 	}
 }
+
+// The defaults doc.go lists parse to DefaultConfig: every key named there
+// exists, with the default's value.
+func TestDocListsTheDefaults(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	start := strings.Index(doc, "//\tfloor:")
+	end := strings.Index(doc, "//\n// The package reads results only")
+	if start < 0 || end < start {
+		t.Fatal("doc.go: the defaults block not found")
+	}
+	var y strings.Builder
+	for _, line := range strings.Split(doc[start:end], "\n") {
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "//"), "\t")
+		if i := strings.Index(line, "  #"); i >= 0 {
+			line = line[:i]
+		}
+		y.WriteString(line + "\n")
+	}
+	c, err := ParseConfig([]byte(y.String()))
+	if err != nil {
+		t.Fatalf("doc.go's defaults: %v\n%s", err, y.String())
+	}
+	if c != DefaultConfig() {
+		t.Errorf("doc.go's defaults differ from DefaultConfig:\n%+v\n%+v", c, DefaultConfig())
+	}
+}

@@ -84,18 +84,24 @@
 //
 //	floor: 20ms                 # no time below this is "high"
 //	min_requests: 20            # smaller steps are not judged alone
+//	evidence: {clock_noise: 1ms, clock_noise_share: 0.05}  # server time above waiting by more: not these requests'
+//	materiality: {min: 1ms, share: 0.05}  # a cause of time explains at least this (of duration + connecting)
 //	server_slow: {slow: 200ms, share: 0.3, growth: 3}
 //	path_latency: {share: 0.3}  # waiting − server time ≥ 30 % of waiting
 //	tls_handshake_slow: {slow: 50ms, connect_ratio: 3}
 //	connect_slow: {slow: 50ms}
 //	connection_wait: {share: 0.5}
 //	hidden_connection_cost: {share: 0.5}
+//	connection_tails: {explained: 0.5, host_stall: 0.25}
 //	upload_limited: {share: 0.3, body: 256KiB}
 //	download_limited: {share: 0.3, growth: 3, flat: 1.5, link_use: 0.9}
-//	rate_limited: {share: 0.01}
-//	tool_blocked: {failed: 0.95, server_share: 0.05, fast: 10ms}
-//	generator_saturated: {cpu: 80, dropped: 0.001, diverge: 2, server_flat: 1.3}
-//	closed_model_backlog: {little: 0.25, ratio: 3, queue_share: 0.5}
+//	rate_limited: {share: 0.01, fast: 0.25, skipped: 0.8}
+//	tool_blocked: {failed: 0.95, server_share: 0.05, fast: 10ms, min_requests: 10, blocking: 0.5, fast_server: 0.25}
+//	upstream_failing: {share: 0.01, critical: 0.5, slower: 5ms}
+//	accept_queue: {share: 0.3, syn_retry: 1s}
+//	generator_saturated: {cpu: 80, dropped: 0.001, diverge: 2, server_flat: 1.3,
+//	                      own_min: 1ms, own_share: 0.2, stall_median: 0.05, tail_median: 0.25}
+//	closed_model_backlog: {little: 0.25, ratio: 3, queue_share: 0.5, busy: 0.5, min: 20ms}
 //	throughput_ceiling: {reach: 0.85, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5}
 //
 // The package reads results only: it imports neither the load engine nor the
