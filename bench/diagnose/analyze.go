@@ -68,8 +68,23 @@ func Analyze(obs *Observation, cfg Config) Report {
 		whole.fired[code] = fd
 		if n := float64(whole.w.Requests); n > 0 {
 			seed := &Finding{}
+			seen := map[line]bool{}
 			for _, c := range stepClaims[code] {
 				seed.claim(c.line, c.ms/n)
+				seen[c.line] = seen[c.line] || c.ms > 0
+			}
+			// A line the steps could not show (the server's time given
+			// for the whole run only, as --server-stats is) is claimed
+			// as the cause claims it over the whole run: else the time
+			// it explains is left to a residual (path-latency).
+			if s := specOf(code); s.window != nil {
+				if wf := s.window.Check(whole); wf != nil {
+					for _, c := range wf.claims {
+						if !seen[c.line] && c.line != lineConnTails {
+							seed.claim(c.line, c.ms)
+						}
+					}
+				}
 			}
 			whole.b.take(seed, specOf(code).explains)
 		}
