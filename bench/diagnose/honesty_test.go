@@ -224,3 +224,34 @@ func TestSubMillisecondIsHealthy(t *testing.T) {
 		t.Errorf("with neither floor a rule should read the ratios as a cause; got %v (the test no longer tests materiality)", got)
 	}
 }
+
+// A block stops requests before the server: when the server counted every
+// failed request, the fast failures of a file without statuses are not a
+// block (an origin answering garbage fails as fast); without the count a
+// block is named with the limiter and the broken upstream beside it.
+func TestFastFailuresTheServerServed(t *testing.T) {
+	obs := func(srv int64) *Observation {
+		o := &Observation{Format: FormatSummaryExport, Run: RunInfo{Executor: "constant-arrival-rate", Model: ModelOpen},
+			Window: Window{Seconds: 5, Requests: 200, Failed: 200, Phases: Phases{
+				Duration: Stat{Avg: 1.9, Min: 0.2, Med: 0.33, P95: 2}, Waiting: Stat{Avg: 1.5, Min: 0.07, Med: 0.14, P95: 1.4}}}}
+		if srv >= 0 {
+			o.Server = &ServerSide{Source: "test", Requests: srv}
+		}
+		return o
+	}
+	if got := Analyze(obs(200), DefaultConfig()).Codes(); slices.Contains(got, CodeToolBlocked) {
+		t.Errorf("the server counted all 200 failed requests, yet %v", got)
+	}
+	r := Analyze(obs(-1), DefaultConfig())
+	fd, ok := r.Finding(CodeToolBlocked)
+	if !ok {
+		t.Fatalf("no count from the server: %v, want tool-blocked with its alternatives", r.Codes())
+	}
+	var alts []string
+	for _, a := range fd.Alternatives {
+		alts = append(alts, a.Code)
+	}
+	if !slices.Contains(alts, CodeRateLimited) || !slices.Contains(alts, CodeUpstreamFailing) || strings.Contains(fd.Summary, "with 403") {
+		t.Errorf("alternatives %v, summary %q", alts, fd.Summary)
+	}
+}

@@ -24,6 +24,12 @@ func toolBlocked(f *facts) *Finding {
 	if !known && w.Failed < w.Requests {
 		return nil
 	}
+	// A block stops requests before the server: a server that counted
+	// (nearly) every failed request served them, whatever k6 made of the
+	// answers.
+	if f.srvRequests >= 0 && float64(f.srvRequests) >= (1-float64(c.ServerShare))*float64(w.Failed) {
+		return nil
+	}
 	dur := f.all.Duration.Avg
 	fast := dur <= ms(c.Fast) || (f.hasServer && dur < float64(c.FastServer)*f.srv.Avg)
 	serverFew := f.srvRequests >= 0 && float64(f.srvRequests) <= float64(c.ServerShare)*float64(w.Requests)
@@ -51,6 +57,8 @@ func toolBlocked(f *facts) *Finding {
 		with = "none passed (the file has no status codes)"
 		fd.alternative(CodeRateLimited, "a rate limiter answers as fast, and one with a low limit may reject every request: "+
 			"k6's summary cannot tell a limiter (429) from a block (403) — its NDJSON (status tag) or the limiter's count would")
+		fd.alternative(CodeUpstreamFailing, "an upstream that answers bytes that are not HTTP, or cuts its answer, fails as fast: "+
+			"k6's NDJSON (error_code tag: 1000s for transport errors, 14xx for statuses) or the server's own count would tell")
 	}
 	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed, %s, in %s on average at %.0f req/s, and the server saw %s: "+
 		"something in the path rejects the tool itself. The TPS and the average are those of the rejections, not of the service.",
