@@ -55,7 +55,39 @@ func (s *stream) coarsen() {
 // open reports whether the stream is read as an open model: told so
 // (Reader.Open), or it dropped iterations, which only arrival-rate
 // executors do.
-func (s *stream) open() bool { return s.opt.Open || s.all.dropped > 0 || s.allocated() }
+func (s *stream) open() bool {
+	return s.opt.Open || s.all.dropped > 0 || s.allocated() || s.fixedRateIdleVUs()
+}
+
+// fixedRateIdleVUs: iterations started at a fixed rate while most of the
+// VUs allocated stayed idle (the busy VUs, k6's vus gauge, never reached
+// half of vus_max). A closed model keeps every VU it allocated busy at
+// its top stage; an arrival-rate executor runs as many VUs as its
+// latency needs, so its VUs follow latency while its arrivals hold. The
+// first and last buckets (a partial second, the drain) are left out.
+func (s *stream) fixedRateIdleVUs() bool {
+	if s.vusMax <= 0 || s.all.vusMax >= 0.5*s.vusMax || len(s.buckets) < 4 || s.all.starts == 0 {
+		return false
+	}
+	inner := s.buckets[1 : len(s.buckets)-1]
+	var sum, sq float64
+	for _, b := range inner {
+		v := float64(b.starts)
+		sum += v
+		sq += v * v
+	}
+	n := float64(len(inner))
+	mean := sum / n
+	if mean <= 0 {
+		return false
+	}
+	cv := math.Sqrt(max(sq/n-mean*mean, 0)) / mean
+	return cv <= fixedRateSpread
+}
+
+// fixedRateSpread: arrivals per bucket spread this little (coefficient of
+// variation) are a fixed rate (k6's constant-arrival-rate at 15/s: ±7 %).
+const fixedRateSpread = 0.15
 
 // allocated reports whether k6 allocated VUs during the run (vus_max
 // grew): an arrival-rate executor whose pre-allocated VUs were too few for

@@ -114,6 +114,14 @@ func TestHonestyOpenModelFromTheStream(t *testing.T) {
 		t.Errorf("model %q, want open (inferred from the stream)", r.Run.Model)
 	}
 	exactly(t, r, CodeServerSlow)
+	// The same with 40 VUs allocated before the start: nothing dropped,
+	// vus_max constant; the busy VUs follow latency while the arrivals
+	// hold at 15/s.
+	r = analyzeCase(t, Options{Files: []string{honesty + "openalloc/points.ndjson.gz"}, ServerStats: honesty + "openalloc/server-stats.json"})
+	if r.Run.Model != ModelOpen {
+		t.Errorf("openalloc: model %q, want open (inferred from the stream)", r.Run.Model)
+	}
+	exactly(t, r, CodeServerSlow)
 }
 
 // Class 5: a 2/s rate limiter (429) in front of the server, k6's summary

@@ -298,11 +298,16 @@ func (s *stream) observation(f Format) *Observation {
 	o.Run.MaxVUs = int(s.vusMax)
 	if !s.opt.Open && s.open() {
 		o.Run.Model = ModelOpen
-		why := fmt.Sprintf("it dropped %d iterations", s.all.dropped)
-		if s.allocated() {
-			why = fmt.Sprintf("k6 allocated VUs during the run (vus_max %.0f → %.0f)", s.vusMaxFirst, s.vusMax)
+		why := fmt.Sprintf("it dropped %d iterations, which only arrival-rate executors do", s.all.dropped)
+		switch {
+		case s.allocated():
+			why = fmt.Sprintf("k6 allocated VUs during the run (vus_max %.0f → %.0f), which only arrival-rate executors do", s.vusMaxFirst, s.vusMax)
+		case s.all.dropped == 0:
+			why = fmt.Sprintf("iterations started at a fixed rate while at most %.0f of its %.0f VUs were busy, as an arrival-rate executor runs "+
+				"(a closed model keeps every VU it allocated busy; scenarios run one after another would leave VUs idle too: "+
+				"--executor says which)", s.all.vusMax, s.vusMax)
 		}
-		o.Notes = append(o.Notes, "read as an open model (an arrival-rate executor): "+why+", which only arrival-rate executors do; its steps are cut by arrivals per second")
+		o.Notes = append(o.Notes, "read as an open model: "+why+"; its steps are cut by arrivals per second")
 	}
 	if s.ok != nil {
 		p := s.ok.phases()

@@ -62,6 +62,12 @@ case_openslow() { # an arrival rate of 15/s against a server that slows down
 	k6run openslow points -e TARGET=http://127.0.0.1:32080/ -e EXEC=constant-arrival-rate -e RATE=15 -e DUR=20s -e VUS=1 -e MAX_VUS=40 -e WORK=degrade
 	stats http://127.0.0.1:32080 openslow; stop
 }
+case_openalloc() { # the same with 40 VUs allocated before the start: no drops, vus_max constant
+	bg "$MB" server --listen 127.0.0.1:32080; ready http://127.0.0.1:32080/_mb/health
+	reset http://127.0.0.1:32080
+	k6run openalloc points -e TARGET=http://127.0.0.1:32080/ -e EXEC=constant-arrival-rate -e RATE=15 -e DUR=20s -e VUS=40 -e MAX_VUS=40 -e WORK=degrade
+	stats http://127.0.0.1:32080 openalloc; stop
+}
 case_ratelimit() { # middlebench proxy's limiter at 2/s, 429
 	bg "$MB" server --listen 127.0.0.1:32080 --work 5ms; ready http://127.0.0.1:32080/_mb/health
 	bg "$MB" proxy --listen 127.0.0.1:32083 --upstream http://127.0.0.1:32080 --stage ratelimit:rate=2/s; ready http://127.0.0.1:32083/
