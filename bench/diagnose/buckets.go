@@ -56,7 +56,7 @@ func (s *stream) coarsen() {
 // (Reader.Open), or it dropped iterations, which only arrival-rate
 // executors do.
 func (s *stream) open() bool {
-	return s.opt.Open || s.all.dropped > 0 || s.allocated() || s.fixedRateIdleVUs()
+	return s.opt.Open || s.all.dropped > 0 || !s.opt.Closed && (s.allocated() || s.fixedRateIdleVUs())
 }
 
 // fixedRateIdleVUs: iterations started at a fixed rate while most of the

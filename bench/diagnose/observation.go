@@ -228,7 +228,11 @@ func (o *Observation) Apply(x Extra) {
 	}
 	if x.Executor != "" {
 		o.Run.Executor = x.Executor
-		o.Run.Model = ModelOf(x.Executor)
+		// Dropped iterations are an arrival-rate executor's whatever the
+		// user says (the reader notes the contradiction).
+		if m := ModelOf(x.Executor); m != ModelClosed || o.Dropped == 0 {
+			o.Run.Model = m
+		}
 	}
 	if x.VUs > 0 {
 		o.Run.VUs = x.VUs

@@ -80,6 +80,11 @@ type Reader struct {
 	// dropped_iterations appear only once arrivals are dropped: without
 	// Open, a stream counts as open only if it dropped some.
 	Open bool
+	// Closed says the run had a closed model (the user's --executor): a
+	// stream is then read as one even where its VUs and arrivals look
+	// like an arrival-rate executor's; only dropped iterations, which no
+	// closed executor has, still make it open (with a note).
+	Closed bool
 	// Schedule, when set, cuts a stream into these steps instead of finding
 	// them where the load changes: a point belongs to the step its time (a
 	// request's end, as k6 stamps it) falls in, counted from Origin, as the

@@ -307,6 +307,9 @@ func (s *stream) observation(f Format) *Observation {
 				"(a closed model keeps every VU it allocated busy; scenarios run one after another would leave VUs idle too: "+
 				"--executor says which)", s.all.vusMax, s.vusMax)
 		}
+		if s.opt.Closed {
+			why += ", although --executor names a closed model"
+		}
 		o.Notes = append(o.Notes, "read as an open model: "+why+"; its steps are cut by arrivals per second")
 	}
 	if s.ok != nil {
