@@ -3,6 +3,7 @@ package diagnose
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,11 +30,12 @@ type Case struct {
 	What    string              `yaml:"what"`
 	Note    string              `yaml:"note"`
 	Codes   CodeSet             `yaml:",inline"`
-	Formats map[string]*CodeSet `yaml:"formats"` // summary-export, handle-summary, points
+	Formats map[string]*CodeSet `yaml:"formats"` // summary-export, handle-summary, points, csv
 	Analyze CaseOptions         `yaml:"analyze"`
 	// How the run was made, for the reader (not judged).
 	Setup   []string          `yaml:"setup"`
 	Config  string            `yaml:"config"`
+	Counter string            `yaml:"counters"` // the peers' own counters after the run (the check of what was injected)
 	K6      map[string]string `yaml:"k6"`
 	Date    string            `yaml:"date"`
 	Machine string            `yaml:"machine"`
@@ -51,6 +53,7 @@ var caseFormats = map[Format]string{
 	FormatSummaryExport: "summary-export",
 	FormatHandleSummary: "handle-summary",
 	FormatNDJSON:        "points",
+	FormatCSV:           "csv",
 }
 
 // CodeSet is what a run must name, may name, and must not name.
@@ -78,8 +81,8 @@ func LoadCase(path string) (*Case, error) {
 	}
 	sets := []*CodeSet{&c.Codes}
 	for k, s := range c.Formats {
-		if !slices.Contains([]string{"summary-export", "handle-summary", "points"}, k) {
-			return nil, fmt.Errorf("%s: formats: unknown format %q (known: summary-export, handle-summary, points)", path, k)
+		if !slices.Contains([]string{"summary-export", "handle-summary", "points", "csv"}, k) {
+			return nil, fmt.Errorf("%s: formats: unknown format %q (known: summary-export, handle-summary, points, csv)", path, k)
 		}
 		sets = append(sets, s)
 	}
@@ -90,13 +93,59 @@ func LoadCase(path string) (*Case, error) {
 			}
 		}
 	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return c, nil
+}
+
+// check refuses lists that cannot fail: a case must name at least one code
+// (a control straight at the server is must: [healthy]); a case or a
+// format whose file cannot separate causes may leave must empty only with
+// the codes of which it must name one (may) and why (note, or the
+// format's why); no code is in two lists.
+func (c *Case) check() error {
+	if len(c.Codes.Must) == 0 && (len(c.Codes.May) == 0 || c.Note == "") {
+		return fmt.Errorf("must is empty: every case names what it must show (a control straight at the server: must: [healthy]), or the codes of which it must name one (may) and why (note)")
+	}
+	if err := disjoint("", c.Codes); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Formats)) {
+		o := c.Formats[k]
+		if o.Must != nil && len(o.Must) == 0 && (len(o.May) == 0 || o.Why == "") {
+			return fmt.Errorf("formats: %s: must is empty: give the codes of which it must name one (may) and why", k)
+		}
+		if err := disjoint("formats: "+k+": ", *o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func disjoint(where string, s CodeSet) error {
+	seen := map[string]string{}
+	for _, l := range []struct {
+		name  string
+		codes []string
+	}{{"must", s.Must}, {"may", s.May}, {"mustNot", s.MustNot}} {
+		for _, code := range l.codes {
+			if prev, ok := seen[code]; ok {
+				return fmt.Errorf("%s%s is in both %s and %s", where, code, prev, l.name)
+			}
+			seen[code] = l.name
+		}
+	}
+	return nil
 }
 
 // For returns the codes expected from a file of format f: the case's,
 // with the format's own lists replacing them where given (as the zoo's
 // README says); a code the format's may list names is dropped from the
-// lists it inherits.
+// must it inherits. MustNot is every other judged code: a code a case
+// neither requires nor allows is wrong, whether or not the file says so.
+// An empty must (a format that cannot carry the evidence) means one of
+// may must be named.
 func (c *Case) For(f Format) CodeSet {
 	s := c.Codes
 	if o := c.Formats[caseFormats[f]]; o != nil {
@@ -112,7 +161,14 @@ func (c *Case) For(f Format) CodeSet {
 		// A code the format may name is neither required nor refused by
 		// the lists it inherits.
 		s.Must = slices.DeleteFunc(slices.Clone(s.Must), func(c string) bool { return o.Must == nil && slices.Contains(o.May, c) })
-		s.MustNot = slices.DeleteFunc(slices.Clone(s.MustNot), func(c string) bool { return o.MustNot == nil && slices.Contains(o.May, c) })
+	}
+	// Every judged code that is neither must nor may must not be named,
+	// whatever the file lists as mustNot (which it may leave out).
+	s.MustNot = nil
+	for _, code := range Codes() {
+		if !slices.Contains(s.Must, code) && !slices.Contains(s.May, code) {
+			s.MustNot = append(s.MustNot, code)
+		}
 	}
 	return s
 }

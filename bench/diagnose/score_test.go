@@ -21,6 +21,7 @@ import (
 var (
 	scorePrint = flag.Bool("score", false, "print the scorer's confusion table (make score)")
 	scoreExtra = flag.String("corpus", "", "more case folders to score, comma-separated (each holds <case>/case.yaml)")
+	scoreTable = flag.String("score-table", "", "print a markdown row per format of these cases (folder names, comma-separated): what they must, may and did name")
 )
 
 // scoreCorpora are the folders whose sub-folders are cases.
@@ -68,6 +69,73 @@ func loadScoreRuns(t *testing.T) []scoreRun {
 	return runs
 }
 
+// namesOneOfMay: a format whose must is empty (its file cannot carry the
+// evidence that separates them) must name one of its may codes.
+func (r scoreRun) namesOneOfMay() bool {
+	if len(r.expect.Must) > 0 {
+		return true
+	}
+	for _, c := range r.expect.May {
+		if slices.Contains(r.got, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCaseLists: the loader refuses lists that cannot fail and makes every
+// code that is neither must nor may a mustNot, whatever the file lists.
+func TestCaseLists(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "case.yaml")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, bad := range []struct{ body, want string }{
+		{"must: []\nmay: []\n", "must is empty"},
+		{"must: []\nmay: [server-slow]\n", "must is empty"},
+		{"must: [healthy]\nformats:\n  points: {must: [], may: [], why: cannot}\n", "formats: points: must is empty"},
+		{"must: [healthy]\nmay: [healthy]\n", "healthy is in both must and may"},
+		{"must: [path-latency]\nmustNot: [path-latency]\n", "path-latency is in both must and mustNot"},
+		{"must: [path-latency]\nformats:\n  points: {must: [], may: [path-latency]}\n", "formats: points: must is empty"},
+	} {
+		if _, err := LoadCase(write(bad.body)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.body, err, bad.want)
+		}
+	}
+	c, err := LoadCase(write("must: [path-latency]\nmay: [server-slow]\nmustNot: [healthy]\n" +
+		"formats:\n  summary-export: {must: [], may: [rate-limited, tool-blocked], why: no status codes}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := Codes()
+	for _, tc := range []struct {
+		f             Format
+		must, mustNot []string
+	}{
+		{FormatNDJSON, []string{"path-latency"}, slices.DeleteFunc(slices.Clone(all), func(c string) bool { return c == "path-latency" || c == "server-slow" })},
+		{FormatSummaryExport, nil, slices.DeleteFunc(slices.Clone(all), func(c string) bool { return c == "rate-limited" || c == "tool-blocked" })},
+	} {
+		s := c.For(tc.f)
+		if !slices.Equal(s.Must, tc.must) || !slices.Equal(s.MustNot, tc.mustNot) {
+			t.Errorf("%s: must %v mustNot %v, want %v and %v", tc.f, s.Must, s.MustNot, tc.must, tc.mustNot)
+		}
+	}
+	one := scoreRun{expect: c.For(FormatSummaryExport)}
+	for _, tc := range []struct {
+		got  []string
+		want bool
+	}{{[]string{"healthy"}, false}, {nil, false}, {[]string{"tool-blocked"}, true}} {
+		one.got = tc.got
+		if one.namesOneOfMay() != tc.want {
+			t.Errorf("must [] may %v, named %v: passes %v, want %v", one.expect.May, tc.got, !tc.want, tc.want)
+		}
+	}
+}
+
 func TestScore(t *testing.T) {
 	runs := loadScoreRuns(t)
 	for _, r := range runs {
@@ -75,6 +143,9 @@ func TestScore(t *testing.T) {
 			if !slices.Contains(r.got, code) && r.unshown[code] == "" {
 				t.Errorf("%s [%s]: must name %s, named %v", r.name, r.format, code, r.got)
 			}
+		}
+		if !r.namesOneOfMay() {
+			t.Errorf("%s [%s]: must name one of %v (%s), named %v", r.name, r.format, r.expect.May, r.expect.Why, r.got)
 		}
 		for _, code := range r.expect.MustNot {
 			if slices.Contains(r.got, code) {
@@ -104,6 +175,53 @@ func TestScore(t *testing.T) {
 	}
 	if *scorePrint {
 		printScore(runs)
+	}
+	if *scoreTable != "" {
+		printScoreTable(runs, strings.Split(*scoreTable, ","))
+	}
+}
+
+// printScoreTable prints one markdown row per format of the named cases:
+// right, or the must codes it missed and the codes it named that it must not.
+func printScoreTable(runs []scoreRun, cases []string) {
+	fmt.Println("| case | format | must | may | named | right | missing | extra |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, name := range cases {
+		for _, r := range runs {
+			if !strings.HasSuffix(r.name, "/"+name) {
+				continue
+			}
+			var missing, extra []string
+			for _, c := range r.expect.Must {
+				switch {
+				case slices.Contains(r.got, c):
+				case r.unshown[c] != "":
+					missing = append(missing, "("+c+": not in this format)")
+				default:
+					missing = append(missing, c)
+				}
+			}
+			if !r.namesOneOfMay() {
+				missing = append(missing, "one of "+strings.Join(r.expect.May, "/"))
+			}
+			for _, c := range r.expect.MustNot {
+				if slices.Contains(r.got, c) {
+					extra = append(extra, c)
+				}
+			}
+			right := "yes"
+			if len(extra) > 0 || slices.ContainsFunc(missing, func(m string) bool { return !strings.HasPrefix(m, "(") }) {
+				right = "no"
+			}
+			dash := func(l []string) string {
+				if len(l) == 0 {
+					return "—"
+				}
+				return strings.Join(l, " ")
+			}
+			fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, r.format, dash(r.expect.Must), dash(r.expect.May),
+				dash(r.got), right, dash(missing), dash(extra))
+		}
 	}
 }
 
@@ -144,6 +262,9 @@ func printScore(runs []scoreRun) {
 					ok = false
 				}
 			}
+			if !r.namesOneOfMay() {
+				ok = false
+			}
 			if ok {
 				right++
 			}
@@ -168,6 +289,9 @@ func printScore(runs []scoreRun) {
 				if slices.Contains(r.got, c) {
 					bad = append(bad, "+"+c)
 				}
+			}
+			if !r.namesOneOfMay() {
+				bad = append(bad, "-one of "+strings.Join(r.expect.May, "|"))
 			}
 			if len(bad) > 0 {
 				wrong = append(wrong, fmt.Sprintf("    %s: %s (named %v)", r.name, strings.Join(bad, " "), r.got))

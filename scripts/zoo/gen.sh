@@ -14,8 +14,10 @@
 #   ZOO_DIR=/tmp/zoo2 scripts/zoo/gen.sh   write the cases elsewhere (to compare a rerun)
 #
 # Expects on PATH: k6 (v1.8.1 made the committed files), toxiproxy-server,
-# nginx, openssl, curl, gzip, taskset; builds middlebench and the zoo's origin
-# with go. Everything listens on 127.0.0.1 ports 21000-21999 and is stopped
+# nginx, openssl, curl, gzip, taskset (and, for the cases that use them,
+# haproxy, varnishd, nft and ip); builds middlebench and the zoo's origin
+# with go. Everything listens on 127.0.0.1 ports 21000-21999 (ZOO_PORT_BASE
+# moves the block) or in network namespaces the case makes, and is stopped
 # (by its PID) when a case ends. The cases are the case_* functions of cases/*.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,14 +28,18 @@ WORK=${ZOO_WORK:-/tmp/zoo}
 MB=$WORK/mb
 ORIGIN=$WORK/zoo-origin
 
-P_SERVER=21080    # middlebench server (the fake origin)
-P_ORIGIN=21090    # the zoo's plain Go origin
-P_TOXI_API=21474  # toxiproxy's API
-P_TOXI=21100      # toxiproxy's proxy (the client side)
-P_NGINX=21200     # nginx, HTTP
-P_NGINX_TLS=21443 # nginx, HTTPS
-P_BOX=21300       # middlebench proxy
-P_BOX_ADMIN=21390 # its admin endpoint
+B=${ZOO_PORT_BASE:-21000} # ZOO_PORT_BASE: another block of 1000 ports (a machine shared with other runs)
+P_SERVER=$((B + 80))     # middlebench server (the fake origin)
+P_ORIGIN=$((B + 90))     # the zoo's plain Go origin
+P_TOXI_API=$((B + 474))  # toxiproxy's API
+P_TOXI=$((B + 100))      # toxiproxy's proxy (the client side)
+P_NGINX=$((B + 200))     # nginx, HTTP
+P_NGINX_TLS=$((B + 443)) # nginx, HTTPS
+P_BOX=$((B + 300))       # middlebench proxy
+P_BOX_ADMIN=$((B + 390)) # its admin endpoint
+P_HAPROXY=$((B + 250))   # haproxy
+P_VARNISH=$((B + 260))   # varnish
+P_VARNISH_ADMIN=$((B + 270))
 
 SYSTEM_TAGS=status,method,name,scenario,expected_response,error,error_code,proto,tls_version,check
 
@@ -48,8 +54,14 @@ K6CPU=""     # k6's CPU seconds (user+sys) and wall seconds
 LOAD=""      # uptime before the run
 STATS=""     # the fake server's port when it is the origin
 
+STATS_HOST=127.0.0.1 # where the fake server's stats are read (its namespace's address)
+K6NS=""      # the network namespace k6 runs in, when the case made one
+CSV=""       # set: k6 also writes --out csv=points.csv.gz
+COUNTERS=""  # a command whose output (the peers' own counters) is saved as peer-counters.txt
+cleanups=()  # commands undoing what the case made (namespaces), run after its processes stop
+
 reset_case() {
-	pids=(); setup=(); CONFIG=""; K6CMD=""; K6CPU=""; LOAD=""; STATS=""
+	pids=(); setup=(); CONFIG=""; K6CMD=""; K6CPU=""; LOAD=""; STATS=""; STATS_HOST=127.0.0.1; K6NS=""; COUNTERS=""; CSV=""
 	WHAT=""; MUST=""; MAY=""; MUSTNOT=""; FORMATS=""; ANALYZE=""; NOTE=""; NO_STATS=""
 }
 
@@ -58,6 +70,8 @@ stop_all() {
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do wait "${pids[i]}" 2>/dev/null || true; done
 	pids=()
+	for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do eval "${cleanups[i]}" 2>/dev/null || true; done
+	cleanups=()
 }
 trap stop_all EXIT
 
@@ -162,10 +176,12 @@ k6run() {
 	[[ ${1:-} == -- ]] && shift
 	local kv
 	for kv in "$@"; do envs+=(-e "$kv"); done
+	[[ -n ${CSV:-} ]] && flags=(--out csv=points.csv.gz "${flags[@]}")
 	local cmd=(k6 run --quiet --summary-export=summary-export.json --out json=points.ndjson.gz
 		"--system-tags=$SYSTEM_TAGS" "${flags[@]}" "${envs[@]}" "scripts/zoo/$script")
 	local pin=()
 	[[ -n ${TASKSET:-} ]] && pin=(taskset -c "$TASKSET")
+	[[ -n $K6NS ]] && pin=(ip netns exec "$K6NS" "${pin[@]}")
 	K6CMD="${pin[*]:+${pin[*]} }${cmd[*]}"
 	mkdir -p "$RUN/k6/scripts/zoo"
 	cp "$SCRIPTS"/*.js "$RUN/k6/scripts/zoo/"
@@ -177,7 +193,11 @@ k6run() {
 	) || die "$CASE: k6 failed (see $RUN/k6/k6.err)"
 	K6CPU=$(awk '{printf "%.2f s CPU (user+sys) in %.2f s wall", $2 + $3, $1}' "$RUN/k6/time.txt")
 	if [[ -n $STATS ]]; then
-		curl -fsS "http://127.0.0.1:$STATS/_mb/stats" >"$RUN/server-stats.json"
+		if [[ $STATS_HOST == 127.0.0.1 ]]; then
+			curl -fsS "http://127.0.0.1:$STATS/_mb/stats" >"$RUN/server-stats.json"
+		else
+			ip netns exec "$SRVNS" curl -fsS "http://$STATS_HOST:$STATS/_mb/stats" >"$RUN/server-stats.json"
+		fi
 	fi
 }
 
@@ -189,7 +209,9 @@ save() {
 	gzip -9n <"$RUN/k6/summary-export.json" >"$dir/summary-export.json.gz"
 	gzip -9n <"$RUN/k6/handle-summary.json" >"$dir/handle-summary.json.gz"
 	cp "$RUN/k6/points.ndjson.gz" "$dir/points.ndjson.gz"
+	[[ -n ${CSV:-} ]] && cp "$RUN/k6/points.csv.gz" "$dir/points.csv.gz"
 	[[ -n $STATS ]] && cp "$RUN/server-stats.json" "$dir/server-stats.json"
+	[[ -n $COUNTERS ]] && cp "$RUN/peer-counters.txt" "$dir/peer-counters.txt"
 	write_case >"$dir/case.yaml"
 }
 
@@ -217,6 +239,7 @@ write_case() {
 		echo "config: |"
 		sed "s|$RUN/nginx|<dir>|g; s|$WORK/tls|<tls>|g; s/^/  /" <<<"$CONFIG"
 	fi
+	[[ -n $COUNTERS ]] && echo "counters: $(yaml_str "peer-counters.txt: $COUNTERS")"
 	echo "k6:"
 	echo "  version: $(k6 version | awk '{print $2}')"
 	echo "  script: scripts/zoo/${K6CMD##*scripts/zoo/}"
@@ -237,6 +260,9 @@ run_case() {
 	reset_case
 	echo "== $CASE"
 	"$fn"
+	if [[ -n $COUNTERS ]]; then # the peers' own counters, before they stop
+		eval "$COUNTERS" >"$RUN/peer-counters.txt" 2>&1 || true
+	fi
 	stop_all
 	save
 }
@@ -322,7 +348,7 @@ main() {
 		return ;;
 	esac
 	local t
-	for t in k6 toxiproxy-server nginx openssl curl gzip taskset go; do
+	for t in k6 nginx openssl curl gzip taskset go; do
 		command -v "$t" >/dev/null || die "$t is not on PATH"
 	done
 	mkdir -p "$WORK"

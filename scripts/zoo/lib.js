@@ -41,9 +41,9 @@ export function record(res) {
   return res;
 }
 
-// request sends one request to TARGET and records it.
-export function request(method, body) {
-  return record(http.request(method || 'GET', TARGET, body || null, { timeout: TIMEOUT }));
+// request sends one request to url (TARGET by default) and records it.
+export function request(method, body, url) {
+  return record(http.request(method || 'GET', url || TARGET, body || null, { timeout: TIMEOUT }));
 }
 
 function steps(hold) {

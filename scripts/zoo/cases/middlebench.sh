@@ -76,7 +76,7 @@ case_mb_accept_rate_no_reuse() {
 
 case_mb_workers_backlog() {
 	WHAT="fake server --workers 4 --work 50ms (80/s; its queue reported as queue;dur and in its stats), constant-vus 20 6 s: latency ~ 20 / 80 = 250 ms"
-	MUST="closed-model-backlog"; MAY="server-slow"; MUSTNOT=$(rest)
+	MUST="closed-model-backlog"; MUSTNOT=$(rest) # server-slow: s003 forbids it (the work stays 50 ms; the wait is the queue)
 	ANALYZE="executor: constant-vus"
 	mbserver --workers 4 --work 50ms
 	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=constant-vus VUS=20 DUR=6s
@@ -84,9 +84,9 @@ case_mb_workers_backlog() {
 
 case_mb_workers_sweep() {
 	WHAT="fake server --workers 4 --work 50ms (80/s, its queue reported), ramping-vus sweep 2,4,8,16 x 2 s: throughput flat from 4 VUs, latency ~ VUs / 80 (seed 003's closed sweep, small)"
-	MUST="closed-model-backlog throughput-ceiling"; MAY="server-slow"; MUSTNOT=$(rest)
+	MUST="closed-model-backlog throughput-ceiling"; MUSTNOT=$(rest) # no server-slow, as s003
 	ANALYZE="executor: ramping-vus"
-	summaries "closed-model-backlog" "throughput-ceiling server-slow" "a summary has no steps: the flat throughput across VUs is not in it"
+	summaries "closed-model-backlog" "throughput-ceiling" "a summary has no steps: the flat throughput across VUs is not in it"
 	mbserver --workers 4 --work 50ms
 	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=ramping-vus STEPS=2,4,8,16 HOLD=2s
 }
@@ -118,10 +118,9 @@ case_mb_cpu_bound_sweep() {
 
 case_mb_open_model_cliff() {
 	WHAT="fake server --workers 10 --work 50ms (200/s), ramping-arrival-rate 100,150,200,250,300/s x 2 s (20..100 VUs): past 200/s the server's queue grows and k6 runs out of VUs"
-	MUST="throughput-ceiling"; MAY="closed-model-backlog server-slow"; MUSTNOT=$(rest)
+	MUST="throughput-ceiling"; MUSTNOT=$(rest) # an open model (no closed backlog); the work stays 50 ms (not server-slow)
 	ANALYZE="executor: ramping-arrival-rate"
 	NOTE="dropped_iterations here come from VUs held by the server's queue (server_queue, queue_time), not from the generator's CPU"
-	summaries "" "throughput-ceiling closed-model-backlog server-slow" "a summary has no steps: the ceiling across rates is not in it"
 	mbserver --workers 10 --work 50ms
 	k6run get.js -- "TARGET=$(url $P_SERVER)" EXEC=ramping-arrival-rate STEPS=100,150,200,250,300 HOLD=2s VUS=20 MAX_VUS=100
 }

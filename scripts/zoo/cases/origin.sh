@@ -21,7 +21,6 @@ case_origin_garbage() {
 	WHAT="Go origin that reads each request then answers bytes that are not HTTP (an SSH banner), constant-arrival-rate 40/s 5 s"
 	MUST="upstream-failing"; MUSTNOT=$(rest)
 	ANALYZE="executor: constant-arrival-rate"
-	summaries "" "upstream-failing tool-blocked" "$NO_SUMMARY_STATUS: all requests fail fast with bytes received, which a block (403) shows too"
 	origin -mode garbage
 	k6run get.js -- "TARGET=$(url $P_ORIGIN)" EXEC=constant-arrival-rate RATE=40 DUR=5s VUS=5 MAX_VUS=20
 }
@@ -30,7 +29,6 @@ case_origin_cut_body() {
 	WHAT="Go origin that answers 200 with Content-Length 65536, sends 1 KiB of the body and closes, constant-arrival-rate 40/s 5 s"
 	MUST="upstream-failing"; MUSTNOT=$(rest)
 	ANALYZE="executor: constant-arrival-rate"
-	summaries "" "upstream-failing tool-blocked" "$NO_SUMMARY_STATUS: all requests fail fast with bytes received, which a block (403) shows too"
 	origin -mode cut
 	k6run get.js -- "TARGET=$(url $P_ORIGIN)" EXEC=constant-arrival-rate RATE=40 DUR=5s VUS=5 MAX_VUS=20
 }
