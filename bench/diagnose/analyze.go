@@ -25,6 +25,9 @@ func Analyze(obs *Observation, cfg Config) Report {
 	if note := foreignServerTime(obs, &cfg); note != "" {
 		obs = obs.withoutServerTime()
 		sanity = append(sanity, note)
+	} else if note, per := unservedServerTime(obs, &cfg); note != "" {
+		obs = obs.withServerWork(per)
+		sanity = append(sanity, note)
 	}
 	whole := newFacts(&cfg, obs, &obs.Window, "")
 	r := newReport(obs, whole)

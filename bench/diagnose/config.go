@@ -55,6 +55,10 @@ type EvidenceConfig struct {
 	// before the figure is set aside as not these requests'.
 	ClockNoise      units.Duration `yaml:"clock_noise"`
 	ClockNoiseShare Ratio          `yaml:"clock_noise_share"`
+	// Served: a server that counted fewer than this share of the requests
+	// k6 saw answered did not answer the others, whatever Server-Timing
+	// they carried.
+	Served Ratio `yaml:"served"`
 }
 
 // MaterialConfig: a finding that names a cause of time must explain at
@@ -205,7 +209,7 @@ func DefaultConfig() Config {
 	return Config{
 		Floor:       ms(20),
 		MinRequests: 20,
-		Evidence:    EvidenceConfig{ClockNoise: ms(1), ClockNoiseShare: 0.05},
+		Evidence:    EvidenceConfig{ClockNoise: ms(1), ClockNoiseShare: 0.05, Served: 0.5},
 		Material:    MaterialConfig{Min: ms(1), Share: 0.05},
 		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.3, Growth: 3},
 		PathLatency: PathLatencyConfig{Share: 0.3},

@@ -47,7 +47,9 @@ func closedModelBacklog(f *facts) *Finding {
 	switch {
 	case f.hasServer:
 		if wt := f.served.Waiting; f.outside > 0 {
-			pathFloor := 0.0
+			// Without either, a queue outside cannot be told from a
+			// delay of the path: none is claimed.
+			pathFloor := f.outside
 			switch {
 			case f.quietOutside >= 0: // a sweep: its quietest step
 				pathFloor = f.quietOutside

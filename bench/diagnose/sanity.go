@@ -30,6 +30,35 @@ func foreignServerTime(obs *Observation, cfg *Config) string {
 		"own count of these requests (--server-stats) or its log", fmtMs(own), fmtMs(wait), fmtMs(noise))
 }
 
+// unservedServerTime returns a note and the server's work per answered
+// request when the server counted far fewer requests than k6 had answered
+// while every answer carried a Server-Timing: something in front of the
+// server (a cache) answered the others with a stored figure. The server's
+// own view (its count and its time) is the evidence that stands: its work
+// spread over the answers k6 saw.
+func unservedServerTime(obs *Observation, cfg *Config) (string, float64) {
+	answered := obs.Requests - obs.Failed
+	if obs.Server == nil || obs.Server.Requests < 0 || !obs.Phases.Server.Present() || answered <= 0 {
+		return "", 0
+	}
+	if float64(obs.Server.Requests) >= float64(cfg.Evidence.Served)*float64(answered) {
+		return "", 0
+	}
+	per := obs.Server.Time.Avg * float64(obs.Server.Requests) / float64(answered)
+	return fmt.Sprintf("every answer carried the server's time (%s on average), yet the server counted %d of the %d requests answered: "+
+		"the others were answered in front of it (a cache replaying its stored Server-Timing), so the figure is not theirs. "+
+		"The run is judged with the server's own work spread over the answers (%s each)", fmtMs(obs.Phases.Server.Avg),
+		obs.Server.Requests, answered, fmtMs(per)), per
+}
+
+// withServerWork returns a copy of o whose server time is the server's
+// own work per answered request (an average only), its queue unknown.
+func (o *Observation) withServerWork(per float64) *Observation {
+	cp := o.withoutServerTime()
+	cp.Phases.Server = Stat{Avg: max(per, 1e-6)}
+	return cp
+}
+
 // withoutServerTime returns a copy of o without the server's time (its
 // count of requests stays: it is not a per-request figure).
 func (o *Observation) withoutServerTime() *Observation {
