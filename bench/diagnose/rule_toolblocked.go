@@ -15,8 +15,13 @@ func toolBlocked(f *facts) *Finding {
 	}
 	blocking := w.Status(401) + w.Status(403) + w.Status(406) + w.Status(451)
 	known := statusesKnown(w)
-	if known && float64(blocking) < float64(c.Blocking)*float64(w.Failed) {
-		return nil // failures of another kind (5xx, 429, resets): not a block
+	serverFew := f.srvRequests >= 0 && float64(f.srvRequests) <= float64(c.ServerShare)*float64(w.Requests)
+	// Every request refused and the server saw none is a block whatever
+	// status it answers (a deny rule answering 429); otherwise failures
+	// of another kind (5xx, 429, resets) are not a block.
+	refusedAll := w.Failed == w.Requests && serverFew
+	if known && float64(blocking) < float64(c.Blocking)*float64(w.Failed) && !refusedAll {
+		return nil
 	}
 	// Without status codes some requests passing is a limiter's pattern
 	// (it lets its rate through; a block lets none): rate-limited names
@@ -32,7 +37,6 @@ func toolBlocked(f *facts) *Finding {
 	}
 	dur := f.all.Duration.Avg
 	fast := dur <= ms(c.Fast) || (f.hasServer && dur < float64(c.FastServer)*f.srv.Avg)
-	serverFew := f.srvRequests >= 0 && float64(f.srvRequests) <= float64(c.ServerShare)*float64(w.Requests)
 	if !fast && !serverFew {
 		return nil
 	}
@@ -59,6 +63,11 @@ func toolBlocked(f *facts) *Finding {
 			"k6's summary cannot tell a limiter (429) from a block (403) — its NDJSON (status tag) or the limiter's count would")
 		fd.alternative(CodeUpstreamFailing, "an upstream that answers bytes that are not HTTP, or cuts its answer, fails as fast: "+
 			"k6's NDJSON (error_code tag: 1000s for transport errors, 14xx for statuses) or the server's own count would tell")
+	}
+	if known && float64(blocking) < float64(c.Blocking)*float64(w.Failed) {
+		with = fmt.Sprintf("%d of them with 403, %d with 429", w.Status(403), w.Status(429))
+		fd.alternative(CodeRateLimited, "a rate limiter whose limit this client never fits answers 429 to every request too: "+
+			"the device's rule (a deny by User-Agent or address, or a limit) or its log would tell")
 	}
 	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed, %s, in %s on average at %.0f req/s, and the server saw %s: "+
 		"something in the path rejects the tool itself. The TPS and the average are those of the rejections, not of the service.",
