@@ -12,7 +12,8 @@ import "fmt"
 // TPS. A later step then offered more load without being served: with VUs,
 // `load` times the VUs for less than `growth` times the TPS; with arrival
 // rates, at most `absorb` of the added arrivals per second served (past
-// the ceiling an open model queues the rest: seed 003's 190 → 210/s). And
+// the ceiling an open model queues the rest: seed 003's 190 → 210/s), or
+// served `lag` less than it was offered. And
 // its p95 grew by `latency` times and at least the floor.
 func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 	c := cfg.Ceiling
@@ -49,7 +50,9 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 			b := pts[j]
 			unserved := b.load >= float64(c.Load)*a.load && b.tps <= float64(c.Growth)*a.tps
 			if open {
-				unserved = b.load > a.load && b.tps-a.tps <= float64(c.Absorb)*(b.load-a.load)
+				// Or the step itself served less than it was offered:
+				// its queue grew while it ran.
+				unserved = b.load > a.load && (b.tps-a.tps <= float64(c.Absorb)*(b.load-a.load) || b.tps <= (1-float64(c.Lag))*b.load)
 			}
 			if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= ms(cfg.Floor) {
 				names = append(names, b.name)
