@@ -178,6 +178,11 @@ type GeneratorConfig struct {
 	// TailMedian: the time outside the server is in the tail when its
 	// median is at most this share of its average.
 	TailMedian Ratio `yaml:"tail_median"`
+	// Held: iterations dropped while at least this share of the VUs
+	// allocated were busy were held by latency (a queue in front of the
+	// server keeps VUs waiting), not the generator's: a generator behind
+	// its schedule drops them with VUs idle.
+	Held Ratio `yaml:"held"`
 }
 
 // BacklogConfig: seed 003's closed-model backlog.
@@ -225,7 +230,7 @@ func DefaultConfig() Config {
 		RateLimited: RateLimitedConfig{Share: 0.01, Fast: 0.25, Skipped: 0.8},
 		ToolBlocked: ToolBlockedConfig{Failed: 0.95, ServerShare: 0.05, Fast: ms(10), MinRequests: 10, Blocking: 0.5, FastServer: 0.25},
 		Generator: GeneratorConfig{CPU: 80, Dropped: 0.001, Diverge: 2, ServerFlat: 1.3,
-			OwnMin: ms(1), OwnShare: 0.2, StallMedian: 0.05, TailMedian: 0.25},
+			OwnMin: ms(1), OwnShare: 0.2, StallMedian: 0.05, TailMedian: 0.25, Held: 0.9},
 		Backlog:   BacklogConfig{Little: 0.25, Ratio: 3, QueueShare: 0.5, Busy: 0.5, Min: ms(20)},
 		Ceiling:   CeilingConfig{Reach: 0.85, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5, Lag: 0.03},
 		Upstream:  UpstreamConfig{Share: 0.01, Critical: 0.5, Slower: units.Duration(5 * time.Millisecond)},

@@ -110,6 +110,10 @@ type Window struct {
 	vusMin float64
 	// hasReceived: the file counts data_received (a 0 is then a count).
 	hasReceived bool
+	// busyVUs is the share of the VUs allocated that were busy (the vus
+	// gauge over vus_max, on average; 0: not known): iterations dropped
+	// while every VU was busy were held by latency, not late to start.
+	busyVUs float64
 	// missing names k6's phases the file does not carry at all (not 0:
 	// not known).
 	missing []string

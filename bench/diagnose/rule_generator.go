@@ -22,7 +22,7 @@ func generatorSaturated(f *facts) *Finding {
 	}
 	cpuHigh := cpuFull(w, c)
 	asked := w.Iterations + w.Dropped
-	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked)
+	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked) && !held(w, c)
 	wait := f.served.Waiting.Avg
 	outside := f.outside >= f.floor && f.outside >= float64(f.cfg.PathLatency.Share)*wait
 	client := f.served.Sending.Avg + f.served.Receiving.Avg
@@ -208,7 +208,11 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 		// 110 ms in one step, its median 21 ms as below the knee).
 		flat := own(f) <= float64(c.ServerFlat)*own(base) ||
 			f.srv.Med > 0 && f.queue.Med == 0 && f.srv.Med <= float64(c.ServerFlat)*base.srv.Med
-		busy := s.Dropped > 0 || cpuFull(s, c)
+		// Drops with every VU busy are the generator's only when its own
+		// phases grew with them (sending and receiving this many times the
+		// quietest step's: E7, a CPU-starved generator reads slowly).
+		clientGrew := f.served.Sending.Avg+f.served.Receiving.Avg >= float64(c.Diverge)*(base.served.Sending.Avg+base.served.Receiving.Avg)
+		busy := s.Dropped > 0 && (!held(s, c) || clientGrew) || cpuFull(s, c)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
 		// From the knee on: more arrivals only leave a generator that
 		// fell behind further behind.
@@ -225,4 +229,12 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 		fd.Steps = steps
 	}
 	return fd
+}
+
+// held: the window's VUs were (nearly) all busy, so its dropped
+// iterations found no free VU because latency held them — an open model
+// past a ceiling in front of the server — not because the generator fell
+// behind (E7 past its knee dropped with half its VUs idle).
+func held(w *Window, c GeneratorConfig) bool {
+	return w.busyVUs >= float64(c.Held)
 }

@@ -257,6 +257,9 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 			s.vusMaxFirst = v
 		}
 		s.vusMax = max(s.vusMax, v)
+		s.all.allocSum += v
+		s.all.allocN++
+		windows(func(a *acc) { a.allocSum += v; a.allocN++ })
 	}
 	return nil
 }
