@@ -70,24 +70,27 @@ func Analyze(obs *Observation, cfg Config) Report {
 	for code, fd := range merged {
 		whole.fired[code] = fd
 		if n := float64(whole.w.Requests); n > 0 {
-			seed := &Finding{}
-			seen := map[line]bool{}
+			var per [nLines]float64
 			for _, c := range stepClaims[code] {
-				seed.claim(c.line, c.ms/n)
-				seen[c.line] = seen[c.line] || c.ms > 0
+				per[c.line] += c.ms / n
 			}
-			// A line the steps could not show (the server's time given
-			// for the whole run only, as --server-stats is) is claimed
-			// as the cause claims it over the whole run: else the time
-			// it explains is left to a residual (path-latency).
+			// Over the whole run the cause claims at least what it claims
+			// of the whole window: a line its steps could not show (the
+			// server's time given for the whole run only, as --server-stats
+			// is) or time outside every step (a run's drain) is else left
+			// to a residual (path-latency, connect-slow).
 			if s := specOf(code); s.window != nil {
 				if wf := s.window.Check(whole); wf != nil {
 					for _, c := range wf.claims {
-						if !seen[c.line] && c.line != lineConnTails {
-							seed.claim(c.line, c.ms)
+						if c.line != lineConnTails {
+							per[c.line] = max(per[c.line], c.ms)
 						}
 					}
 				}
+			}
+			seed := &Finding{}
+			for l, ms := range per {
+				seed.claim(line(l), ms)
 			}
 			whole.b.take(seed, specOf(code).explains)
 		}

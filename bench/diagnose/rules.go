@@ -72,7 +72,9 @@ var rules = [...]ruleSpec{
 	{code: CodeServerSlow, timed: true, window: check(serverSlow), sweep: serverSweep, needs: []input{needServerTime}, explains: []line{lineServer},
 		silencedBy: []string{CodeToolBlocked, CodeUploadLimited}},
 	{code: CodePathLatency, timed: true, window: check(pathLatency), needs: []input{needServerTime}, explains: []line{lineOutside, lineConnTails},
-		silencedBy: []string{CodeToolBlocked}},
+		// The accept queue claims all the time outside the server where it
+		// holds; a step before its first SYN retry is its residual.
+		silencedBy: []string{CodeToolBlocked, CodeAcceptQueue}},
 	{code: CodeTLSHandshakeSlow, window: check(tlsHandshakeSlow), explains: []line{lineTLS}},
 	{code: CodeConnectSlow, window: check(connectSlow), explains: []line{lineConnecting}},
 	{code: CodeConnectionWait, window: check(connectionWait), explains: []line{lineBlockedRest}},
