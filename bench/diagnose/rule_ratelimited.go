@@ -13,7 +13,8 @@ func rateLimited(f *facts) *Finding {
 	if w.Requests == 0 {
 		return nil
 	}
-	n429 := w.Status(429) + fast503(f)
+	n403 := fast403(f)
+	n429 := w.Status(429) + fast503(f) + n403
 	conf := ConfidenceHigh
 	failed := share(float64(w.Failed), float64(w.Requests))
 	fewer := f.hasServer && f.srvRequests >= 0 && float64(f.srvRequests) < float64(w.Requests)*(1-float64(c.Share)) && f.all.Duration.Avg < f.srv.Avg
@@ -67,6 +68,11 @@ func rateLimited(f *facts) *Finding {
 	if n503 := fast503(f); n503 > 0 {
 		what = fmt.Sprintf("were rejected: %d answered 429, %d a fast 503 (nginx's limit_req default)", w.Status(429), n503)
 	}
+	if n403 > 0 {
+		what = fmt.Sprintf("were rejected fast, %d of them with 403, while %d passed", n403, w.Requests-w.Failed)
+		fd.alternative(CodeToolBlocked, "a block of some requests (a WAF rule on some of them) answers 403 as fast: "+
+			"the device's rule or log would tell (a limiter's rejections follow the rate, a rule's the requests' content)")
+	}
 	switch {
 	case !statusesKnown(w) && fewer:
 		what = "failed (the file has no status codes) while the server saw fewer requests than were sent"
@@ -118,14 +124,29 @@ func fastFailures(f *facts) float64 {
 }
 
 // fast503 counts the 503s that are a limiter's rejections (nginx's
-// limit_req answers 503 by default): answered in under a quarter of the
-// served requests' time, or never seen by the server.
-func fast503(f *facts) int64 {
+// limit_req answers 503 by default).
+func fast503(f *facts) int64 { return fastRejections(f, 503) }
+
+// fast403 counts the 403s that are a limiter's rejections (limit_req_status
+// 403): only while some requests passed — a block that refuses every
+// request is tool-blocked's.
+func fast403(f *facts) int64 {
+	if f.w.Failed >= f.w.Requests {
+		return 0
+	}
+	return fastRejections(f, 403)
+}
+
+// fastRejections counts the answers with status code that a limiter gave:
+// answered in under rate_limited.fast of the served requests' time, or
+// never seen by the server.
+func fastRejections(f *facts, code int) int64 {
 	w := f.w
-	n := w.Status(503)
+	n := w.Status(code)
 	if n == 0 {
 		return 0
 	}
+	key := fmt.Sprint(code)
 	ok := 0.0
 	for _, g := range f.obs.ByStatus {
 		if g.Key == "200" {
@@ -133,7 +154,7 @@ func fast503(f *facts) int64 {
 		}
 	}
 	for _, g := range f.obs.ByStatus {
-		if g.Key == "503" && ok > 0 {
+		if g.Key == key && ok > 0 {
 			if g.Phases.Duration.Avg <= float64(f.cfg.RateLimited.Fast)*ok {
 				return n
 			}
