@@ -15,7 +15,13 @@ func pathLatency(f *facts) *Finding {
 	}
 	wait := f.served.Waiting
 	rest := f.b.left(lineOutside) // what no cause found before explains
-	if rest < f.floor || rest < float64(f.cfg.PathLatency.Share)*wait.Avg {
+	// Its share is of the waiting less the server's time a cause found
+	// before explains: beside a server named slow, a device's constant
+	// delay is the rest of the time (a 100 ms WAF beside a server
+	// degrading to 800 ms). What causes claimed outside the server stays
+	// in: the residual of a backlog is not a path.
+	open := wait.Avg - f.b.claimed[lineServer]
+	if rest < f.floor || rest < float64(f.cfg.PathLatency.Share)*max(open, 0) {
 		return nil
 	}
 	conf := ConfidenceHigh
