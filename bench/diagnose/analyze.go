@@ -159,7 +159,7 @@ func Analyze(obs *Observation, cfg Config) Report {
 func judge(f *facts, merged map[string]*Finding) {
 	for i := range rules {
 		s := &rules[i]
-		if s.silenced(f.has) || f.has(s.code) {
+		if s.silenced(f.has) || f.has(s.code) || s.wholeRun && f.name != "" {
 			continue
 		}
 		var fd *Finding

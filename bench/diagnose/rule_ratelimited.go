@@ -86,6 +86,8 @@ func rateLimited(f *facts) *Finding {
 			fmtMs(all), fmtMs(passed))
 	}
 	if !statusesKnown(w) {
+		fd.alternative(CodeUpstreamFailing, "a proxy's fast 502 for an upstream it will not open (a connection limit such as nginx's max_conns) "+
+			"answers as fast and also before the server: k6's NDJSON (status tag) or the proxy's log would tell")
 		fd.alternative(CodeToolBlocked, "a block (403 from a WAF or an IP rule) answers fast too: k6's summary cannot tell a rate limiter (429) "+
 			"from a block (403) — its NDJSON (status tag) or the device's count would; some requests passed, which a limiter does and a block rarely")
 	}

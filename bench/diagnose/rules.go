@@ -48,6 +48,11 @@ type ruleSpec struct {
 	// rules that read a peak (a handshake few requests paid) or failures
 	// are not.
 	timed bool
+	// wholeRun: judged over the whole run only, not per step. A dial or a
+	// handshake costs what it costs at any load; a step's few connection
+	// phases are those of its moment (k6 starting its VUs, a burst of new
+	// connections), not a cause of the run.
+	wholeRun bool
 }
 
 // rules is the table, in the order the rules run: a rule that explains a
@@ -75,12 +80,12 @@ var rules = [...]ruleSpec{
 		// The accept queue claims all the time outside the server where it
 		// holds; a step before its first SYN retry is its residual.
 		silencedBy: []string{CodeToolBlocked, CodeAcceptQueue}},
-	{code: CodeTLSHandshakeSlow, window: check(tlsHandshakeSlow), explains: []line{lineTLS}},
-	{code: CodeConnectSlow, window: check(connectSlow), explains: []line{lineConnecting}},
-	{code: CodeConnectionWait, window: check(connectionWait), explains: []line{lineBlockedRest}},
+	{code: CodeTLSHandshakeSlow, window: check(tlsHandshakeSlow), explains: []line{lineTLS}, wholeRun: true},
+	{code: CodeConnectSlow, window: check(connectSlow), explains: []line{lineConnecting}, wholeRun: true},
+	{code: CodeConnectionWait, window: check(connectionWait), explains: []line{lineBlockedRest}, wholeRun: true},
 	// A consequence, not a cause: it claims nothing; the accept queue
 	// names the same setup time with its own numbers.
-	{code: CodeHiddenConnectionCost, window: check(hiddenConnectionCost), silencedBy: []string{CodeAcceptQueue}},
+	{code: CodeHiddenConnectionCost, window: check(hiddenConnectionCost), silencedBy: []string{CodeAcceptQueue}, wholeRun: true},
 }
 
 func specOf(code string) *ruleSpec {
