@@ -212,7 +212,7 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 		// phases grew with them (sending and receiving this many times the
 		// quietest step's: E7, a CPU-starved generator reads slowly).
 		clientGrew := f.served.Sending.Avg+f.served.Receiving.Avg >= float64(c.Diverge)*(base.served.Sending.Avg+base.served.Receiving.Avg)
-		busy := s.Dropped > 0 && (!held(s, c) || clientGrew) || cpuFull(s, c)
+		busy := s.Dropped > 0 && clientGrew || cpuFull(s, c)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
 		// From the knee on: more arrivals only leave a generator that
 		// fell behind further behind.
