@@ -67,6 +67,18 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 	if last < 0 {
 		return nil
 	}
+	// In an open model the queue already grows in the steps up to the
+	// ceiling that served less than they were offered while their p95
+	// climbed over the first step's: they hold the same queue.
+	if open {
+		var early []string
+		for _, p := range pts[:k+1] {
+			if p.tps <= (1-float64(c.Lag))*p.load && p.p95 >= float64(c.Latency)*pts[0].p95 && p.p95-pts[0].p95 >= ms(cfg.Floor) {
+				early = append(early, p.name)
+			}
+		}
+		names = append(early, names...)
+	}
 	a, b := pts[k], pts[last]
 	fd := &Finding{Code: CodeThroughputCeiling, Severity: SeverityWarning, Confidence: ConfidenceHigh,
 		ExplainsMs: b.p95 - a.p95, Steps: names}
@@ -86,6 +98,23 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 		"report the ceiling (TPS where latency starts to climb) and the p95 just below it",
 		"for the SLO, run an open model at rates below the ceiling and read p95 there",
 		"find what saturates at the ceiling step: server CPU and pools, devices' counters, link use",
+	}
+	return fd
+}
+
+// ceilingInStep is the ceiling's claim in a step past it: in an open model
+// the arrivals it does not serve queue — in the server's own queue, or
+// outside its time (a proxy's connection queue) beyond what the path
+// costs in the quietest step — and that queue is the ceiling's, not a
+// path's. In a closed model the backlog rule claims the queue instead.
+func ceilingInStep(f *facts) *Finding {
+	if f.model != ModelOpen || !f.hasServer {
+		return nil
+	}
+	fd := &Finding{Code: CodeThroughputCeiling, Severity: SeverityWarning, Confidence: ConfidenceHigh}
+	fd.claim(lineServer, f.queue.Avg)
+	if f.quietOutside >= 0 {
+		fd.claim(lineOutside, f.outside-f.quietOutside)
 	}
 	return fd
 }
