@@ -65,7 +65,7 @@ var rules = [...]ruleSpec{
 		needs: []input{needServerTime}, explains: []line{lineOutside, lineSending, lineReceiving, lineConnecting, lineConnTails},
 		silencedBy: []string{CodeToolBlocked, CodeUpstreamFailing}},
 	{code: CodeThroughputCeiling, sweep: throughputCeiling, inStep: check(ceilingInStep), needs: []input{needSteps}, mark: true,
-		explains: []line{lineOutside, lineServer},
+		explains:   []line{lineOutside, lineServer},
 		silencedBy: []string{CodeGeneratorSaturated, CodeToolBlocked, CodeUpstreamFailing}},
 	{code: CodeAcceptQueue, timed: true, window: check(acceptQueue), needs: []input{needServerTime},
 		explains: []line{lineOutside, lineConnecting, lineBlockedRest}, silencedBy: []string{CodeToolBlocked, CodeUpstreamFailing}},
