@@ -59,6 +59,9 @@ type EvidenceConfig struct {
 	// k6 saw answered did not answer the others, whatever Server-Timing
 	// they carried.
 	Served Ratio `yaml:"served"`
+	// Repeat: a Server-Timing whose p95 exceeds its median by at most this
+	// share of its average repeats one stored figure.
+	Repeat Ratio `yaml:"repeat"`
 }
 
 // MaterialConfig: a finding that names a cause of time must explain at
@@ -217,7 +220,7 @@ func DefaultConfig() Config {
 	return Config{
 		Floor:       ms(20),
 		MinRequests: 20,
-		Evidence:    EvidenceConfig{ClockNoise: ms(1), ClockNoiseShare: 0.05, Served: 0.5},
+		Evidence:    EvidenceConfig{ClockNoise: ms(1), ClockNoiseShare: 0.05, Served: 0.5, Repeat: 0.001},
 		Material:    MaterialConfig{Min: ms(1), Share: 0.05},
 		ServerSlow:  ServerSlowConfig{Slow: ms(200), Share: 0.3, Growth: 3},
 		PathLatency: PathLatencyConfig{Share: 0.3},

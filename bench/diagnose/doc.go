@@ -84,7 +84,7 @@
 //
 //	floor: 20ms                 # no time below this is "high"
 //	min_requests: 20            # smaller steps are not judged alone
-//	evidence: {clock_noise: 1ms, clock_noise_share: 0.05, served: 0.5}  # server time above waiting by more, or a server that counted fewer: not these requests'
+//	evidence: {clock_noise: 1ms, clock_noise_share: 0.05, served: 0.5, repeat: 0.001}  # server time above waiting by more, or a server that counted fewer: not these requests'
 //	materiality: {min: 1ms, share: 0.05}  # a cause of time explains at least this (of duration + connecting)
 //	server_slow: {slow: 200ms, share: 0.3, growth: 3}
 //	path_latency: {share: 0.3}  # waiting − server time ≥ 30 % of waiting

@@ -32,8 +32,10 @@ func foreignServerTime(obs *Observation, cfg *Config) string {
 
 // unservedServerTime returns a note and the server's work per answered
 // request when the server counted far fewer requests than k6 had answered
-// while every answer carried a Server-Timing: something in front of the
-// server (a cache) answered the others with a stored figure. The server's
+// while the answers carried one repeated Server-Timing (its median and
+// p95 the same to evidence.repeat): something in front of the server (a
+// cache) answered the others with a stored figure. A figure that varies
+// is measured; a count that disagrees with it is then of another window. The server's
 // own view (its count and its time) is the evidence that stands: its work
 // spread over the answers k6 saw.
 func unservedServerTime(obs *Observation, cfg *Config) (string, float64) {
@@ -42,6 +44,9 @@ func unservedServerTime(obs *Observation, cfg *Config) (string, float64) {
 		return "", 0
 	}
 	if float64(obs.Server.Requests) >= float64(cfg.Evidence.Served)*float64(answered) {
+		return "", 0
+	}
+	if st := obs.Phases.Server; st.Med <= 0 || st.Tail()-st.Med > float64(cfg.Evidence.Repeat)*st.Avg {
 		return "", 0
 	}
 	per := obs.Server.Time.Avg * float64(obs.Server.Requests) / float64(answered)
