@@ -212,6 +212,9 @@ type CeilingConfig struct {
 	// Lag: or an arrival-rate step served this share less than it was
 	// offered (its queue grew while it ran).
 	Lag Ratio `yaml:"lag"`
+	// Flat: at one rate, the server's own p95 grew less than this over the
+	// run (else its work, not a queue, climbed).
+	Flat Ratio `yaml:"flat"`
 }
 
 // DefaultConfig returns the defaults.
@@ -235,7 +238,7 @@ func DefaultConfig() Config {
 		Generator: GeneratorConfig{CPU: 80, Dropped: 0.001, Diverge: 2, ServerFlat: 1.3,
 			OwnMin: ms(1), OwnShare: 0.2, StallMedian: 0.05, TailMedian: 0.25, Held: 0.9},
 		Backlog:   BacklogConfig{Little: 0.25, Ratio: 3, QueueShare: 0.5, Busy: 0.5, Min: ms(20)},
-		Ceiling:   CeilingConfig{Reach: 0.85, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5, Lag: 0.03},
+		Ceiling:   CeilingConfig{Reach: 0.85, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5, Lag: 0.03, Flat: 1.3},
 		Upstream:  UpstreamConfig{Share: 0.01, Critical: 0.5, Slower: units.Duration(5 * time.Millisecond)},
 		Accept:    AcceptConfig{Share: 0.3, SynRetry: units.Duration(time.Second)},
 		ConnTails: ConnTailsConfig{Explained: 0.5, HostStall: 0.25},

@@ -102,7 +102,7 @@
 //	generator_saturated: {cpu: 80, dropped: 0.001, diverge: 2, server_flat: 1.3,
 //	                      own_min: 1ms, own_share: 0.2, stall_median: 0.05, tail_median: 0.25, held: 0.9}
 //	closed_model_backlog: {little: 0.25, ratio: 3, queue_share: 0.5, busy: 0.5, min: 20ms}
-//	throughput_ceiling: {reach: 0.85, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5, lag: 0.03}
+//	throughput_ceiling: {reach: 0.85, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5, lag: 0.03, flat: 1.3}
 //
 // The package reads results only: it imports neither the load engine nor the
 // proxies, so it works the same on k6's output.

@@ -118,3 +118,44 @@ func ceilingInStep(f *facts) *Finding {
 	}
 	return fd
 }
+
+// ceilingAtOneRate is the ceiling of an open model run at one rate above
+// it, read off a stream without steps: fewer requests served per second
+// than iterations arrived (started or dropped), by throughput_ceiling.lag,
+// while the p95 climbed over the run (its series' last bucket against its
+// first, by throughput_ceiling.latency): the arrivals it could not serve
+// queued. The queue beyond the first second's time outside the server is
+// the ceiling's, not a path's.
+func ceilingAtOneRate(f *facts) *Finding {
+	o, c := f.obs, f.cfg.Ceiling
+	if f.name != "" || f.model != ModelOpen || len(o.Steps) > 0 || len(o.Series) < 3 || f.w.Seconds <= 0 || !f.hasServer {
+		return nil
+	}
+	offered := float64(f.w.Iterations+f.w.Dropped) / f.w.Seconds
+	served := float64(f.w.Requests-f.w.Failed) / f.w.Seconds
+	first, last := o.Series[0].Served().Duration.Tail(), o.Series[len(o.Series)-2].Served().Duration.Tail()
+	if offered <= 0 || served > (1-float64(c.Lag))*offered || last < float64(c.Latency)*first || last-first < f.floor {
+		return nil
+	}
+	// The climb is a queue's, not the server's own work growing (a
+	// degrading server is server-slow's): its time stays flat.
+	s0, sn := &o.Series[0], &o.Series[len(o.Series)-2]
+	if sn.Phases.Server.Tail() > float64(c.Flat)*s0.Phases.Server.Tail() {
+		return nil
+	}
+	fd := &Finding{Code: CodeThroughputCeiling, Severity: SeverityWarning, Confidence: ConfidenceMedium, ExplainsMs: last - first}
+	floor := max(s0.Served().Waiting.Avg-s0.Phases.Server.Avg-s0.Phases.ServerQueue.Avg, 0)
+	fd.claim(lineServer, f.queue.Avg).claim(lineOutside, f.outside-floor)
+	fd.add("offered_per_s", offered).add("served_per_s", served).add("p95_first_s_ms", first).add("p95_last_s_ms", last)
+	fd.Summary = fmt.Sprintf("Iterations arrived at %.0f/s and %.0f/s were served while p95 climbed from %s to %s: "+
+		"the run's one rate is above what the system serves, and the arrivals it cannot serve queue (an open model past its ceiling). "+
+		"Steps of rising rates (ramping-arrival-rate) show where the ceiling is.", offered, served, fmtMs(first), fmtMs(last))
+	fd.Suspect = []string{
+		"whatever caps throughput: the server's workers or pools, a proxy's connection limit (maxconn, max_conns), a device",
+	}
+	fd.Next = []string{
+		"run ramping-arrival-rate steps below and around this rate to find the ceiling, and read p95 below it",
+		"find what holds the throughput: the server's and the proxies' queue counters",
+	}
+	return fd
+}
