@@ -126,6 +126,9 @@ func (s *stream) steps() (steps []Step, tail *acc) {
 	if s.sched != nil {
 		return s.scheduledSteps()
 	}
+	if s.opt.Constant {
+		return nil, nil
+	}
 	open := s.open()
 	vus := s.bucketVUs()
 	bs := s.buckets[:s.drain(open, vus)]

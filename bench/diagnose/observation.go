@@ -222,6 +222,14 @@ func (x Extra) model() Model {
 	return ModelOpen
 }
 
+// hints tells r what x knows of the load, which a k6 stream does not
+// say: open or closed, and one load or steps.
+func (x Extra) hints(r Reader) Reader {
+	r.Open, r.Closed = x.model() == ModelOpen, x.model() == ModelClosed
+	r.Constant = strings.HasPrefix(x.Executor, "constant-")
+	return r
+}
+
 // Apply adds what x knows to o, overriding what the file said.
 func (o *Observation) Apply(x Extra) {
 	if x.Server != nil {

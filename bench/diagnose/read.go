@@ -85,6 +85,11 @@ type Reader struct {
 	// like an arrival-rate executor's; only dropped iterations, which no
 	// closed executor has, still make it open (with a note).
 	Closed bool
+	// Constant says the run offered one load (constant-vus,
+	// constant-arrival-rate): a stream is then one window, never cut into
+	// steps where its measured load wanders (a CSV's one-second stamps make
+	// the arrivals of a constant rate read 52, 77, 58/s).
+	Constant bool
 	// Schedule, when set, cuts a stream into these steps instead of finding
 	// them where the load changes: a point belongs to the step its time (a
 	// request's end, as k6 stamps it) falls in, counted from Origin, as the

@@ -74,8 +74,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	// A stream does not say its executor: the user's decides how its
 	// steps are cut (see Reader.Open).
-	rd := Reader{ServerMetric: opts.ServerMetric, Bucket: opts.Bucket, Open: extra.model() == ModelOpen, Closed: extra.model() == ModelClosed,
-		MaxBytes: opts.MaxBytes, MaxPoints: opts.MaxPoints}
+	rd := extra.hints(Reader{ServerMetric: opts.ServerMetric, Bucket: opts.Bucket, MaxBytes: opts.MaxBytes, MaxPoints: opts.MaxPoints})
 	var base *Report
 	if opts.Baseline != "" {
 		obs, err := rd.ReadFile(ctx, opts.Baseline)
