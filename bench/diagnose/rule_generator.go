@@ -22,7 +22,7 @@ func generatorSaturated(f *facts) *Finding {
 	}
 	cpuHigh := cpuFull(w, c)
 	asked := w.Iterations + w.Dropped
-	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked) && !held(w, c)
+	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked) && !held(w, c) && !droppedAtStart(f)
 	wait := f.served.Waiting.Avg
 	outside := f.outside >= f.floor && f.outside >= float64(f.cfg.PathLatency.Share)*wait
 	client := f.served.Sending.Avg + f.served.Receiving.Avg
@@ -237,4 +237,13 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 // behind (E7 past its knee dropped with half its VUs idle).
 func held(w *Window, c GeneratorConfig) bool {
 	return w.busyVUs >= float64(c.Held)
+}
+
+// droppedAtStart: a stream's iterations were all dropped in its first
+// second, while k6 started its VUs, and none after while the time outside
+// the server went on: k6's start, not a generator behind its arrivals
+// (which drops them in the seconds it is behind).
+func droppedAtStart(f *facts) bool {
+	ss := f.obs.Series
+	return f.name == "" && len(ss) > 2 && ss[0].Dropped == f.w.Dropped
 }
