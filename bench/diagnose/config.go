@@ -235,7 +235,7 @@ func DefaultConfig() Config {
 		Download:    DownloadConfig{Share: 0.3, Growth: 3, Flat: 1.5, LinkUse: 0.9},
 		RateLimited: RateLimitedConfig{Share: 0.01, Fast: 0.25, Skipped: 0.8},
 		ToolBlocked: ToolBlockedConfig{Failed: 0.95, ServerShare: 0.05, Fast: ms(10), MinRequests: 10, Blocking: 0.5, FastServer: 0.25},
-		Generator: GeneratorConfig{CPU: 80, Dropped: 0.001, Diverge: 2, ServerFlat: 1.3,
+		Generator: GeneratorConfig{CPU: 80, Dropped: 0.01, Diverge: 2, ServerFlat: 1.3,
 			OwnMin: ms(1), OwnShare: 0.2, StallMedian: 0.05, TailMedian: 0.25, Held: 0.9},
 		Backlog:   BacklogConfig{Little: 0.25, Ratio: 3, QueueShare: 0.5, Busy: 0.5, Min: ms(20)},
 		Ceiling:   CeilingConfig{Reach: 0.85, Load: 1.3, Growth: 1.1, Latency: 1.5, Absorb: 0.5, Lag: 0.03, Flat: 1.3},

@@ -99,7 +99,7 @@
 //	tool_blocked: {failed: 0.95, server_share: 0.05, fast: 10ms, min_requests: 10, blocking: 0.5, fast_server: 0.25}
 //	upstream_failing: {share: 0.01, critical: 0.5, slower: 5ms}
 //	accept_queue: {share: 0.3, syn_retry: 1s}
-//	generator_saturated: {cpu: 80, dropped: 0.001, diverge: 2, server_flat: 1.3,
+//	generator_saturated: {cpu: 80, dropped: 0.01, diverge: 2, server_flat: 1.3,
 //	                      own_min: 1ms, own_share: 0.2, stall_median: 0.05, tail_median: 0.25, held: 0.9}
 //	closed_model_backlog: {little: 0.25, ratio: 3, queue_share: 0.5, busy: 0.5, min: 20ms}
 //	throughput_ceiling: {reach: 0.85, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5, lag: 0.03, flat: 1.3}

@@ -64,6 +64,8 @@ func generatorSaturated(f *facts) *Finding {
 			"the requests of the busiest seconds waited for the generator, not every request for a device. Without the generator's CPU "+
 			"(--generator-cpu) or the steps (k6's NDJSON) this is the likeliest reading, not a proof.",
 			fmtMs(max(f.served.Waiting.Med-f.srv.Med-f.queue.Med, 0)), fmtMs(f.outside))
+		fd.alternative(CodePathLatency, "a path that loses packets delays a few requests by a retransmission (200 ms and more) and leaves the others alone, "+
+			"a tail too: k6's NDJSON shows whether the delay clusters in the seconds the generator was behind or spreads over the run")
 	}
 	return fd
 }
