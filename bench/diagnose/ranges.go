@@ -81,12 +81,19 @@ func checkValues(metric string, kind metricKind, v map[string]float64) error {
 	return nil
 }
 
-// checkPoint checks one point of a stream (value in ms for times).
+// checkPoint checks one point of a stream (value in ms for times). It
+// allocates nothing unless the value is out of range: it runs per point.
 func checkPoint(metric []byte, kind metricKind, v float64) error {
 	switch kind {
 	case kPhase, kIterDur:
+		if v >= 0 && v <= maxTimeMs {
+			return nil
+		}
 		return checkTime(string(metric), "value", v)
 	case kIgnore:
+		return nil
+	}
+	if v >= 0 && v <= maxCount {
 		return nil
 	}
 	return checkCount(string(metric), "value", v)
