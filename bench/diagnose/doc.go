@@ -23,7 +23,26 @@
 // view (ReadServerStats for /_mb/stats, or figures off an APM screen), the
 // generator's CPU, the executor and load, the links' capacities.
 //
+// Every input is bounded (Reader.MaxBytes after decompression,
+// Reader.MaxPoints for a stream) and every value checked for range: a
+// negative time, a count past 1e15, a min above its max make the file
+// unreadable, named by metric and field, never a verdict (ranges.go). A
+// stream's open model is read from its data too: dropped iterations, VUs
+// allocated mid-run, or a fixed arrival rate with most VUs idle (an
+// --executor is a hint; a constant-* one keeps the stream one window).
+//
 // # Analysing
+//
+// Before any rule, evidence sanity (sanity.go): a server time above the
+// waiting its client saw, beyond clock noise, or one figure repeated on
+// every answer while the server counted far fewer requests, is not these
+// requests' (a cache replaying a stored Server-Timing): said in a note,
+// and the run judged without it. After the rules, a finding that names a
+// cause of time must explain a material share of what a request costs
+// (Config.Material): sub-millisecond requests are healthy whatever their
+// ratios. A finding carries the causes the file cannot tell from it
+// (Finding.Alternatives, "could also be:" in the text), each with the file
+// or figure that would tell.
 //
 // Analyze walks one table of rules (rules.go): each row names a code, the
 // rule that judges one window, an optional sweep rule that judges across
@@ -36,8 +55,9 @@
 // by line — outside the server (waiting − server time − queue), the
 // server's, sending, receiving, connecting, TLS, the rest of blocked.
 // Each cause claims, with its numbers, the part it explains: Little's law
-// for a closed model's backlog (a queue the server times, or one it does
-// not: the fastest request waited nothing outside), a cap's first byte
+// for a closed model's backlog (the wait outside the server's own work:
+// its reported queue, and time outside beyond the path's floor — a sweep's
+// quietest step, else the fastest request's time outside), a cap's first byte
 // above the path's floor, the generator's time outside the server and
 // its slow dials, an upload's drain, the accept queue's wait. A later rule
 // judges only what is left, so path-latency names the residual no other
