@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
 )
@@ -176,4 +177,14 @@ func fmtMs(v float64) string {
 // fmtBytes prints a byte count in k6's decimal units (metrics.HumanizeBytes).
 func fmtBytes(v float64) string { return metrics.HumanizeBytes(v) }
 
-func pct(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + " %" }
+// pct prints a share with one decimal, or as many more as it takes not to
+// round a share short of all (or above none) to 100.0 % (0.0 %): 64,289 of
+// 64,306 is 99.97 %.
+func pct(v float64) string {
+	for d := 1; ; d++ {
+		s := strconv.FormatFloat(v*100, 'f', d, 64)
+		if d == 6 || !(v < 1 && strings.HasPrefix(s, "100.") || v > 0 && strings.Trim(s, "0.") == "") {
+			return s + " %"
+		}
+	}
+}

@@ -263,3 +263,15 @@ func TestFastFailuresTheServerServed(t *testing.T) {
 		t.Errorf("alternatives %v, summary %q", alts, fd.Summary)
 	}
 }
+
+// A share short of all never prints as 100.0 %, nor one above none as 0.0 %.
+func TestPctNeverRoundsToAllOrNone(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{1, "100.0 %"}, {0, "0.0 %"}, {0.5, "50.0 %"}, {64289.0 / 64306, "99.97 %"}, {1.0 / 64306, "0.002 %"}, {0.9996, "99.96 %"}} {
+		if got := pct(tc.v); got != tc.want {
+			t.Errorf("pct(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
