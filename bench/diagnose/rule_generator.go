@@ -210,11 +210,13 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 		// 110 ms in one step, its median 21 ms as below the knee).
 		flat := own(f) <= float64(c.ServerFlat)*own(base) ||
 			f.srv.Med > 0 && f.queue.Med == 0 && f.srv.Med <= float64(c.ServerFlat)*base.srv.Med
-		// Drops with every VU busy are the generator's only when its own
-		// phases grew with them (sending and receiving this many times the
-		// quietest step's: E7, a CPU-starved generator reads slowly).
+		// Drops with every VU busy (a stream's vus over vus_max) are the
+		// generator's only when its own phases grew with them (sending and
+		// receiving this many times the quietest step's: E7 through k6, a
+		// CPU-starved generator reads slowly). The engine's document has no
+		// busy share and its phases do not grow: its drops count (E7).
 		clientGrew := f.served.Sending.Avg+f.served.Receiving.Avg >= float64(c.Diverge)*(base.served.Sending.Avg+base.served.Receiving.Avg)
-		busy := s.Dropped > 0 && clientGrew || cpuFull(s, c)
+		busy := s.Dropped > 0 && (!held(s, c) || clientGrew) || cpuFull(s, c)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
 		// From the knee on: more arrivals only leave a generator that
 		// fell behind further behind.
