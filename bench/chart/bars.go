@@ -149,6 +149,9 @@ func fitLabels(labels []string, width vg.Length) []string {
 type PhaseBar struct {
 	Label                                               string
 	Blocked, Sending, Waiting, Queue, Server, Receiving float64
+	// NoServer: the run has no server time, so waiting cannot be split
+	// (its layer says so instead of "outside the server").
+	NoServer bool
 }
 
 // PhaseBars stacks each run's averages: connection setup first (it is not
@@ -162,13 +165,17 @@ func PhaseBars(title string, bars []PhaseBar, refs []Ref) (*Figure, error) {
 
 func phaseLayers(bars []PhaseBar) ([]string, []Layer) {
 	labels := make([]string, len(bars))
-	layers := []Layer{{Name: "blocked"}, {Name: "sending"}, {Name: "outside the server"}, {Name: "server queue"}, {Name: "server time"}, {Name: "receiving"}}
+	layers := []Layer{{Name: "blocked"}, {Name: "sending"}, {Name: "outside the server"}, {Name: "server queue"}, {Name: "server time"},
+		{Name: "waiting (no server time)"}, {Name: "receiving"}}
 	for i, b := range bars {
 		labels[i] = b.Label
 		// Fast rejections never reach the server: its time cannot exceed waiting.
 		server := min(b.Server, b.Waiting)
 		queue := min(b.Queue, b.Waiting-server)
-		vals := []float64{b.Blocked, b.Sending, b.Waiting - server - queue, queue, server, b.Receiving}
+		vals := []float64{b.Blocked, b.Sending, b.Waiting - server - queue, queue, server, 0, b.Receiving}
+		if b.NoServer {
+			vals[2], vals[5] = 0, b.Waiting
+		}
 		for j := range layers {
 			layers[j].Values = append(layers[j].Values, vals[j])
 		}

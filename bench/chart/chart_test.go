@@ -338,12 +338,13 @@ func TestPhaseLayers(t *testing.T) {
 	tests := []struct {
 		name string
 		bar  PhaseBar
-		want []float64 // blocked, sending, outside, queue, server, receiving
+		want []float64 // blocked, sending, outside, queue, server, waiting with no server time, receiving
 	}{
-		{"device in front", PhaseBar{Waiting: 500, Server: 50, Blocked: 1, Sending: 0.02, Receiving: 0.03}, []float64{1, 0.02, 450, 0, 50, 0.03}},
-		{"queued server", PhaseBar{Waiting: 800, Queue: 700, Server: 50}, []float64{0, 0, 50, 700, 50, 0}},
-		{"fast 429s", PhaseBar{Waiting: 27, Server: 50}, []float64{0, 0, 0, 0, 27, 0}},
-		{"queue beyond waiting", PhaseBar{Waiting: 60, Queue: 30, Server: 50}, []float64{0, 0, 0, 10, 50, 0}},
+		{"device in front", PhaseBar{Waiting: 500, Server: 50, Blocked: 1, Sending: 0.02, Receiving: 0.03}, []float64{1, 0.02, 450, 0, 50, 0, 0.03}},
+		{"queued server", PhaseBar{Waiting: 800, Queue: 700, Server: 50}, []float64{0, 0, 50, 700, 50, 0, 0}},
+		{"fast 429s", PhaseBar{Waiting: 27, Server: 50}, []float64{0, 0, 0, 0, 27, 0, 0}},
+		{"queue beyond waiting", PhaseBar{Waiting: 60, Queue: 30, Server: 50}, []float64{0, 0, 0, 10, 50, 0, 0}},
+		{"no server time", PhaseBar{Waiting: 40, Receiving: 1, NoServer: true}, []float64{0, 0, 0, 0, 0, 40, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,6 +19,8 @@ type acc struct {
 	vusSum       float64
 	vusN         int64
 	vusMax       float64
+	allocSum     float64 // vus_max points: the VUs allocated
+	allocN       int64
 	statuses     map[string]int64
 	errors       map[string]int64
 	first, last  int64 // unix ns of the first and last point
@@ -120,6 +122,8 @@ func (a *acc) merge(o *acc) {
 	a.vusSum += o.vusSum
 	a.vusN += o.vusN
 	a.vusMax = max(a.vusMax, o.vusMax)
+	a.allocSum += o.allocSum
+	a.allocN += o.allocN
 	for k, v := range o.statuses {
 		count(&a.statuses, []byte(k), v)
 	}
@@ -164,6 +168,9 @@ func (a *acc) window(seconds float64) Window {
 	}
 	if a.vusN > 0 {
 		w.VUs = a.vusSum / float64(a.vusN)
+	}
+	if a.vusN > 0 && a.allocN > 0 {
+		w.busyVUs = w.VUs / (a.allocSum / float64(a.allocN))
 	}
 	return w
 }

@@ -19,8 +19,19 @@ func Analyze(obs *Observation, cfg Config) Report {
 	if obs == nil {
 		return Report{Findings: []Finding{}, Notes: []string{"nothing to analyse"}}
 	}
+	// Evidence sanity first: a figure that cannot be these requests' is
+	// set aside before any rule reads it.
+	var sanity []string
+	if note := foreignServerTime(obs, &cfg); note != "" {
+		obs = obs.withoutServerTime()
+		sanity = append(sanity, note)
+	} else if note, per := unservedServerTime(obs, &cfg); note != "" {
+		obs = obs.withServerWork(per)
+		sanity = append(sanity, note)
+	}
 	whole := newFacts(&cfg, obs, &obs.Window, "")
 	r := newReport(obs, whole)
+	r.Notes = append(r.Notes, sanity...)
 	merged := map[string]*Finding{}
 	sweeps := map[string]*Finding{}
 	stepClaims := map[string][]claim{}
@@ -59,9 +70,27 @@ func Analyze(obs *Observation, cfg Config) Report {
 	for code, fd := range merged {
 		whole.fired[code] = fd
 		if n := float64(whole.w.Requests); n > 0 {
-			seed := &Finding{}
+			var per [nLines]float64
 			for _, c := range stepClaims[code] {
-				seed.claim(c.line, c.ms/n)
+				per[c.line] += c.ms / n
+			}
+			// Over the whole run the cause claims at least what it claims
+			// of the whole window: a line its steps could not show (the
+			// server's time given for the whole run only, as --server-stats
+			// is) or time outside every step (a run's drain) is else left
+			// to a residual (path-latency, connect-slow).
+			if s := specOf(code); s.window != nil {
+				if wf := s.window.Check(whole); wf != nil {
+					for _, c := range wf.claims {
+						if c.line != lineConnTails {
+							per[c.line] = max(per[c.line], c.ms)
+						}
+					}
+				}
+			}
+			seed := &Finding{}
+			for l, ms := range per {
+				seed.claim(line(l), ms)
 			}
 			whole.b.take(seed, specOf(code).explains)
 		}
@@ -98,6 +127,11 @@ func Analyze(obs *Observation, cfg Config) Report {
 			}
 		}
 	}
+	for code, fd := range merged {
+		if specOf(code).timed && !material(fd, whole) {
+			delete(merged, code)
+		}
+	}
 	concerns := r.concerns(whole, merged)
 	for _, fd := range merged {
 		r.Findings = append(r.Findings, *fd)
@@ -125,7 +159,7 @@ func Analyze(obs *Observation, cfg Config) Report {
 func judge(f *facts, merged map[string]*Finding) {
 	for i := range rules {
 		s := &rules[i]
-		if s.silenced(f.has) || f.has(s.code) {
+		if s.silenced(f.has) || f.has(s.code) || s.wholeRun && f.name != "" {
 			continue
 		}
 		var fd *Finding
@@ -250,4 +284,13 @@ func healthy(f *facts) Finding {
 		fd.Next = append(fd.Next, "add the server's own time (Server-Timing trend or APM figures) to confirm the split")
 	}
 	return fd
+}
+
+// material: fd explains enough of what a request costs the user (its
+// duration and its connecting) to be named: sub-millisecond requests are
+// healthy whatever the ratio between their times.
+func material(fd *Finding, f *facts) bool {
+	c := f.cfg.Material
+	cost := f.all.Duration.Avg + f.all.Connecting.Avg
+	return fd.ExplainsMs >= ms(c.Min) && fd.ExplainsMs >= float64(c.Share)*cost
 }

@@ -374,7 +374,10 @@ func TestArticleExperiments(t *testing.T) {
 		{"seed 003 closed 400 VUs, server queue known", seed3Closed(true), []string{CodeClosedModelBacklog}},
 		{"seed 003 closed VU sweep", seed3ClosedSweep(), []string{CodeClosedModelBacklog, CodeThroughputCeiling}},
 		{"seed 004 CPU-bound server, APM figures", seed4(), []string{CodeServerSlow}},
-		{"seed 004 server time grows with load", seed4Sweep(), []string{CodeServerSlow, CodeThroughputCeiling, CodeClosedModelBacklog}},
+		// The server's own time grows with its CPU shared by more requests:
+		// the server's time, not a queue outside it (issue 32; the real
+		// k6 run, k6runs/s004-vu_sweep_1_8, expects server-slow alone).
+		{"seed 004 server time grows with load", seed4Sweep(), []string{CodeServerSlow, CodeThroughputCeiling}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

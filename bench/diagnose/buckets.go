@@ -12,9 +12,10 @@ import (
 // bucketPhases are the phases a time bucket (and so a step) keeps a
 // histogram of: those whose p95 the rules read per step (duration and waiting
 // for every rule, sending and receiving for upload- and download-limited,
-// the server's time). The others keep count, sum, min and max only, which
+// the server's time, connecting for the accept queue's median dial and
+// connect-slow's p95). The others keep count, sum, min and max only, which
 // Stat.Tail reads as no distribution rather than a p95 of 0.
-var bucketPhases = []phaseIndex{phDuration, phWaiting, phSending, phReceiving, phServer}
+var bucketPhases = []phaseIndex{phDuration, phWaiting, phSending, phReceiving, phServer, phConnecting}
 
 // bucket returns the time bucket of a point at t (unix ns), coarsening
 // the buckets when the run outgrows MaxBuckets.
@@ -54,7 +55,44 @@ func (s *stream) coarsen() {
 // open reports whether the stream is read as an open model: told so
 // (Reader.Open), or it dropped iterations, which only arrival-rate
 // executors do.
-func (s *stream) open() bool { return s.opt.Open || s.all.dropped > 0 }
+func (s *stream) open() bool {
+	return s.opt.Open || s.all.dropped > 0 || !s.opt.Closed && (s.allocated() || s.fixedRateIdleVUs())
+}
+
+// fixedRateIdleVUs: iterations started at a fixed rate while most of the
+// VUs allocated stayed idle (the busy VUs, k6's vus gauge, never reached
+// half of vus_max). A closed model keeps every VU it allocated busy at
+// its top stage; an arrival-rate executor runs as many VUs as its
+// latency needs, so its VUs follow latency while its arrivals hold. The
+// first and last buckets (a partial second, the drain) are left out.
+func (s *stream) fixedRateIdleVUs() bool {
+	if s.vusMax <= 0 || s.all.vusMax >= 0.5*s.vusMax || len(s.buckets) < 4 || s.all.starts == 0 {
+		return false
+	}
+	inner := s.buckets[1 : len(s.buckets)-1]
+	var sum, sq float64
+	for _, b := range inner {
+		v := float64(b.starts)
+		sum += v
+		sq += v * v
+	}
+	n := float64(len(inner))
+	mean := sum / n
+	if mean <= 0 {
+		return false
+	}
+	cv := math.Sqrt(max(sq/n-mean*mean, 0)) / mean
+	return cv <= fixedRateSpread
+}
+
+// fixedRateSpread: arrivals per bucket spread this little (coefficient of
+// variation) are a fixed rate (k6's constant-arrival-rate at 15/s: ±7 %).
+const fixedRateSpread = 0.15
+
+// allocated reports whether k6 allocated VUs during the run (vus_max
+// grew): an arrival-rate executor whose pre-allocated VUs were too few for
+// its latency. A closed model's VUs are all allocated before it starts.
+func (s *stream) allocated() bool { return s.vusMaxFirst >= 0 && s.vusMax > s.vusMaxFirst }
 
 // arrivals returns the iterations that arrived in a: those started plus
 // those dropped. k6 stamps iterations when they end, so starts come from
@@ -87,6 +125,9 @@ func (s *stream) arrivals(a *acc) int64 {
 func (s *stream) steps() (steps []Step, tail *acc) {
 	if s.sched != nil {
 		return s.scheduledSteps()
+	}
+	if s.opt.Constant {
+		return nil, nil
 	}
 	open := s.open()
 	vus := s.bucketVUs()
@@ -152,6 +193,9 @@ func (s *stream) steps() (steps []Step, tail *acc) {
 		startMs := float64(c.start-s.t0) / 1e6
 		endMs := float64(c.end-s.t0) / 1e6
 		w := c.a.window(max(endMs-startMs, 1) / 1000)
+		if !open && w.VUs == 0 {
+			w.VUs = c.load // its buckets had no vus point: the one carried in
+		}
 		if open {
 			w.Rate = float64(s.arrivals(c.a)) / w.Seconds
 		}
@@ -224,15 +268,23 @@ func (s *stream) drain(open bool, vus []float64) int {
 }
 
 // bucketVUs returns the mean of the vus gauge in each time bucket, a
-// bucket without a point carrying the one before.
+// bucket without a point carrying the one before. k6 writes the gauge
+// once a second from the end of the first: the buckets before its first
+// point take that point's value (not known is not 0 VUs).
 func (s *stream) bucketVUs() []float64 {
 	out := make([]float64, len(s.buckets))
-	v := 0.0
+	v, first := 0.0, -1
 	for i, b := range s.buckets {
 		if b.vusN > 0 {
 			v = b.vusSum / float64(b.vusN)
+			if first < 0 {
+				first = i
+			}
 		}
 		out[i] = v
+	}
+	for i := 0; i < first; i++ {
+		out[i] = out[first]
 	}
 	return out
 }
@@ -257,7 +309,7 @@ func stepName(startMs, endMs float64, w Window, open bool) string {
 func (s *stream) series() []Step {
 	open := s.open()
 	out := make([]Step, 0, len(s.buckets))
-	vus := 0.0
+	vusAt := s.bucketVUs()
 	for i, b := range s.buckets {
 		start := s.t0 + int64(i)*s.width
 		end := start + s.width
@@ -266,10 +318,7 @@ func (s *stream) series() []Step {
 		}
 		startMs, endMs := float64(start-s.t0)/1e6, float64(end-s.t0)/1e6
 		w := b.window((endMs - startMs) / 1000)
-		if b.vusN > 0 {
-			vus = w.VUs
-		}
-		w.VUs = vus
+		w.VUs = vusAt[i]
 		if open {
 			w.Rate = float64(s.arrivals(b)) / w.Seconds
 		}

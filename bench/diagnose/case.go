@@ -201,7 +201,7 @@ func (c *Case) Observations(ctx context.Context, dir string) ([]*Observation, er
 			files = append(files, n)
 		}
 	}
-	rd := Reader{Open: x.model() == ModelOpen}
+	rd := x.hints(Reader{})
 	var out []*Observation
 	for _, n := range files {
 		o, err := rd.ReadFile(ctx, filepath.Join(dir, n))

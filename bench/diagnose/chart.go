@@ -36,7 +36,7 @@ func phaseChart(reports []Report, labels []string) (*chart.Figure, error) {
 	for i, r := range reports {
 		p := r.Phases
 		bars[i] = chart.PhaseBar{Label: labels[i], Blocked: p.Blocked.Avg, Sending: p.Sending.Avg, Waiting: p.Waiting.Avg,
-			Queue: p.ServerQueue.Avg, Server: p.Server.Avg, Receiving: p.Receiving.Avg}
+			Queue: p.ServerQueue.Avg, Server: p.Server.Avg, Receiving: p.Receiving.Avg, NoServer: !p.Server.Present()}
 	}
 	return chart.PhaseBars("where the time went", bars, nil)
 }

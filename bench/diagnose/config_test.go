@@ -40,7 +40,7 @@ upload_limited:
 
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"flor: 5ms\n", `line 1: flor: unknown field (did you mean "floor"?); valid fields: closed_model_backlog`},
+		{"flor: 5ms\n", `line 1: flor: unknown field (did you mean "floor"?); valid fields: accept_queue, closed_model_backlog`},
 		{"server_slow:\n  slw: 1s\n", `line 2: server_slow.slw: unknown field (did you mean "slow"?); valid fields: growth, share, slow`},
 		{"server_slow:\n  slow: fast\n", `line 2: server_slow.slow: duration "fast"`},
 		{"path_latency:\n  share: -1\n", `line 2: path_latency.share: "-1": want a number ≥ 0`},
@@ -72,5 +72,35 @@ func TestLoadConfigChangesTheVerdict(t *testing.T) {
 	assertCodes(t, Analyze(e3a(), DefaultConfig()), CodeServerSlow)
 	if _, err := LoadConfig(filepath.Join(t.TempDir(), "none.yaml")); err == nil {
 		t.Error("a missing file must be an error")
+	}
+}
+
+// The defaults doc.go lists parse to DefaultConfig: every key named there
+// exists, with the default's value.
+func TestDocListsTheDefaults(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	start := strings.Index(doc, "//\tfloor:")
+	end := strings.Index(doc, "//\n// The package reads results only")
+	if start < 0 || end < start {
+		t.Fatal("doc.go: the defaults block not found")
+	}
+	var y strings.Builder
+	for _, line := range strings.Split(doc[start:end], "\n") {
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "//"), "\t")
+		if i := strings.Index(line, "  #"); i >= 0 {
+			line = line[:i]
+		}
+		y.WriteString(line + "\n")
+	}
+	c, err := ParseConfig([]byte(y.String()))
+	if err != nil {
+		t.Fatalf("doc.go's defaults: %v\n%s", err, y.String())
+	}
+	if c != DefaultConfig() {
+		t.Errorf("doc.go's defaults differ from DefaultConfig:\n%+v\n%+v", c, DefaultConfig())
 	}
 }

@@ -23,7 +23,26 @@
 // view (ReadServerStats for /_mb/stats, or figures off an APM screen), the
 // generator's CPU, the executor and load, the links' capacities.
 //
+// Every input is bounded (Reader.MaxBytes after decompression,
+// Reader.MaxPoints for a stream) and every value checked for range: a
+// negative time, a count past 1e15, a min above its max make the file
+// unreadable, named by metric and field, never a verdict (ranges.go). A
+// stream's open model is read from its data too: dropped iterations, VUs
+// allocated mid-run, or a fixed arrival rate with most VUs idle (an
+// --executor is a hint; a constant-* one keeps the stream one window).
+//
 // # Analysing
+//
+// Before any rule, evidence sanity (sanity.go): a server time above the
+// waiting its client saw, beyond clock noise, or one figure repeated on
+// every answer while the server counted far fewer requests, is not these
+// requests' (a cache replaying a stored Server-Timing): said in a note,
+// and the run judged without it. After the rules, a finding that names a
+// cause of time must explain a material share of what a request costs
+// (Config.Material): sub-millisecond requests are healthy whatever their
+// ratios. A finding carries the causes the file cannot tell from it
+// (Finding.Alternatives, "could also be:" in the text), each with the file
+// or figure that would tell.
 //
 // Analyze walks one table of rules (rules.go): each row names a code, the
 // rule that judges one window, an optional sweep rule that judges across
@@ -36,8 +55,9 @@
 // by line — outside the server (waiting − server time − queue), the
 // server's, sending, receiving, connecting, TLS, the rest of blocked.
 // Each cause claims, with its numbers, the part it explains: Little's law
-// for a closed model's backlog (a queue the server times, or one it does
-// not: the fastest request waited nothing outside), a cap's first byte
+// for a closed model's backlog (the wait outside the server's own work:
+// its reported queue, and time outside beyond the path's floor — a sweep's
+// quietest step, else the fastest request's time outside), a cap's first byte
 // above the path's floor, the generator's time outside the server and
 // its slow dials, an upload's drain, the accept queue's wait. A later rule
 // judges only what is left, so path-latency names the residual no other
@@ -84,19 +104,25 @@
 //
 //	floor: 20ms                 # no time below this is "high"
 //	min_requests: 20            # smaller steps are not judged alone
+//	evidence: {clock_noise: 1ms, clock_noise_share: 0.05, served: 0.5, repeat: 0.001}  # server time above waiting by more, or a server that counted fewer: not these requests'
+//	materiality: {min: 1ms, share: 0.05}  # a cause of time explains at least this (of duration + connecting)
 //	server_slow: {slow: 200ms, share: 0.3, growth: 3}
 //	path_latency: {share: 0.3}  # waiting − server time ≥ 30 % of waiting
 //	tls_handshake_slow: {slow: 50ms, connect_ratio: 3}
 //	connect_slow: {slow: 50ms}
 //	connection_wait: {share: 0.5}
 //	hidden_connection_cost: {share: 0.5}
+//	connection_tails: {explained: 0.5, host_stall: 0.25}
 //	upload_limited: {share: 0.3, body: 256KiB}
 //	download_limited: {share: 0.3, growth: 3, flat: 1.5, link_use: 0.9}
-//	rate_limited: {share: 0.01}
-//	tool_blocked: {failed: 0.95, server_share: 0.05, fast: 10ms}
-//	generator_saturated: {cpu: 80, dropped: 0.001, diverge: 2, server_flat: 1.3}
-//	closed_model_backlog: {little: 0.25, ratio: 3, queue_share: 0.5}
-//	throughput_ceiling: {reach: 0.85, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5}
+//	rate_limited: {share: 0.01, fast: 0.25, skipped: 0.8}
+//	tool_blocked: {failed: 0.95, server_share: 0.05, fast: 10ms, min_requests: 10, blocking: 0.5, fast_server: 0.25}
+//	upstream_failing: {share: 0.01, critical: 0.5, slower: 5ms}
+//	accept_queue: {share: 0.3, syn_retry: 1s}
+//	generator_saturated: {cpu: 80, dropped: 0.01, diverge: 2, server_flat: 1.3,
+//	                      own_min: 1ms, own_share: 0.2, stall_median: 0.05, tail_median: 0.25, held: 0.9}
+//	closed_model_backlog: {little: 0.25, ratio: 3, queue_share: 0.5, busy: 0.5, min: 20ms}
+//	throughput_ceiling: {reach: 0.85, load: 1.3, growth: 1.1, latency: 1.5, absorb: 0.5, lag: 0.03, flat: 1.3}
 //
 // The package reads results only: it imports neither the load engine nor the
 // proxies, so it works the same on k6's output.

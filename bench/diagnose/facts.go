@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
 )
@@ -35,6 +36,10 @@ type facts struct {
 	// quietConnect is the lowest average connecting time of the sweep's
 	// steps (-1 without steps): what a dial costs when nothing is busy.
 	quietConnect float64
+	// quietOutside is the lowest time outside the server of the sweep's
+	// steps (-1 without steps or server time): what the path costs when
+	// nothing queues.
+	quietOutside float64
 	// sweeps holds the sweep findings that name this window (the whole
 	// run: every sweep finding).
 	sweeps map[string]*Finding
@@ -75,9 +80,15 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 	if w.Server != nil {
 		f.srvRequests = w.Server.Requests
 	}
-	f.quietConnect = -1
+	f.quietConnect, f.quietOutside = -1, -1
 	for i := range obs.Steps {
 		s := &obs.Steps[i]
+		if p := s.Served(); s.Requests >= cfg.MinRequests && s.Phases.Server.Present() {
+			o := max(p.Waiting.Avg-s.Phases.Server.Avg-s.Phases.ServerQueue.Avg, 0)
+			if f.quietOutside < 0 || o < f.quietOutside {
+				f.quietOutside = o
+			}
+		}
 		if c := s.Phases.Connecting.Avg; s.Requests >= cfg.MinRequests && (f.quietConnect < 0 || c < f.quietConnect) {
 			f.quietConnect = c
 		}
@@ -166,4 +177,14 @@ func fmtMs(v float64) string {
 // fmtBytes prints a byte count in k6's decimal units (metrics.HumanizeBytes).
 func fmtBytes(v float64) string { return metrics.HumanizeBytes(v) }
 
-func pct(v float64) string { return strconv.FormatFloat(v*100, 'f', 1, 64) + " %" }
+// pct prints a share with one decimal, or as many more as it takes not to
+// round a share short of all (or above none) to 100.0 % (0.0 %): 64,289 of
+// 64,306 is 99.97 %.
+func pct(v float64) string {
+	for d := 1; ; d++ {
+		s := strconv.FormatFloat(v*100, 'f', d, 64)
+		if d == 6 || !(v < 1 && strings.HasPrefix(s, "100.") || v > 0 && strings.Trim(s, "0.") == "") {
+			return s + " %"
+		}
+	}
+}

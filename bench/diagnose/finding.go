@@ -160,6 +160,23 @@ type Finding struct {
 	// Steps names the steps of a sweep where the finding holds (empty when
 	// it was read off the whole run).
 	Steps []string `json:"steps,omitempty"`
+	// Alternatives are the causes the file cannot tell from this one,
+	// each with what would tell them apart.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+}
+
+// Alternative is a cause the file cannot tell from the finding's: its
+// code when the analyzer has one, and why it fits and which file or
+// figure would tell.
+type Alternative struct {
+	Code string `json:"code,omitempty"`
+	Why  string `json:"why"`
+}
+
+// alternative adds a cause the evidence cannot separate from fd's.
+func (f *Finding) alternative(code, why string) *Finding {
+	f.Alternatives = append(f.Alternatives, Alternative{Code: code, Why: why})
+	return f
 }
 
 // add appends named numbers to the evidence.

@@ -35,6 +35,9 @@ func (r Reader) readNDJSON(ctx context.Context, br *bufio.Reader, name string) (
 		// A gzip stream that ends early (a killed k6 writing .gz) ends
 		// the way a plain file does: its last line may be cut.
 		cutGzip := errors.Is(err, io.ErrUnexpectedEOF)
+		if errors.Is(err, errTooLarge) {
+			return nil, &InputError{Source: name, Line: lineNo + 1, Byte: offset + 1, Msg: err.Error(), Err: err}
+		}
 		if err != nil && !errors.Is(err, io.EOF) && !cutGzip && !errors.Is(err, bufio.ErrBufferFull) {
 			return nil, &InputError{Source: name, Line: lineNo + 1, Byte: offset + 1,
 				Msg: fmt.Sprintf("reading after %d lines: %v (a truncated gzip stream?)", lineNo, err), Err: err}

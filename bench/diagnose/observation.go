@@ -110,6 +110,13 @@ type Window struct {
 	vusMin float64
 	// hasReceived: the file counts data_received (a 0 is then a count).
 	hasReceived bool
+	// busyVUs is the share of the VUs allocated that were busy (the vus
+	// gauge over vus_max, on average; 0: not known): iterations dropped
+	// while every VU was busy were held by latency, not late to start.
+	busyVUs float64
+	// missing names k6's phases the file does not carry at all (not 0:
+	// not known).
+	missing []string
 	// okWaitingEstimated: OK.Waiting is derived from the expected
 	// responses' duration (a summary has no waiting for them).
 	okWaitingEstimated bool
@@ -215,6 +222,14 @@ func (x Extra) model() Model {
 	return ModelOpen
 }
 
+// hints tells r what x knows of the load, which a k6 stream does not
+// say: open or closed, and one load or steps.
+func (x Extra) hints(r Reader) Reader {
+	r.Open, r.Closed = x.model() == ModelOpen, x.model() == ModelClosed
+	r.Constant = strings.HasPrefix(x.Executor, "constant-")
+	return r
+}
+
 // Apply adds what x knows to o, overriding what the file said.
 func (o *Observation) Apply(x Extra) {
 	if x.Server != nil {
@@ -225,7 +240,11 @@ func (o *Observation) Apply(x Extra) {
 	}
 	if x.Executor != "" {
 		o.Run.Executor = x.Executor
-		o.Run.Model = ModelOf(x.Executor)
+		// Dropped iterations are an arrival-rate executor's whatever the
+		// user says (the reader notes the contradiction).
+		if m := ModelOf(x.Executor); m != ModelClosed || o.Dropped == 0 {
+			o.Run.Model = m
+		}
 	}
 	if x.VUs > 0 {
 		o.Run.VUs = x.VUs

@@ -67,6 +67,12 @@ type Reader struct {
 	MaxNames int
 	// MaxJSON bounds a whole-file JSON document (default 256 MiB).
 	MaxJSON int64
+	// MaxBytes bounds the input after decompression (default 2 GiB: a
+	// small gzip can expand to any size).
+	MaxBytes int64
+	// MaxPoints bounds the points of a stream the analyzer uses (default
+	// 20,000,000, about 20 s of reading).
+	MaxPoints int64
 	// Open says the run had an open model (an arrival-rate executor), so
 	// that a stream is cut into steps by arrivals per second, not by VUs.
 	// k6's NDJSON and CSV do not say which executor ran (the scenario tag is
@@ -74,6 +80,16 @@ type Reader struct {
 	// dropped_iterations appear only once arrivals are dropped: without
 	// Open, a stream counts as open only if it dropped some.
 	Open bool
+	// Closed says the run had a closed model (the user's --executor): a
+	// stream is then read as one even where its VUs and arrivals look
+	// like an arrival-rate executor's; only dropped iterations, which no
+	// closed executor has, still make it open (with a note).
+	Closed bool
+	// Constant says the run offered one load (constant-vus,
+	// constant-arrival-rate): a stream is then one window, never cut into
+	// steps where its measured load wanders (a CSV's one-second stamps make
+	// the arrivals of a constant rate read 52, 77, 58/s).
+	Constant bool
 	// Schedule, when set, cuts a stream into these steps instead of finding
 	// them where the load changes: a point belongs to the step its time (a
 	// request's end, as k6 stamps it) falls in, counted from Origin, as the
@@ -95,6 +111,13 @@ type ScheduledStep struct {
 	Rate       float64
 }
 
+// The default bounds of a Reader (flags --max-bytes and --max-points
+// raise them).
+const (
+	DefaultMaxBytes  = 2 << 30
+	DefaultMaxPoints = 20_000_000
+)
+
 func (r Reader) withDefaults() Reader {
 	if r.ServerMetric == "" {
 		r.ServerMetric = "server_time"
@@ -110,6 +133,12 @@ func (r Reader) withDefaults() Reader {
 	}
 	if r.MaxJSON <= 0 {
 		r.MaxJSON = 256 << 20
+	}
+	if r.MaxBytes <= 0 {
+		r.MaxBytes = DefaultMaxBytes
+	}
+	if r.MaxPoints <= 0 {
+		r.MaxPoints = DefaultMaxPoints
 	}
 	return r
 }
@@ -141,14 +170,16 @@ func (r Reader) ReadFile(ctx context.Context, path string) (*Observation, error)
 func (r Reader) Read(ctx context.Context, rd io.Reader, name string) (*Observation, error) {
 	r = r.withDefaults()
 	br := bufio.NewReaderSize(rd, 64<<10)
+	var in io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &InputError{Source: name, Msg: "gzip header: " + err.Error(), Err: err}
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 64<<10)
+		in = zr
 	}
+	br = bufio.NewReaderSize(&capped{r: in, left: r.MaxBytes, limit: r.MaxBytes, flag: "--max-bytes"}, 64<<10)
 	head, err := br.Peek(4096)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, &InputError{Source: name, Msg: "reading: " + err.Error(), Err: err}

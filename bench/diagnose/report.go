@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Report is the analysis of one Observation.
@@ -19,7 +20,10 @@ type Report struct {
 	// list, never nil, when only notes were left (JSON readers range over it).
 	Findings []Finding  `json:"findings"`
 	Phases   PhaseTable `json:"phases"`
-	Steps    []StepRow  `json:"steps,omitempty"`
+	// NotInFile names the phases the file does not carry: not known,
+	// never 0 (the text shows "—").
+	NotInFile []string  `json:"phases_not_in_file,omitempty"`
+	Steps     []StepRow `json:"steps,omitempty"`
 	// Series: a stream's time buckets (JSON only; the text shows steps).
 	Series []StepRow `json:"series,omitempty"`
 	// Breakdowns of an NDJSON or CSV stream, most requests first.
@@ -187,6 +191,9 @@ func newReport(obs *Observation, f *facts) Report {
 		ByName:   groupRows(obs.ByName),
 	}
 	r.Phases = PhaseTable{Phases: obs.Phases}
+	for _, m := range obs.missing {
+		r.NotInFile = append(r.NotInFile, strings.TrimPrefix(m, "http_req_"))
+	}
 	r.Phases.Server = Stat{}
 	if f.hasServer {
 		r.Phases.Server, r.Phases.ServerQueue = f.srv, f.queue

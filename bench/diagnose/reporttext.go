@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,10 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(b)
 	fmt.Fprintf(b, "  %-16s %12s %12s\n", "phase", "avg", "p95")
 	for _, row := range r.Phases.rows() {
+		if slices.Contains(r.NotInFile, row.name) {
+			fmt.Fprintf(b, "  %-16s %12s %12s\n", row.name, "—", "—")
+			continue
+		}
 		if !row.s.Present() {
 			if row.name == "connecting" || row.name == "tls_handshaking" || row.name == "blocked" {
 				if r.Phases.Duration.Present() {
@@ -123,9 +128,17 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		var ev []string
 		for _, e := range f.Evidence {
-			ev = append(ev, fmt.Sprintf("%s=%s", e.Name, fmtEvidence(e)))
+			// The value carries its unit: the name does not repeat it.
+			ev = append(ev, fmt.Sprintf("%s=%s", strings.TrimSuffix(e.Name, "_ms"), fmtEvidence(e)))
 		}
 		fmt.Fprintf(b, "   evidence: %s\n", wrap(strings.Join(ev, "  "), 90, "             "))
+		for _, a := range f.Alternatives {
+			alt := "could also be: "
+			if a.Code != "" {
+				alt += a.Code + " — "
+			}
+			fmt.Fprintf(b, "   %s\n", wrap(alt+a.Why, 90, "     "))
+		}
 		if len(f.Suspect) > 0 {
 			fmt.Fprintln(b, "   suspect first:")
 			for _, s := range f.Suspect {

@@ -1,14 +1,6 @@
 package diagnose
 
-import (
-	"fmt"
-	"time"
-)
-
-// synRetry is Linux's initial SYN retransmission timeout (RFC 6298: 1 s):
-// a SYN dropped past a full listen backlog is sent again after it, so a
-// connect that took about 1 s (or 3 s, 7 s) waited for room to be accepted.
-const synRetry = time.Second
+import "fmt"
 
 // acceptQueue: a listen backlog or an accept-rate limit, with a new
 // connection per request. The kernel completes the handshake and queues
@@ -20,11 +12,12 @@ const synRetry = time.Second
 // a queue before accept looks like any delay on the path.
 func acceptQueue(f *facts) *Finding {
 	cn := f.all.Connecting
-	if cn.Med <= 0 || cn.Peak() < ms(synRetry)-f.floor || !f.hasServer {
+	c := f.cfg.Accept
+	if cn.Med <= 0 || cn.Peak() < ms(c.SynRetry)-f.floor || !f.hasServer {
 		return nil
 	}
 	wait := f.served.Waiting
-	if f.outside < f.floor || f.outside < float64(f.cfg.PathLatency.Share)*wait.Avg {
+	if f.outside < f.floor || f.outside < float64(c.Share)*wait.Avg {
 		return nil
 	}
 	fd := &Finding{Code: CodeAcceptQueue, Severity: SeverityWarning, Confidence: ConfidenceMedium}
@@ -45,7 +38,7 @@ func acceptQueue(f *facts) *Finding {
 	}
 	fd.Summary = fmt.Sprintf("Most requests open a new connection (connecting median %s) and some connects took %s (p95 %s): SYNs dropped past a full listen backlog and retried after %s. "+
 		"The connections that got in waited to be accepted: %s of the %s waiting is outside the server's %s, at %.0f req/s.",
-		fmtMs(cn.Med), fmtMs(cn.Peak()), fmtMs(cn.Tail()), fmtMs(ms(synRetry)), fmtMs(f.outside), fmtMs(wait.Avg), fmtMs(f.srv.Avg), f.w.RPS())
+		fmtMs(cn.Med), fmtMs(cn.Peak()), fmtMs(cn.Tail()), fmtMs(ms(c.SynRetry)), fmtMs(f.outside), fmtMs(wait.Avg), fmtMs(f.srv.Avg), f.w.RPS())
 	fd.Suspect = []string{
 		"the server's listen backlog (somaxconn, the listen() backlog) too small for the connection rate",
 		"a server or proxy that accepts connections slowly (an accept-rate limit, a busy accept loop)",

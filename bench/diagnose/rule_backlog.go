@@ -30,85 +30,122 @@ func closedModelBacklog(f *facts) *Finding {
 	if r == 0 {
 		r = lat + f.all.Blocked.Avg
 	}
-	if x <= 0 || lat <= 0 || lat < 0.5*r {
+	if x <= 0 || lat <= 0 || lat < float64(c.Busy)*r {
 		return nil // no throughput, or think time dominates the iteration
 	}
 	little := f.vus / x * 1000
-	// A queue the server does not time (its accept or worker queue in
-	// front of Server-Timing) is outside its time yet no delay of the
-	// path: the fastest request waited nothing outside (waiting's min over
-	// the server's), while the average waited a lot.
-	hidden := 0.0
-	if wt := f.served.Waiting; f.hasServer && !f.queue.Present() && wt.Min > 0 && f.srv.Min > 0 {
-		if pathFloor := max(wt.Min-f.srv.Min, 0); f.outside-pathFloor >= f.floor && pathFloor <= 0.25*f.outside {
-			hidden = f.outside - pathFloor
+	// The queue is the wait outside the server's own work: the queue the
+	// server reports, and the time outside its own time beyond the path's
+	// floor (the fastest request's time outside: what the path costs
+	// when nothing waits). A long tail or two modes in the server's own
+	// time is the server's, not a backlog. Without the server's time only
+	// a sweep's lightest step tells the unloaded latency; the fastest
+	// request is never the estimate (the first ones of a bimodal server
+	// are just the fast mode).
+	var queued, unloaded float64
+	untimed := 0.0
+	switch {
+	case f.hasServer:
+		if wt := f.served.Waiting; f.outside > 0 {
+			// Without either, a queue outside cannot be told from a
+			// delay of the path: none is claimed.
+			pathFloor := f.outside
+			switch {
+			case f.quietOutside >= 0: // a sweep: its quietest step
+				pathFloor = f.quietOutside
+			case wt.Min > 0 && f.srv.Min > 0:
+				pathFloor = max(wt.Min-f.srv.Min-f.queue.Min, 0)
+			}
+			untimed = max(f.outside-pathFloor, 0)
 		}
+		queued = f.queue.Avg + untimed
+		unloaded = max(lat-queued, 0)
+	case f.unloaded > 0:
+		unloaded = f.unloaded
+		queued = max(lat-unloaded, 0)
+	default:
+		// Neither the server's time nor steps: a queue and a slow service
+		// look alike. Every request slow (the median, not only the mean,
+		// many times the fastest) is what a backlog does and a long tail
+		// does not; the finding says the other reading.
+		d := f.served.Duration
+		if d.Min <= 0 || d.Med < float64(c.Ratio)*d.Min {
+			return nil
+		}
+		unloaded, queued = d.Min, max(lat-d.Min, 0)
 	}
-	queueShare := share(f.queue.Avg+hidden, f.served.Waiting.Avg)
-	// A summary of a VU ramp mixes its loads: the VUs in flight on
-	// average are X·R (Little's law), somewhere below the peak. The law
-	// cannot be checked against a number the file lacks; the server's
-	// queue holding most of waiting is what must say it then.
-	inFlight := x * r / 1000
-	mixed := len(f.obs.Steps) == 0 && f.w.mixedVUs() && inFlight <= f.vus*(1+float64(c.Little))
-	if mixed && queueShare < float64(c.QueueShare) {
+	queueShare := share(queued, lat)
+	if queued < max(f.floor, ms(c.Min)) {
 		return nil
 	}
+	// A summary of a VU ramp mixes its loads: the VUs in flight on
+	// average are X·R (Little's law), somewhere below the peak. The law
+	// cannot be checked against a number the file lacks; the queue
+	// holding most of the latency is what must say it then.
+	inFlight := x * r / 1000
+	mixed := len(f.obs.Steps) == 0 && f.w.mixedVUs() && inFlight <= f.vus*(1+float64(c.Little))
 	if !mixed && math.Abs(r-little) > float64(c.Little)*little {
 		return nil
 	}
-	// The unloaded latency: the fastest request (the first ones find the
-	// system empty), the sweep's lightest step, or the server's time with
-	// everything but its queue.
-	unloaded := f.served.Duration.Min
-	if f.unloaded > 0 && (unloaded <= 0 || f.unloaded < unloaded) {
-		unloaded = f.unloaded
-	}
-	if f.hasServer && f.queue.Present() {
-		unloaded = f.srv.Avg + f.all.Sending.Avg + f.all.Receiving.Avg + max(f.outside, 0)
-	}
 	ratio := share(lat, unloaded)
-	// Past a sweep's ceiling more VUs only add queue: half the ratio will do.
-	need := float64(c.Ratio)
+	// Past a sweep's ceiling more VUs only add queue: half the ratio, and
+	// half the queue's share, will do.
+	need, needShare := float64(c.Ratio), float64(c.QueueShare)
 	if f.pastCeiling() {
-		need /= 2
+		need, needShare = need/2, needShare/2
 	}
-	if queueShare < float64(c.QueueShare) && (unloaded <= 0 || ratio < need) {
+	if f.hasServer && queueShare < needShare || !f.hasServer && ratio < need {
 		return nil
 	}
 	conf := ConfidenceMedium
-	if f.model == ModelClosed && !mixed && (queueShare >= float64(c.QueueShare) || ratio >= need) {
+	if f.model == ModelClosed && !mixed && f.hasServer {
 		conf = ConfidenceHigh
 	}
-	fd := &Finding{Code: CodeClosedModelBacklog, Severity: SeverityWarning, Confidence: conf, ExplainsMs: max(lat-unloaded, 0)}
+	if !f.hasServer && f.unloaded == 0 {
+		conf = ConfidenceLow
+	}
+	fd := &Finding{Code: CodeClosedModelBacklog, Severity: SeverityWarning, Confidence: conf, ExplainsMs: queued}
 	// The backlog is the server's queue where the server times it; the
-	// rest of it waited where Server-Timing does not look (its accept
-	// queue, its listen backlog, a device's queue): outside the server.
-	queued := max(lat-unloaded, 0)
+	// rest of it waited where Server-Timing does not look: outside the
+	// server.
 	fd.claim(lineServer, min(f.queue.Avg, queued)).claim(lineOutside, queued-min(f.queue.Avg, queued))
-	fd.add("vus", f.vus).add("throughput_per_s", x).add("little_ms", little).add("latency_avg_ms", lat).add("unloaded_ms", unloaded)
+	fd.add("vus", f.vus).add("throughput_per_s", x).add("little_ms", little).add("latency_avg_ms", lat).add("queued_ms", queued).add("unloaded_ms", unloaded)
 	if f.queue.Present() {
 		fd.add("server_queue_avg_ms", f.queue.Avg)
 	}
 	if f.hasServer {
 		fd.add("server_time_avg_ms", f.srv.Avg)
 	}
-	fd.Summary = fmt.Sprintf("%.0f VUs at %.0f/s: Little's law gives %s per iteration, and requests take %s, %.1f× their unloaded %s. "+
+	without := "without the queue"
+	switch {
+	case !f.hasServer && f.unloaded > 0:
+		without = "in the sweep's lightest step"
+	case !f.hasServer:
+		without = "the fastest request; the median is " + fmtMs(f.served.Duration.Med)
+	}
+	fd.Summary = fmt.Sprintf("%.0f VUs at %.0f/s: Little's law gives %s per iteration, and requests take %s, of which %s waited in a queue (%s %s). "+
 		"This is the backlog of a closed model driven past its ceiling — each request waits for those ahead of it — "+
-		"not the latency users arriving at %.0f/s would see.", f.vus, x, fmtMs(little), fmtMs(lat), ratio, fmtMs(unloaded), x)
+		"not the latency users arriving at %.0f/s would see.", f.vus, x, fmtMs(little), fmtMs(lat), fmtMs(queued), fmtMs(unloaded), without, x)
 	if mixed {
 		fd.add("vus_in_flight_avg", inFlight)
-		fd.Summary = fmt.Sprintf("Up to %.0f VUs at %.0f/s on average: by Little's law %.0f VUs were in flight on average, and requests take %s, %.1f× their unloaded %s. "+
+		fd.Summary = fmt.Sprintf("Up to %.0f VUs at %.0f/s on average: by Little's law %.0f VUs were in flight on average, and requests take %s, of which %s waited in a queue (%s %s). "+
 			"This is the backlog of a closed model driven past its ceiling — each request waits for those ahead of it — not the latency users arriving at %.0f/s would see. "+
-			"A summary mixes the ramp's loads: k6's NDJSON shows at which VUs the queue builds.", f.vus, x, inFlight, fmtMs(lat), ratio, fmtMs(unloaded), x)
+			"A summary mixes the ramp's loads: k6's NDJSON shows at which VUs the queue builds.", f.vus, x, inFlight, fmtMs(lat), fmtMs(queued), fmtMs(unloaded), without, x)
 	}
-	if f.queue.Present() {
+	if f.queue.Avg > 0 {
 		fd.Summary += fmt.Sprintf(" The server's own queue holds %s of it.", fmtMs(f.queue.Avg))
 	}
-	if hidden > 0 {
-		fd.add("untimed_queue_ms", hidden)
-		fd.Summary += fmt.Sprintf(" %s of waiting is outside the server's own time, yet the fastest request waited nothing there: "+
-			"a queue the server does not time (its worker or accept queue), not a delay of the path.", fmtMs(hidden))
+	if untimed > 0 {
+		fd.add("untimed_queue_ms", untimed)
+		fd.Summary += fmt.Sprintf(" %s of it is outside the server's own time, and the fastest request waited nothing there: "+
+			"a queue the server does not time (its worker or accept queue) or a load balancer's connection queue in front of it — "+
+			"k6's file cannot tell which.", fmtMs(untimed))
+		fd.alternative("", "a load balancer's or proxy's connection queue (maxconn on a backend) in front of the server looks the same from k6: "+
+			"the balancer's queue counters (haproxy's qcur/qtime, nginx's upstream queue) or the server's own accept and worker counters would tell")
+	}
+	if !f.hasServer && f.unloaded == 0 {
+		fd.alternative(CodeServerSlow, "a server whose own work takes this long for every request: without the server's time "+
+			"(--server-stats, the APM's figures, a Server-Timing trend) or a sweep's steps (k6's NDJSON), a queue and a slow service look alike")
 	}
 	fd.Suspect = []string{
 		"whatever caps throughput (worker or connection pool, DB, fsync, a device): the VUs queue in front of it",

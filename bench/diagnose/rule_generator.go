@@ -22,15 +22,15 @@ func generatorSaturated(f *facts) *Finding {
 	}
 	cpuHigh := cpuFull(w, c)
 	asked := w.Iterations + w.Dropped
-	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked)
+	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked) && !held(w, c) && !droppedAtStart(f)
 	wait := f.served.Waiting.Avg
 	outside := f.outside >= f.floor && f.outside >= float64(f.cfg.PathLatency.Share)*wait
 	client := f.served.Sending.Avg + f.served.Receiving.Avg
 	small := f.bytesPer(w.DataReceived) < float64(f.cfg.Upload.Body) && f.bytesPer(w.DataSent) < float64(f.cfg.Upload.Body)
-	inflated := client >= 1 && client >= 0.2*f.outside && small
+	inflated := client >= ms(c.OwnMin) && client >= float64(c.OwnShare)*f.outside && small
 	tail := behindInTail(f)
 	script := scriptTime(f)
-	scripted := script >= 1 && script >= 0.2*f.outside
+	scripted := script >= ms(c.OwnMin) && script >= float64(c.OwnShare)*f.outside
 	stalls := stalled(f, small)
 	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated || dropped && (tail || scripted || stalls)) {
 		return nil
@@ -64,6 +64,8 @@ func generatorSaturated(f *facts) *Finding {
 			"the requests of the busiest seconds waited for the generator, not every request for a device. Without the generator's CPU "+
 			"(--generator-cpu) or the steps (k6's NDJSON) this is the likeliest reading, not a proof.",
 			fmtMs(max(f.served.Waiting.Med-f.srv.Med-f.queue.Med, 0)), fmtMs(f.outside))
+		fd.alternative(CodePathLatency, "a path that loses packets delays a few requests by a retransmission (200 ms and more) and leaves the others alone, "+
+			"a tail too: k6's NDJSON shows whether the delay clusters in the seconds the generator was behind or spreads over the run")
 	}
 	return fd
 }
@@ -88,7 +90,8 @@ func stalled(f *facts, small bool) bool {
 		return false
 	}
 	avg := s.Avg + r.Avg
-	return avg >= 1 && s.Med+r.Med <= 0.05*avg
+	c := f.cfg.Generator
+	return avg >= ms(c.OwnMin) && s.Med+r.Med <= float64(c.StallMedian)*avg
 }
 
 // scriptTime is the generator's own time per iteration beside its
@@ -115,7 +118,7 @@ func behindInTail(f *facts) bool {
 		return false
 	}
 	medOutside := wt.Med - srv.Med - f.queue.Med
-	return medOutside <= 0.25*f.outside && srv.Tail() <= float64(f.cfg.Generator.ServerFlat)*srv.Med
+	return medOutside <= float64(f.cfg.Generator.TailMedian)*f.outside && srv.Tail() <= float64(f.cfg.Generator.ServerFlat)*srv.Med
 }
 
 func generatorFinding(f *facts, conf Confidence) *Finding {
@@ -207,7 +210,13 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 		// 110 ms in one step, its median 21 ms as below the knee).
 		flat := own(f) <= float64(c.ServerFlat)*own(base) ||
 			f.srv.Med > 0 && f.queue.Med == 0 && f.srv.Med <= float64(c.ServerFlat)*base.srv.Med
-		busy := s.Dropped > 0 || cpuFull(s, c)
+		// Drops with every VU busy (a stream's vus over vus_max) are the
+		// generator's only when its own phases grew with them (sending and
+		// receiving this many times the quietest step's: E7 through k6, a
+		// CPU-starved generator reads slowly). The engine's document has no
+		// busy share and its phases do not grow: its drops count (E7).
+		clientGrew := f.served.Sending.Avg+f.served.Receiving.Avg >= float64(c.Diverge)*(base.served.Sending.Avg+base.served.Receiving.Avg)
+		busy := s.Dropped > 0 && (!held(s, c) || clientGrew) || cpuFull(s, c)
 		grown := f.served.Duration.Tail()-base.served.Duration.Tail() >= f.floor
 		// From the knee on: more arrivals only leave a generator that
 		// fell behind further behind.
@@ -224,4 +233,21 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 		fd.Steps = steps
 	}
 	return fd
+}
+
+// held: the window's VUs were (nearly) all busy, so its dropped
+// iterations found no free VU because latency held them — an open model
+// past a ceiling in front of the server — not because the generator fell
+// behind (E7 past its knee dropped with half its VUs idle).
+func held(w *Window, c GeneratorConfig) bool {
+	return w.busyVUs >= float64(c.Held)
+}
+
+// droppedAtStart: a stream's iterations were all dropped in its first
+// second, while k6 started its VUs, and none after while the time outside
+// the server went on: k6's start, not a generator behind its arrivals
+// (which drops them in the seconds it is behind).
+func droppedAtStart(f *facts) bool {
+	ss := f.obs.Series
+	return f.name == "" && len(ss) > 2 && ss[0].Dropped == f.w.Dropped
 }

@@ -15,7 +15,13 @@ func pathLatency(f *facts) *Finding {
 	}
 	wait := f.served.Waiting
 	rest := f.b.left(lineOutside) // what no cause found before explains
-	if rest < f.floor || rest < float64(f.cfg.PathLatency.Share)*wait.Avg {
+	// Its share is of the waiting less the server's time a cause found
+	// before explains: beside a server named slow, a device's constant
+	// delay is the rest of the time (a 100 ms WAF beside a server
+	// degrading to 800 ms). What causes claimed outside the server stays
+	// in: the residual of a backlog is not a path.
+	open := wait.Avg - f.b.claimed[lineServer]
+	if rest < f.floor || rest < float64(f.cfg.PathLatency.Share)*max(open, 0) {
 		return nil
 	}
 	conf := ConfidenceHigh
@@ -29,6 +35,14 @@ func pathLatency(f *facts) *Finding {
 	// a slow terminator or a slow connect.
 	if p := f.all.TLS; p.Tail() == 0 && p.Peak() > 0 && p.Peak() <= 2*rest+f.floor {
 		fd.claim(lineConnTails, 0)
+	}
+	// The few connects that waited a SYN retry (1 s, then 3 s, 7 s) lost
+	// a packet on their way: the path's loss, which delays its answers
+	// too, not distance or a limit on new connections.
+	lostSYN := false
+	if p := f.all.Connecting; p.Tail() == 0 && synRetried(p.Peak(), f) {
+		fd.claim(lineConnTails, 0)
+		lostSYN = true
 	}
 	fd.add("waiting_avg_ms", wait.Avg).add("waiting_p95_ms", wait.Tail()).add("server_time_avg_ms", f.srv.Avg).add("server_time_p95_ms", f.srv.Tail())
 	if f.queue.Present() {
@@ -49,6 +63,9 @@ func pathLatency(f *facts) *Finding {
 		fd.Summary += fmt.Sprintf("; the other findings explain %s of it and leave %s", fmtMs(f.outside-rest), fmtMs(rest))
 	}
 	fd.Summary += ": round trips, a device inspecting or queueing requests, or a load balancer — not the server."
+	if lostSYN {
+		fd.Summary += fmt.Sprintf(" A connect took %s, a SYN retry: the path lost a packet, as it may lose answers.", fmtMs(f.all.Connecting.Peak()))
+	}
 	fd.Suspect = []string{
 		"round-trip time between the generator and the server",
 		"a security device (WAF, IPS) inspecting or queueing requests",
@@ -60,4 +77,16 @@ func pathLatency(f *facts) *Finding {
 		"ask the devices for their own latency (WAF / LB logs, their Server-Timing entries)",
 	}
 	return fd
+}
+
+// synRetried: a connect of about k SYN retry timeouts (1, 3, 7 × 1 s,
+// give or take the floor) waited for a SYN or SYN-ACK sent again.
+func synRetried(peak float64, f *facts) bool {
+	r := ms(f.cfg.Accept.SynRetry)
+	for _, k := range []float64{1, 3, 7} {
+		if peak >= k*r-f.floor && peak <= k*r+f.floor+0.05*k*r {
+			return true
+		}
+	}
+	return false
 }

@@ -13,7 +13,8 @@ func rateLimited(f *facts) *Finding {
 	if w.Requests == 0 {
 		return nil
 	}
-	n429 := w.Status(429) + fast503(f)
+	n403 := fast403(f)
+	n429 := w.Status(429) + fast503(f) + n403
 	conf := ConfidenceHigh
 	failed := share(float64(w.Failed), float64(w.Requests))
 	fewer := f.hasServer && f.srvRequests >= 0 && float64(f.srvRequests) < float64(w.Requests)*(1-float64(c.Share)) && f.all.Duration.Avg < f.srv.Avg
@@ -67,6 +68,11 @@ func rateLimited(f *facts) *Finding {
 	if n503 := fast503(f); n503 > 0 {
 		what = fmt.Sprintf("were rejected: %d answered 429, %d a fast 503 (nginx's limit_req default)", w.Status(429), n503)
 	}
+	if n403 > 0 {
+		what = fmt.Sprintf("were rejected fast, %d of them with 403, while %d passed", n403, w.Requests-w.Failed)
+		fd.alternative(CodeToolBlocked, "a block of some requests (a WAF rule on some of them) answers 403 as fast: "+
+			"the device's rule or log would tell (a limiter's rejections follow the rate, a rule's the requests' content)")
+	}
 	switch {
 	case !statusesKnown(w) && fewer:
 		what = "failed (the file has no status codes) while the server saw fewer requests than were sent"
@@ -78,6 +84,12 @@ func rateLimited(f *facts) *Finding {
 	if passed > all {
 		fd.Summary += fmt.Sprintf(" The average duration %s is below the %s the served requests took: fast rejections pull the average down and the TPS up — do not read this run as healthy.",
 			fmtMs(all), fmtMs(passed))
+	}
+	if !statusesKnown(w) {
+		fd.alternative(CodeUpstreamFailing, "a proxy's fast 502 for an upstream it will not open (a connection limit such as nginx's max_conns) "+
+			"answers as fast and also before the server: k6's NDJSON (status tag) or the proxy's log would tell")
+		fd.alternative(CodeToolBlocked, "a block (403 from a WAF or an IP rule) answers fast too: k6's summary cannot tell a rate limiter (429) "+
+			"from a block (403) — its NDJSON (status tag) or the device's count would; some requests passed, which a limiter does and a block rarely")
 	}
 	fd.Suspect = []string{
 		"a rate limiter in front of the server (WAF, API gateway, load balancer) allowing fewer requests per second than the test sends",
@@ -105,22 +117,38 @@ func fastFailures(f *facts) float64 {
 	// Fast: a quarter of the served requests' time, or short of it by most
 	// of the server's own time (rejected on a path that adds latency
 	// before the limiter: the rejections pay the path, not the server).
-	skipped := f.hasServer && avg <= ok-0.8*f.srv.Avg
-	if avg < 0 || avg > 0.25*ok && !skipped {
+	c := f.cfg.RateLimited
+	skipped := f.hasServer && avg <= ok-float64(c.Skipped)*f.srv.Avg
+	if avg < 0 || avg > float64(c.Fast)*ok && !skipped {
 		return 0
 	}
 	return max(avg, 1e-3)
 }
 
 // fast503 counts the 503s that are a limiter's rejections (nginx's
-// limit_req answers 503 by default): answered in under a quarter of the
-// served requests' time, or never seen by the server.
-func fast503(f *facts) int64 {
+// limit_req answers 503 by default).
+func fast503(f *facts) int64 { return fastRejections(f, 503) }
+
+// fast403 counts the 403s that are a limiter's rejections (limit_req_status
+// 403): only while some requests passed — a block that refuses every
+// request is tool-blocked's.
+func fast403(f *facts) int64 {
+	if f.w.Failed >= f.w.Requests {
+		return 0
+	}
+	return fastRejections(f, 403)
+}
+
+// fastRejections counts the answers with status code that a limiter gave:
+// answered in under rate_limited.fast of the served requests' time, or
+// never seen by the server.
+func fastRejections(f *facts, code int) int64 {
 	w := f.w
-	n := w.Status(503)
+	n := w.Status(code)
 	if n == 0 {
 		return 0
 	}
+	key := fmt.Sprint(code)
 	ok := 0.0
 	for _, g := range f.obs.ByStatus {
 		if g.Key == "200" {
@@ -128,8 +156,8 @@ func fast503(f *facts) int64 {
 		}
 	}
 	for _, g := range f.obs.ByStatus {
-		if g.Key == "503" && ok > 0 {
-			if g.Phases.Duration.Avg <= 0.25*ok {
+		if g.Key == key && ok > 0 {
+			if g.Phases.Duration.Avg <= float64(f.cfg.RateLimited.Fast)*ok {
 				return n
 			}
 			return 0

@@ -22,13 +22,11 @@ func serverSlow(f *facts) *Finding {
 	if !wait.Present() {
 		wait = f.served.Duration
 	}
-	total := f.b.left(lineServer) // the server's time no backlog claimed
+	// The server's own work, not its queue: a queue for a worker is
+	// arrivals past capacity (a ceiling, a backlog), and the work stays
+	// what it was (s003: 50 ms with 125 ms queued).
+	total := min(f.b.left(lineServer), f.srv.Avg)
 	tail := f.srv.Tail()
-	// The queue's tail is the server's unless a cause before claimed the
-	// queue (a closed model's backlog waits there by construction).
-	if f.model != ModelClosed && f.b.claimed[lineServer] == 0 {
-		tail += f.queue.Tail()
-	}
 	grows := spreads(f)
 	// A server slow for the typical request (its median at the line) is
 	// named for a material share of waiting, beside other causes (250 ms
@@ -66,7 +64,7 @@ func spreads(f *facts) bool {
 }
 
 func serverFinding(f *facts, wait Stat, conf Confidence) *Finding {
-	total := f.srv.Avg + f.queue.Avg
+	total := f.srv.Avg
 	fd := &Finding{Code: CodeServerSlow, Severity: SeverityWarning, Confidence: conf, ExplainsMs: total}
 	fd.claim(lineServer, total)
 	fd.add("waiting_avg_ms", wait.Avg).add("waiting_p95_ms", wait.Tail()).add("server_time_avg_ms", f.srv.Avg).add("server_time_p95_ms", f.srv.Tail())
@@ -76,8 +74,8 @@ func serverFinding(f *facts, wait Stat, conf Confidence) *Finding {
 	fd.add("server_share", share(total, wait.Avg))
 	fd.Summary = fmt.Sprintf("The server itself takes the time: waiting %s (p95 %s), server time %s (p95 %s) — %s of waiting is inside the server.",
 		fmtMs(wait.Avg), fmtMs(wait.Tail()), fmtMs(f.srv.Avg), fmtMs(f.srv.Tail()), pct(share(total, wait.Avg)))
-	if f.queue.Avg > f.srv.Avg {
-		fd.Summary += fmt.Sprintf(" Most of it (%s) is queueing for a worker: arrivals exceed the server's capacity.", fmtMs(f.queue.Avg))
+	if f.queue.Avg >= f.floor {
+		fd.Summary += fmt.Sprintf(" Its queue for a worker (%s) is not its work: that is arrivals past its capacity.", fmtMs(f.queue.Avg))
 	}
 	fd.Suspect = []string{
 		"the application: its code, DB queries, locks, thread and connection pools",
@@ -102,7 +100,7 @@ func serverSweep(obs *Observation, cfg *Config) *Finding {
 	}
 	first, last := fs[0], fs[len(fs)-1]
 	if last.srv.Tail() < float64(cfg.ServerSlow.Growth)*first.srv.Tail() || last.srv.Tail()-first.srv.Tail() < last.floor ||
-		share(last.srv.Avg+last.queue.Avg, last.served.Waiting.Avg) < float64(cfg.ServerSlow.Share) {
+		share(last.srv.Avg, last.served.Waiting.Avg) < float64(cfg.ServerSlow.Share) {
 		return nil
 	}
 	fd := serverFinding(last, last.served.Waiting, ConfidenceHigh)

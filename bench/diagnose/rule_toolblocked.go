@@ -10,17 +10,33 @@ import "fmt"
 // 0.1 ms on average, the server saw 0).
 func toolBlocked(f *facts) *Finding {
 	w, c := f.w, f.cfg.ToolBlocked
-	if w.Requests < 10 || share(float64(w.Failed), float64(w.Requests)) < float64(c.Failed) {
+	if w.Requests < c.MinRequests || share(float64(w.Failed), float64(w.Requests)) < float64(c.Failed) {
 		return nil
 	}
 	blocking := w.Status(401) + w.Status(403) + w.Status(406) + w.Status(451)
 	known := statusesKnown(w)
-	if known && float64(blocking) < 0.5*float64(w.Failed) {
-		return nil // failures of another kind (5xx, 429, resets): not a block
+	serverFew := f.srvRequests >= 0 && float64(f.srvRequests) <= float64(c.ServerShare)*float64(w.Requests)
+	// Every request refused and the server saw none is a block whatever
+	// status it answers (a deny rule answering 429); otherwise failures
+	// of another kind (5xx, 429, resets) are not a block.
+	refusedAll := w.Failed == w.Requests && serverFew
+	if known && float64(blocking) < float64(c.Blocking)*float64(w.Failed) && !refusedAll {
+		return nil
+	}
+	// Without status codes some requests passing is a limiter's pattern
+	// (it lets its rate through; a block lets none): rate-limited names
+	// it, with the block as its alternative.
+	if !known && w.Failed < w.Requests {
+		return nil
+	}
+	// A block stops requests before the server: a server that counted
+	// (nearly) every failed request served them, whatever k6 made of the
+	// answers.
+	if f.srvRequests >= 0 && float64(f.srvRequests) >= (1-float64(c.ServerShare))*float64(w.Failed) {
+		return nil
 	}
 	dur := f.all.Duration.Avg
-	fast := dur <= ms(c.Fast) || (f.hasServer && dur < 0.25*f.srv.Avg)
-	serverFew := f.srvRequests >= 0 && float64(f.srvRequests) <= float64(c.ServerShare)*float64(w.Requests)
+	fast := dur <= ms(c.Fast) || (f.hasServer && dur < float64(c.FastServer)*f.srv.Avg)
 	if !fast && !serverFew {
 		return nil
 	}
@@ -40,9 +56,22 @@ func toolBlocked(f *facts) *Finding {
 		fd.add("server_requests", float64(f.srvRequests))
 		seen = fmt.Sprint(f.srvRequests)
 	}
-	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed, %d of them with 403, in %s on average at %.0f req/s, and the server saw %s: "+
+	with := fmt.Sprintf("%d of them with 403", w.Status(403))
+	if !known {
+		with = "none passed (the file has no status codes)"
+		fd.alternative(CodeRateLimited, "a rate limiter answers as fast, and one with a low limit may reject every request: "+
+			"k6's summary cannot tell a limiter (429) from a block (403) — its NDJSON (status tag) or the limiter's count would")
+		fd.alternative(CodeUpstreamFailing, "an upstream that answers bytes that are not HTTP, or cuts its answer, fails as fast: "+
+			"k6's NDJSON (error_code tag: 1000s for transport errors, 14xx for statuses) or the server's own count would tell")
+	}
+	if known && float64(blocking) < float64(c.Blocking)*float64(w.Failed) {
+		with = fmt.Sprintf("%d of them with 403, %d with 429", w.Status(403), w.Status(429))
+		fd.alternative(CodeRateLimited, "a rate limiter whose limit this client never fits answers 429 to every request too: "+
+			"the device's rule (a deny by User-Agent or address, or a limit) or its log would tell")
+	}
+	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed, %s, in %s on average at %.0f req/s, and the server saw %s: "+
 		"something in the path rejects the tool itself. The TPS and the average are those of the rejections, not of the service.",
-		w.Failed, w.Requests, pct(share(float64(w.Failed), float64(w.Requests))), w.Status(403), fmtMs(dur), w.RPS(), seen)
+		w.Failed, w.Requests, pct(share(float64(w.Failed), float64(w.Requests))), with, fmtMs(dur), w.RPS(), seen)
 	fd.Suspect = []string{
 		"a WAF or bot protection blocking the tool's User-Agent (k6's default \"Grafana k6/<version>\") or request pattern",
 		"an IP block or geo rule on the generator's address",

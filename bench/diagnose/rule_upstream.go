@@ -26,20 +26,26 @@ func upstreamFailing(f *facts) *Finding {
 	gateway := w.Status(502) + w.Status(504)
 	n = max(n, transport) + gateway
 	unanswered := unansweredAtLeast(w)
+	// The server answered (nearly) every request with a success, yet k6
+	// saw some fail: the answers broke on their way back (a cut
+	// connection, a byte limit). Only a file without k6's statuses needs
+	// the server's word for it.
+	brokenAfter := !statusesKnown(w) && n == 0 && w.Failed > 0 && servedAllOK(f)
 	slow := !statusesKnown(w) && n == 0 && slowFailures(f)
 	byBytes := n == 0 && !statusesKnown(w) && unanswered > 0
 	if byBytes {
 		n = min(unanswered, w.Failed)
 	}
-	if slow {
+	if slow || brokenAfter {
 		n = w.Failed
 	}
-	if w.Requests == 0 || n == 0 || share(float64(n), float64(w.Requests)) < float64(f.cfg.RateLimited.Share) {
+	c := f.cfg.Upstream
+	if w.Requests == 0 || n == 0 || share(float64(n), float64(w.Requests)) < float64(c.Share) {
 		return nil
 	}
 	sh := share(float64(n), float64(w.Requests))
 	sev := SeverityWarning
-	if sh >= 0.5 {
+	if sh >= float64(c.Critical) {
 		sev = SeverityCritical
 	}
 	conf := ConfidenceMedium
@@ -48,6 +54,9 @@ func upstreamFailing(f *facts) *Finding {
 	}
 	if byBytes || slow {
 		conf = ConfidenceLow
+	}
+	if brokenAfter {
+		conf = ConfidenceMedium
 	}
 	fd := &Finding{Code: CodeUpstreamFailing, Severity: sev, Confidence: conf, ExplainsMs: f.all.Duration.Avg * sh}
 	// Where the file does not set the failures apart (a summary, or all
@@ -76,6 +85,10 @@ func upstreamFailing(f *facts) *Finding {
 	if slow {
 		fd.Summary = fmt.Sprintf("%d of %d requests failed, slower on average than the answers (the file has no status codes): "+
 			"failures that wait are timeouts — a proxy giving up on its upstream (504) or connections that hang", w.Failed, w.Requests)
+	}
+	if brokenAfter {
+		fd.Summary = fmt.Sprintf("%d of %d requests failed, yet the server answered %d with a success (the file has no status codes; k6's NDJSON has them)",
+			w.Failed, w.Requests, f.srvRequests)
 	}
 	if byBytes {
 		fd.Summary = fmt.Sprintf("%d of %d requests failed and %s came back in all, less than a status line (%d B) each: at least %d got no HTTP answer "+
@@ -166,5 +179,21 @@ func slowFailures(f *facts) bool {
 	}
 	ok, all := w.OK.Duration.Avg, f.all.Duration.Avg
 	avg := (all*float64(w.Requests) - ok*float64(w.Requests-w.Failed)) / float64(w.Failed)
-	return avg >= ok && avg-ok >= f.floor/4
+	return avg >= ok && avg-ok >= ms(f.cfg.Upstream.Slower)
+}
+
+// servedAllOK: the server counted (nearly) every request k6 sent and
+// answered none of them with a failure (its own statuses say so).
+func servedAllOK(f *facts) bool {
+	w, srv := f.w, f.obs.Server
+	if f.srvRequests < 0 || srv == nil || len(srv.Statuses) == 0 ||
+		float64(f.srvRequests) < (1-float64(f.cfg.Upstream.Share))*float64(w.Requests) {
+		return false
+	}
+	for k, v := range srv.Statuses {
+		if statusFailed(k) && v > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -43,6 +43,16 @@ type ruleSpec struct {
 	// mark: the rule's finding marks the steps it names for later rules
 	// (the ceiling tells the backlog rule which steps are past it).
 	mark bool
+	// timed: the finding names a cause of the average request's time and
+	// is dropped when what it explains is not material (Config.Material);
+	// rules that read a peak (a handshake few requests paid) or failures
+	// are not.
+	timed bool
+	// wholeRun: judged over the whole run only, not per step. A dial or a
+	// handshake costs what it costs at any load; a step's few connection
+	// phases are those of its moment (k6 starting its VUs, a burst of new
+	// connections), not a cause of the run.
+	wholeRun bool
 }
 
 // rules is the table, in the order the rules run: a rule that explains a
@@ -51,29 +61,33 @@ var rules = [...]ruleSpec{
 	{code: CodeUpstreamFailing, window: check(upstreamFailing), explains: []line{lineOutside, lineServer}},
 	{code: CodeToolBlocked, window: check(toolBlocked), silencedBy: []string{CodeUpstreamFailing}},
 	{code: CodeRateLimited, window: check(rateLimited), silencedBy: []string{CodeToolBlocked}},
-	{code: CodeGeneratorSaturated, window: check(generatorSaturated), sweep: generatorSweep, inStep: check(generatorInStep),
+	{code: CodeGeneratorSaturated, timed: true, window: check(generatorSaturated), sweep: generatorSweep, inStep: check(generatorInStep),
 		needs: []input{needServerTime}, explains: []line{lineOutside, lineSending, lineReceiving, lineConnecting, lineConnTails},
 		silencedBy: []string{CodeToolBlocked, CodeUpstreamFailing}},
-	{code: CodeThroughputCeiling, sweep: throughputCeiling, needs: []input{needSteps}, mark: true,
+	{code: CodeThroughputCeiling, sweep: throughputCeiling, inStep: check(ceilingInStep), window: check(ceilingAtOneRate),
+		needs: []input{needSteps}, mark: true,
+		explains:   []line{lineOutside, lineServer},
 		silencedBy: []string{CodeGeneratorSaturated, CodeToolBlocked, CodeUpstreamFailing}},
-	{code: CodeAcceptQueue, window: check(acceptQueue), needs: []input{needServerTime},
+	{code: CodeAcceptQueue, timed: true, window: check(acceptQueue), needs: []input{needServerTime},
 		explains: []line{lineOutside, lineConnecting, lineBlockedRest}, silencedBy: []string{CodeToolBlocked, CodeUpstreamFailing}},
-	{code: CodeUploadLimited, window: check(uploadLimited), explains: []line{lineSending, lineOutside},
+	{code: CodeUploadLimited, timed: true, window: check(uploadLimited), explains: []line{lineSending, lineOutside},
 		silencedBy: []string{CodeToolBlocked}},
-	{code: CodeDownloadLimited, window: check(downloadLimited), sweep: downloadSweep, explains: []line{lineReceiving, lineOutside},
+	{code: CodeDownloadLimited, timed: true, window: check(downloadLimited), sweep: downloadSweep, explains: []line{lineReceiving, lineOutside},
 		silencedBy: []string{CodeToolBlocked, CodeGeneratorSaturated}},
-	{code: CodeClosedModelBacklog, window: check(closedModelBacklog), explains: []line{lineServer, lineOutside},
+	{code: CodeClosedModelBacklog, timed: true, window: check(closedModelBacklog), explains: []line{lineServer, lineOutside},
 		silencedBy: []string{CodeToolBlocked, CodeGeneratorSaturated, CodeUploadLimited, CodeDownloadLimited}},
-	{code: CodeServerSlow, window: check(serverSlow), sweep: serverSweep, needs: []input{needServerTime}, explains: []line{lineServer},
+	{code: CodeServerSlow, timed: true, window: check(serverSlow), sweep: serverSweep, needs: []input{needServerTime}, explains: []line{lineServer},
 		silencedBy: []string{CodeToolBlocked, CodeUploadLimited}},
-	{code: CodePathLatency, window: check(pathLatency), needs: []input{needServerTime}, explains: []line{lineOutside, lineConnTails},
-		silencedBy: []string{CodeToolBlocked}},
-	{code: CodeTLSHandshakeSlow, window: check(tlsHandshakeSlow), explains: []line{lineTLS}},
-	{code: CodeConnectSlow, window: check(connectSlow), explains: []line{lineConnecting}},
-	{code: CodeConnectionWait, window: check(connectionWait), explains: []line{lineBlockedRest}},
+	{code: CodePathLatency, timed: true, window: check(pathLatency), needs: []input{needServerTime}, explains: []line{lineOutside, lineConnTails},
+		// The accept queue claims all the time outside the server where it
+		// holds; a step before its first SYN retry is its residual.
+		silencedBy: []string{CodeToolBlocked, CodeAcceptQueue}},
+	{code: CodeTLSHandshakeSlow, window: check(tlsHandshakeSlow), explains: []line{lineTLS}, wholeRun: true},
+	{code: CodeConnectSlow, window: check(connectSlow), explains: []line{lineConnecting}, wholeRun: true},
+	{code: CodeConnectionWait, window: check(connectionWait), explains: []line{lineBlockedRest}, wholeRun: true},
 	// A consequence, not a cause: it claims nothing; the accept queue
 	// names the same setup time with its own numbers.
-	{code: CodeHiddenConnectionCost, window: check(hiddenConnectionCost), silencedBy: []string{CodeAcceptQueue}},
+	{code: CodeHiddenConnectionCost, window: check(hiddenConnectionCost), silencedBy: []string{CodeAcceptQueue}, wholeRun: true},
 }
 
 func specOf(code string) *ruleSpec {

@@ -39,7 +39,11 @@ type Options struct {
 	// ServerMetric names the server-time trend in k6 files.
 	ServerMetric string
 	// Bucket is the narrowest time bucket of a stream (0: 1s).
-	Bucket     time.Duration
+	Bucket time.Duration
+	// MaxBytes and MaxPoints bound an input (0: DefaultMaxBytes,
+	// DefaultMaxPoints).
+	MaxBytes   int64
+	MaxPoints  int64
 	ConfigPath string
 	JSON       bool
 	// Chart, when set, is an SVG file to draw the reports in (WriteChart).
@@ -70,7 +74,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	// A stream does not say its executor: the user's decides how its
 	// steps are cut (see Reader.Open).
-	rd := Reader{ServerMetric: opts.ServerMetric, Bucket: opts.Bucket, Open: extra.model() == ModelOpen}
+	rd := extra.hints(Reader{ServerMetric: opts.ServerMetric, Bucket: opts.Bucket, MaxBytes: opts.MaxBytes, MaxPoints: opts.MaxPoints})
 	var base *Report
 	if opts.Baseline != "" {
 		obs, err := rd.ReadFile(ctx, opts.Baseline)

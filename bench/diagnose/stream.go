@@ -3,7 +3,6 @@ package diagnose
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 )
@@ -85,7 +84,11 @@ type stream struct {
 	width    int64  // ns per bucket
 	t0       int64
 	vusMax   float64
-	points   int64
+	// vusMaxFirst is the first vus_max point (-1: none yet): k6 allocates
+	// every VU of a closed model before it starts, so vus_max grows during
+	// a run only under an arrival-rate executor.
+	vusMaxFirst float64
+	points      int64
 }
 
 func newStream(opt Reader) *stream {
@@ -98,6 +101,8 @@ func newStream(opt Reader) *stream {
 		byName:   map[string]*acc{},
 		width:    int64(opt.Bucket),
 		sched:    schedAccs(len(opt.Schedule)),
+
+		vusMaxFirst: -1,
 	}
 }
 
@@ -165,13 +170,15 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 	if !ok {
 		return nil // a custom metric the analyzer does not use
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("value of %s is not a finite number", name)
+	if err := checkPoint(name, sp.kind, v); err != nil {
+		return err
 	}
 	if t < 0 || t > maxTime {
 		return fmt.Errorf("time of %s is before 1970 or after 2200", name)
 	}
-	s.points++
+	if s.points++; s.points > s.opt.MaxPoints {
+		return fmt.Errorf("more than %d points (--max-points raises the bound)", s.opt.MaxPoints)
+	}
 	s.all.seen(t)
 	// Each point goes to the run's totals, its time bucket and, with a
 	// Reader.Schedule, its scheduled step.
@@ -246,7 +253,13 @@ func (s *stream) point(name []byte, t int64, v float64, tg *tags) error {
 		s.all.vusMax = max(s.all.vusMax, v)
 		windows(func(a *acc) { a.vusSum += v; a.vusN++ })
 	case kVUsMax:
+		if s.vusMaxFirst < 0 {
+			s.vusMaxFirst = v
+		}
 		s.vusMax = max(s.vusMax, v)
+		s.all.allocSum += v
+		s.all.allocN++
+		windows(func(a *acc) { a.allocSum += v; a.allocN++ })
 	}
 	return nil
 }
@@ -286,6 +299,22 @@ func (s *stream) observation(f Format) *Observation {
 	o.VUs = s.all.vusMax
 	o.Run.VUs = int(s.all.vusMax)
 	o.Run.MaxVUs = int(s.vusMax)
+	if !s.opt.Open && s.open() {
+		o.Run.Model = ModelOpen
+		why := fmt.Sprintf("it dropped %d iterations, which only arrival-rate executors do", s.all.dropped)
+		switch {
+		case s.allocated():
+			why = fmt.Sprintf("k6 allocated VUs during the run (vus_max %.0f → %.0f), which only arrival-rate executors do", s.vusMaxFirst, s.vusMax)
+		case s.all.dropped == 0:
+			why = fmt.Sprintf("iterations started at a fixed rate while at most %.0f of its %.0f VUs were busy, as an arrival-rate executor runs "+
+				"(a closed model keeps every VU it allocated busy; scenarios run one after another would leave VUs idle too: "+
+				"--executor says which)", s.all.vusMax, s.vusMax)
+		}
+		if s.opt.Closed {
+			why += ", although --executor names a closed model"
+		}
+		o.Notes = append(o.Notes, "read as an open model: "+why+"; its steps are cut by arrivals per second")
+	}
 	if s.ok != nil {
 		p := s.ok.phases()
 		o.OK = &p

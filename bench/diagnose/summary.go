@@ -33,6 +33,9 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 			return w, fmt.Errorf("metric %s: expected a %s (%s), found a %s (%s)",
 				name, sp.want, typeShape[sp.want], got, valueNames(m.Values))
 		}
+		if err := checkValues(name, sp.kind, m.Values); err != nil {
+			return w, err
+		}
 		if sub != "" {
 			if sp.kind == kPhase && strings.TrimSuffix(sub, "}") == "expected_response:true" {
 				*ok.at(sp.phase) = statFromValues(m.Values)
@@ -77,6 +80,13 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 			w.VUs, w.vusMin = v["max"], v["min"]
 		case kVUsMax:
 			vusMax = max(v["max"], v["value"])
+		}
+	}
+	// A phase the file does not carry is not known to be 0 (k6's printed
+	// summary leaves out the phases of its compact mode).
+	for i := range phServer {
+		if _, ok := ms[k6Names[i]]; !ok {
+			w.missing = append(w.missing, k6Names[i])
 		}
 	}
 	if w.VUs == 0 {

@@ -12,6 +12,7 @@ func newAnalyzeCmd() *cobra.Command {
 	var (
 		opts             = diagnose.Options{ServerCount: -1}
 		avg, p95, bucket units.Duration
+		maxBytes         = units.Size(diagnose.DefaultMaxBytes)
 		rate             units.Rate
 		uplink, downlink units.ByteRate
 	)
@@ -41,6 +42,10 @@ arrival-rate run that dropped none, pass --executor ramping-arrival-rate (or
 constant-arrival-rate), so that its steps are cut by arrivals per second
 and it is judged as an open model.
 
+Every input is bounded: --max-bytes after decompression, --max-points for a
+stream; values out of range (negative times, counts past 1e15, min above
+max) make the file unreadable, named by metric and field.
+
 Exit status: 0 when analysed (findings are not errors), 2 when an input
 cannot be read.`,
 		Example: `  middlebench analyze results.json
@@ -56,6 +61,7 @@ cannot be read.`,
 			opts.Files = args
 			opts.ServerAvg, opts.ServerP95, opts.Bucket = avg.D(), p95.D(), bucket.D()
 			opts.Rate = rate.PerSecond()
+			opts.MaxBytes = maxBytes.Bytes()
 			opts.UplinkBps, opts.DownlinkBps = uplink.BytesPerSecond(), downlink.BytesPerSecond()
 			opts.Out = cmd.OutOrStdout()
 			err := diagnose.Run(cmd.Context(), opts)
@@ -77,6 +83,8 @@ cannot be read.`,
 	f.Var(&uplink, "uplink", "the generator's uplink capacity, e.g. 1Gbit/s")
 	f.Var(&downlink, "downlink", "the generator's downlink capacity, e.g. 10MiB/s")
 	f.Var(&bucket, "bucket", "narrowest time bucket of a k6 --out json/csv stream (default 1s; doubles for long runs)")
+	f.Var(&maxBytes, "max-bytes", "refuse an input larger than this once decompressed (a small gzip can expand to any size)")
+	f.Int64Var(&opts.MaxPoints, "max-points", diagnose.DefaultMaxPoints, "refuse a k6 stream with more points than this")
 	f.StringVar(&opts.ServerMetric, "server-metric", "server_time", "name of the trend that carries the server's time in k6 files")
 	f.StringVar(&opts.Baseline, "baseline", "", "the same scenario run straight at the server: show the difference phase by phase (rule 11)")
 	f.StringVar(&opts.ConfigPath, "config", "", "rules thresholds (YAML) over the defaults")
