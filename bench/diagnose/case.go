@@ -61,6 +61,10 @@ type CodeSet struct {
 	Must    []string `yaml:"must"`
 	May     []string `yaml:"may"`
 	MustNot []string `yaml:"mustNot"`
+	// Mention: codes the file cannot tell from the one it names; each must
+	// be said, as a finding or as a finding's alternative (a summary without
+	// status codes names a block or a limiter, and the other beside it).
+	Mention []string `yaml:"mention"`
 	Why     string   `yaml:"why"` // what this format cannot carry
 }
 
@@ -87,7 +91,7 @@ func LoadCase(path string) (*Case, error) {
 		sets = append(sets, s)
 	}
 	for _, s := range sets {
-		for _, code := range append(append(append([]string{}, s.Must...), s.May...), s.MustNot...) {
+		for _, code := range slices.Concat(s.Must, s.May, s.MustNot, s.Mention) {
 			if !knownCode(code) {
 				return nil, fmt.Errorf("%s: unknown code %q (known: %s)", path, code, strings.Join(Codes(), ", "))
 			}
@@ -118,6 +122,14 @@ func (c *Case) check() error {
 		}
 		if err := disjoint("formats: "+k+": ", *o); err != nil {
 			return err
+		}
+	}
+	for _, f := range []Format{FormatSummaryExport, FormatHandleSummary, FormatNDJSON, FormatCSV} {
+		s := c.For(f)
+		for _, code := range s.Mention {
+			if !slices.Contains(s.Must, code) && !slices.Contains(s.May, code) {
+				return fmt.Errorf("%s: mention %s is neither must nor may: a code the file must say is one it may name", caseFormats[f], code)
+			}
 		}
 	}
 	return nil
@@ -157,6 +169,9 @@ func (c *Case) For(f Format) CodeSet {
 		}
 		if o.MustNot != nil {
 			s.MustNot = o.MustNot
+		}
+		if o.Mention != nil {
+			s.Mention = o.Mention
 		}
 		// A code the format may name is neither required nor refused by
 		// the lists it inherits.

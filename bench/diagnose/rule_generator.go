@@ -198,6 +198,7 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 	base := fs[bi]
 	var fd *Finding
 	var steps []string
+	signed := false // a step showed the generator's own sign: CPU at its limit, or its phases grown
 	// The server's own view of a request is its queue and its work (own):
 	// a server whose queue grows (an open model past its workers) is not a
 	// flat server behind a slow generator.
@@ -222,6 +223,7 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 		// fell behind further behind.
 		if fd != nil || ratio >= float64(c.Diverge)*ratio0 && flat && busy && grown {
 			steps = append(steps, f.name)
+			signed = signed || cpuFull(s, c) || clientGrew
 			nf := generatorFinding(f, ConfidenceHigh)
 			nf.add("server_time_p95_first_ms", base.srv.Tail()).add("duration_p95_first_ms", base.served.Duration.Tail())
 			if fd == nil || nf.ExplainsMs > fd.ExplainsMs {
@@ -231,6 +233,14 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 	}
 	if fd != nil {
 		fd.Steps = steps
+	}
+	if fd != nil && !signed {
+		// Drops alone: arrivals found no free VU. A queue in the path past
+		// a connection limit (HAProxy's maxconn) holds VUs as long as a
+		// generator that fell behind does; only the generator's CPU tells.
+		fd.Confidence = ConfidenceMedium
+		fd.alternative(CodeThroughputCeiling, "a queue in the path past a connection limit (a proxy's maxconn) holds VUs too, so arrivals "+
+			"find none free: the generator's CPU during the run (--generator-cpu, or k6 watched with top) tells its saturation from a ceiling in the path")
 	}
 	return fd
 }

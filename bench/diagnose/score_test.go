@@ -32,6 +32,7 @@ type scoreRun struct {
 	c            *Case
 	expect       CodeSet
 	got          []string
+	alts         []string          // the findings' alternatives
 	unshown      map[string]string // code → why this format cannot show it
 }
 
@@ -58,7 +59,7 @@ func loadScoreRuns(t *testing.T) []scoreRun {
 				r := Analyze(o, DefaultConfig())
 				runs = append(runs, scoreRun{
 					name: filepath.Base(corpus) + "/" + filepath.Base(dir), format: string(o.Format), c: c,
-					expect: c.For(o.Format), got: r.Codes(), unshown: Unshown(o),
+					expect: c.For(o.Format), got: r.Codes(), alts: alternativeCodes(r), unshown: Unshown(o),
 				})
 			}
 		}
@@ -67,6 +68,27 @@ func loadScoreRuns(t *testing.T) []scoreRun {
 		t.Fatal("no cases found")
 	}
 	return runs
+}
+
+func alternativeCodes(r Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		for _, a := range f.Alternatives {
+			out = append(out, a.Code)
+		}
+	}
+	return out
+}
+
+// unsaid: the mention codes named neither as a finding nor as an alternative.
+func (r scoreRun) unsaid() []string {
+	var out []string
+	for _, c := range r.expect.Mention {
+		if !slices.Contains(r.got, c) && !slices.Contains(r.alts, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // namesOneOfMay: a format whose must is empty (its file cannot carry the
@@ -147,6 +169,9 @@ func TestScore(t *testing.T) {
 		if !r.namesOneOfMay() {
 			t.Errorf("%s [%s]: must name one of %v (%s), named %v", r.name, r.format, r.expect.May, r.expect.Why, r.got)
 		}
+		if u := r.unsaid(); len(u) > 0 {
+			t.Errorf("%s [%s]: must say %v, as a finding or an alternative (%s); named %v, alternatives %v", r.name, r.format, u, r.expect.Why, r.got, r.alts)
+		}
 		for _, code := range r.expect.MustNot {
 			if slices.Contains(r.got, code) {
 				t.Errorf("%s [%s]: must not name %s, named %v", r.name, r.format, code, r.got)
@@ -203,6 +228,9 @@ func printScoreTable(runs []scoreRun, cases []string) {
 			}
 			if !r.namesOneOfMay() {
 				missing = append(missing, "one of "+strings.Join(r.expect.May, "/"))
+			}
+			for _, c := range r.unsaid() {
+				missing = append(missing, "say "+c)
 			}
 			for _, c := range r.expect.MustNot {
 				if slices.Contains(r.got, c) {
@@ -262,7 +290,7 @@ func printScore(runs []scoreRun) {
 					ok = false
 				}
 			}
-			if !r.namesOneOfMay() {
+			if !r.namesOneOfMay() || len(r.unsaid()) > 0 {
 				ok = false
 			}
 			if ok {
@@ -293,6 +321,9 @@ func printScore(runs []scoreRun) {
 			if !r.namesOneOfMay() {
 				bad = append(bad, "-one of "+strings.Join(r.expect.May, "|"))
 			}
+			for _, c := range r.unsaid() {
+				bad = append(bad, "-say "+c)
+			}
 			if len(bad) > 0 {
 				wrong = append(wrong, fmt.Sprintf("    %s: %s (named %v)", r.name, strings.Join(bad, " "), r.got))
 			}
@@ -310,4 +341,32 @@ func ratio(a, b int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", float64(a)/float64(b))
+}
+
+// TestMentionMustBeSaid: a code in mention passes only when it is named,
+// as a finding or as a finding's alternative; the loader refuses one that
+// is neither must nor may.
+func TestMentionMustBeSaid(t *testing.T) {
+	r := scoreRun{expect: CodeSet{May: []string{CodeToolBlocked, CodeUpstreamFailing}, Mention: []string{CodeUpstreamFailing}}}
+	for _, tc := range []struct {
+		got, alts []string
+		want      bool
+	}{
+		{[]string{CodeToolBlocked}, []string{CodeUpstreamFailing}, true},
+		{[]string{CodeUpstreamFailing}, nil, true},
+		{[]string{CodeToolBlocked}, []string{CodeRateLimited}, false},
+		{[]string{CodeToolBlocked}, nil, false},
+	} {
+		r.got, r.alts = tc.got, tc.alts
+		if said := len(r.unsaid()) == 0; said != tc.want {
+			t.Errorf("named %v, alternatives %v: said %v, want %v", tc.got, tc.alts, said, tc.want)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "case.yaml")
+	if err := os.WriteFile(p, []byte("what: x\nmust: [tool-blocked]\nmention: [upstream-failing]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCase(p); err == nil || !strings.Contains(err.Error(), "mention upstream-failing") {
+		t.Errorf("LoadCase: %v, want a refusal naming the mention", err)
+	}
 }
