@@ -84,7 +84,8 @@ type BoxStats struct {
 	// UpstreamTimeouts: 504s, the next hop not answering within
 	// responseHeaderTimeout. UpstreamCuts: responses whose body the next
 	// hop ended early (fewer bytes than announced, a reset mid-body): the
-	// client's connection was aborted, as Envoy and net/http do.
+	// client's connection was aborted, as Envoy and net/http do. In a byte
+	// box: connections the next hop reset (the client's is reset in turn).
 	UpstreamTimeouts int64 `json:"upstreamTimeouts"`
 	UpstreamCuts     int64 `json:"upstreamCuts"`
 	ClientAborts     int64 `json:"clientAborts"` // clients gone before their exchange finished
