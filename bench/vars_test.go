@@ -1,8 +1,12 @@
 package bench
 
 import (
+	"bytes"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestExpandVars(t *testing.T) {
@@ -42,5 +46,51 @@ runs:
 	_, err = expandVars([]byte("vars:\n  a: 1\nquick:\n  z: 2\n"), false)
 	if err == nil || !strings.Contains(err.Error(), `quick: "z" is not in vars`) {
 		t.Errorf("quick without var: %v", err)
+	}
+}
+
+// varsDoc is an experiment file's top with n vars and a reference to
+// each below.
+func varsDoc(n int) []byte {
+	var b strings.Builder
+	b.WriteString("title: many vars\nvars:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  k%d: %dms\n", i, i)
+	}
+	b.WriteString("notes:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - ${k%d}\n", i)
+	}
+	return []byte(b.String())
+}
+
+// TestExpandVarsIsLinear: four times the vars (and references) take
+// about four times as long, not sixteen (25k keys took 1.6 s, 100k 49 s).
+// Judged as a ratio within one run, the best of three.
+func TestExpandVarsIsLinear(t *testing.T) {
+	small, large := varsDoc(25_000), varsDoc(100_000)
+	took := func(src []byte) time.Duration {
+		t0 := time.Now()
+		out, err := expandVars(src, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out, []byte("  - 99ms\n")) {
+			t.Fatal("a reference was not replaced")
+		}
+		return time.Since(t0)
+	}
+	best := math.Inf(1)
+	for range 3 {
+		ts, tl := took(small), took(large)
+		ratio := float64(tl) / float64(ts)
+		t.Logf("25k vars %v, 100k vars %v: ratio %.1f", ts, tl, ratio)
+		best = min(best, ratio)
+		if best < 8 {
+			break
+		}
+	}
+	if best >= 8 {
+		t.Errorf("100k vars took %.1f× as long as 25k (best of 3), want below 8 (linear: 4, quadratic: 16)", best)
 	}
 }
