@@ -218,6 +218,12 @@ func (b *Box) startHTTP(env boxEnv) {
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id, _ := r.Context().Value(connKey{}).(uint64)
 			ex := &exchange{conn: id, req: b.reqSeq.Add(1)}
+			if r.Trailer == nil && len(r.TransferEncoding) > 0 {
+				// net/http sets the trailers it reads at the body's end on
+				// this request; a map the copies below share lets the body's
+				// watch see them (checkTrailer).
+				r.Trailer = http.Header{}
+			}
 			b.handle(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)), ex)
 		}),
 		ReadHeaderTimeout: b.limits.ReadHeaderTimeout.D(),
