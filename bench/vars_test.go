@@ -94,3 +94,37 @@ func TestExpandVarsIsLinear(t *testing.T) {
 		t.Errorf("100k vars took %.1f× as long as 25k (best of 3), want below 8 (linear: 4, quadratic: 16)", best)
 	}
 }
+
+// FuzzExpandVars: whatever the file, expandVars never panics; when it
+// expands, no ${name} of a defined name is left outside the vars blocks.
+func FuzzExpandVars(f *testing.F) {
+	f.Add([]byte("title: t\nvars:\n  a: 1ms\nquick:\n  a: 2ms\nx: ${a}\n"))
+	f.Add([]byte("vars:\n  a: [1]\n"))
+	f.Add([]byte("vars:\n  a: 1\n  a: 2\n"))
+	f.Add([]byte("vars: 3\n"))
+	f.Add([]byte("x: ${b}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out, err := expandVars(src, true)
+		if err != nil {
+			return
+		}
+		vars, _, err := readVarBlocks(src)
+		if err != nil {
+			t.Fatalf("expanded, but its vars do not read: %v", err)
+		}
+		inBlock := false
+		for _, line := range bytes.Split(out, []byte("\n")) {
+			if len(line) > 0 && line[0] != ' ' && line[0] != '#' {
+				inBlock = bytes.HasPrefix(line, []byte("vars:")) || bytes.HasPrefix(line, []byte("quick:"))
+			}
+			if inBlock {
+				continue
+			}
+			for name := range vars {
+				if bytes.Contains(line, []byte("${"+name+"}")) && !bytes.Contains(src, []byte("${"+name+"}")) {
+					t.Fatalf("line %q holds ${%s}, which the file did not", line, name)
+				}
+			}
+		}
+	})
+}
