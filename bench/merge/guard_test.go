@@ -3,7 +3,9 @@ package merge
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -165,18 +167,12 @@ func TestReceiveRefusesInconsistentDocuments(t *testing.T) {
 func TestReceiveBoundsUploads(t *testing.T) {
 	doc := encodeDoc(t, partDoc(t, "0:1/4", time.Now(), []time.Duration{time.Millisecond}, nil))
 	base, _ := receiving(t, ReceiveOptions{Expect: 4, MaxUploads: 1, MaxHeld: int64(len(doc)) + 10})
-	// One upload that sends its head and then holds its body.
-	pr, pw := io.Pipe()
-	req, _ := http.NewRequest(http.MethodPut, base+"/results/3", pr)
-	req.ContentLength = int64(len(doc))
-	held := make(chan struct{})
-	go func() {
-		defer close(held)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	pw.Write(doc[:10])
+	// One upload that sends its head and 10 bytes, then holds the rest.
+	held, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(held, "PUT /results/3 HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(doc), doc[:10])
 	deadline := time.Now().Add(5 * time.Second)
 	var code int
 	var msg string
@@ -189,9 +185,14 @@ func TestReceiveBoundsUploads(t *testing.T) {
 	if code != http.StatusServiceUnavailable {
 		t.Errorf("a second upload at once: %d %q, want 503", code, msg)
 	}
-	pw.CloseWithError(io.ErrUnexpectedEOF)
-	<-held
-	if code, msg := put(t, base+"/results/0", doc); code != http.StatusNoContent {
+	held.Close() // the held upload fails: its slot and reservation go
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		code, msg = put(t, base+"/results/0", doc)
+		if code != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			break // until the server has seen the held upload fail
+		}
+	}
+	if code != http.StatusNoContent {
 		t.Fatalf("the first document: %d %q", code, msg)
 	}
 	doc1 := encodeDoc(t, partDoc(t, "1/4:1/2", time.Now(), []time.Duration{time.Millisecond}, nil))
