@@ -21,7 +21,10 @@ func isAdminPath(p string) bool {
 	return strings.HasPrefix(p, "/_mb/") || p == pathMetrics
 }
 
-func (s *Server) adminHandler() http.Handler {
+// adminHandler serves the admin paths. mutating: the admin listener's,
+// which also resets; the served address's refuses that (403), so that
+// nothing reaching the origin — a box, a student — can reset its view.
+func (s *Server) adminHandler(mutating bool) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(&collector{s: s})
 	mux := http.NewServeMux()
@@ -32,6 +35,10 @@ func (s *Server) adminHandler() http.Handler {
 		_ = enc.Encode(s.Stats())
 	})
 	mux.HandleFunc("POST "+pathReset, func(w http.ResponseWriter, r *http.Request) {
+		if !mutating {
+			http.Error(w, "POST "+pathReset+" is served on the admin listener only (adminListen, --admin-listen), not on the address clients and boxes reach", http.StatusForbidden)
+			return
+		}
 		s.Reset()
 		w.WriteHeader(http.StatusNoContent)
 	})

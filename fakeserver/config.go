@@ -26,6 +26,8 @@ type Config struct {
 	TLS       bool           `yaml:"tls"`       // serve HTTPS with an in-memory self-signed certificate
 	Seed      uint64         `yaml:"seed"`      // seeds the work distribution's draws
 	MaxSize   units.Size     `yaml:"maxSize"`   // largest ?size= accepted; default 1GiB
+	MaxWork   units.Duration `yaml:"maxWork"`   // largest ?work= mean accepted (and longest draw); default 60s
+	MaxCPU    units.Duration `yaml:"maxCPU"`    // largest ?cpu= accepted; default 10s
 
 	// ReadHeaderTimeout bounds how long a client may take to send a
 	// request's headers (slowloris); default 10 s. ReadTimeout bounds the
@@ -33,6 +35,11 @@ type Config struct {
 	// timeout, so a request the server cuts had already failed at k6.
 	ReadHeaderTimeout units.Duration `yaml:"readHeaderTimeout"`
 	ReadTimeout       units.Duration `yaml:"readTimeout"`
+
+	// AdminListen, when set, serves the admin paths on a listener of their
+	// own (host:port, loopback only unless AllowRemote), the only one
+	// where POST /_mb/reset works.
+	AdminListen string `yaml:"adminListen"`
 
 	// AllowRemote lets Listen be beyond loopback (every interface, a LAN IP).
 	AllowRemote bool `yaml:"allowRemote"`
@@ -50,8 +57,15 @@ const (
 	DefaultReadTimeout       = 60 * time.Second
 )
 
-// defaultMaxSize bounds ?size= so a typo cannot make the server stream forever.
-const defaultMaxSize = units.GiB
+// The bounds of a request's parameters: ?size= so that a typo cannot
+// make the server stream forever; ?work= at k6's own request timeout (a
+// longer one had failed at the client already); ?cpu= at 10 s of a core,
+// far above any handler the experiments model (bcrypt: milliseconds).
+const (
+	defaultMaxSize = units.GiB
+	defaultMaxWork = 60 * time.Second
+	defaultMaxCPU  = 10 * time.Second
+)
 
 // ErrConfig is wrapped by every configuration error.
 var ErrConfig = errors.New("fakeserver config")
@@ -64,6 +78,11 @@ func (c *Config) Validate() error {
 	if err := loopback.CheckListen(c.Listen, c.AllowRemote); err != nil {
 		return bad("listen", "%v", err)
 	}
+	if c.AdminListen != "" {
+		if err := loopback.CheckListen(c.AdminListen, c.AllowRemote); err != nil {
+			return bad("adminListen", "%v", err)
+		}
+	}
 	switch {
 	case c.Workers < 0:
 		return bad("workers", "must be 0 (unlimited) or more, got %d", c.Workers)
@@ -73,8 +92,16 @@ func (c *Config) Validate() error {
 		return bad("maxQueue", "needs workers: without a pool nothing queues")
 	case c.Status != 0 && (c.Status < 200 || c.Status > 599):
 		return bad("status", "must be from 200 to 599, got %d", c.Status)
-	case c.MaxSize != 0 && c.Size > c.MaxSize:
-		return bad("size", "%v is above maxSize %v", c.Size, c.MaxSize)
+	case c.MaxSize < 0 || c.MaxWork < 0 || c.MaxCPU < 0:
+		return bad("maxSize, maxWork, maxCPU", "must be 0 (the default) or more")
+	case c.Size < 0:
+		return bad("size", "must not be negative, got %v", c.Size)
+	case c.Size > c.maxSize():
+		return bad("size", "%v is above maxSize %v", c.Size, c.maxSize())
+	case checkWork(c.Work, c.limits().work) != nil:
+		return bad("work", "%v (or maxWork)", checkWork(c.Work, c.limits().work))
+	case checkCPU(c.CPU.D(), c.limits().cpu) != nil:
+		return bad("cpu", "%v (or maxCPU)", checkCPU(c.CPU.D(), c.limits().cpu))
 	case c.ReadHeaderTimeout < 0:
 		return bad("readHeaderTimeout", "must be 0 (default %v) or more, got %v", DefaultReadHeaderTimeout, c.ReadHeaderTimeout)
 	case c.ReadTimeout < 0:
@@ -88,6 +115,18 @@ func (c *Config) maxSize() units.Size {
 		return c.MaxSize
 	}
 	return defaultMaxSize
+}
+
+// limits are the request parameters' bounds, defaults filled in.
+func (c *Config) limits() limits {
+	l := limits{work: c.MaxWork.D(), cpu: c.MaxCPU.D(), size: c.maxSize()}
+	if l.work <= 0 {
+		l.work = defaultMaxWork
+	}
+	if l.cpu <= 0 {
+		l.cpu = defaultMaxCPU
+	}
+	return l
 }
 
 func (c *Config) status() int {

@@ -10,5 +10,13 @@
 // client can tell "server busy" (queue) from "server slow" (app).
 //
 // Query parameters override the defaults per request:
-// ?work=500ms&cpu=2ms&size=8KiB&status=429.
+// ?work=500ms&cpu=2ms&size=8KiB&status=429, within bounds (Config's MaxWork,
+// MaxCPU, MaxSize): work's mean at most 60 s (each draw cut there), cpu at
+// most 10 s, size at most 1 GiB, none negative, status 200–599; out of range
+// is answered 400 naming the parameter. A request's work (sleep and CPU
+// burn) ends when its client leaves and when Shutdown's grace is over.
+//
+// The admin paths (/_mb/stats, /_mb/health, /metrics) answer GETs on the
+// served address; POST /_mb/reset works only on the admin listener
+// (AdminListen), which a box's path never reaches.
 package fakeserver

@@ -34,7 +34,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Connection"] = connectionClose
 	}
 
-	sp, err := parseSpec(r.URL.RawQuery, s.def, s.cfg.maxSize())
+	sp, err := parseSpec(r.URL.RawQuery, s.def, s.lim)
 	if err != nil {
 		s.reject(w, r, cs, start, http.StatusBadRequest, err.Error())
 		return
@@ -164,7 +164,9 @@ func (s *Server) readBody(r *http.Request) error {
 	}
 }
 
-// work sleeps for a draw of the work distribution, then burns CPU.
+// work sleeps for a draw of the work distribution (cut at the server's
+// bound), then burns CPU; both end early when ctx does (the client left,
+// the server shuts down).
 func (s *Server) work(ctx context.Context, cs *connState, sp spec) error {
 	var d time.Duration
 	if sp.work.IsFixed() {
@@ -174,11 +176,11 @@ func (s *Server) work(ctx context.Context, cs *connState, sp spec) error {
 		d = sp.work.Sample(cs.rng)
 		cs.mu.Unlock()
 	}
-	if err := clock.Wait(ctx, s.clk, d); err != nil {
+	if err := clock.Wait(ctx, s.clk, min(d, s.lim.work)); err != nil {
 		return err
 	}
-	cpuburn.Burn(sp.cpu)
-	return ctx.Err()
+	_, err := cpuburn.BurnContext(ctx, sp.cpu)
+	return err
 }
 
 // serverTiming formats the W3C Server-Timing header: the app's own time

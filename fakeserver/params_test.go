@@ -27,7 +27,7 @@ func TestParseSpec(t *testing.T) {
 		{q: "size=-5", wantErr: "negative"},
 	}
 	for _, tt := range tests {
-		got, err := parseSpec(tt.q, def, units.GiB)
+		got, err := parseSpec(tt.q, def, limits{work: time.Minute, cpu: 10 * time.Second, size: units.GiB})
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%q: error %v, want %q", tt.q, err, tt.wantErr)
@@ -45,11 +45,11 @@ func FuzzParseSpec(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		s, err := parseSpec(q, spec{status: 200}, units.GiB)
+		s, err := parseSpec(q, spec{status: 200}, limits{work: time.Minute, cpu: 10 * time.Second, size: units.GiB})
 		if err != nil {
 			return
 		}
-		if s.status < 200 || s.status > 599 || s.size < 0 || s.size > int64(units.GiB) || s.cpu < 0 {
+		if s.status < 200 || s.status > 599 || s.size < 0 || s.size > int64(units.GiB) || s.cpu < 0 || s.cpu > 10*time.Second || s.work.Mean() > time.Minute {
 			t.Fatalf("%q accepted as %+v", q, s)
 		}
 	})

@@ -28,6 +28,7 @@ import (
 type Server struct {
 	cfg      Config
 	def      spec
+	lim      limits
 	ln       net.Listener
 	http     *http.Server
 	url      string
@@ -40,8 +41,13 @@ type Server struct {
 	queued   atomic.Int64
 	conns    atomic.Uint64
 	gzip     *sync.Pool
-	bufs     sync.Pool // request-body read buffers
-	admin    http.Handler
+	bufs     sync.Pool    // request-body read buffers
+	admin    http.Handler // the admin paths on the served address (read-only)
+	adminSrv *http.Server // the admin listener's server (nil without one)
+	adminURL string
+	// stopWork ends the work of every request in flight (their contexts
+	// derive from it): Shutdown's grace is over.
+	stopWork context.CancelFunc
 	done     chan struct{} // closed when Serve returns
 	serveErr error         // what Serve returned; read after done
 	once     sync.Once
@@ -88,6 +94,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		def:     spec{work: cfg.Work, cpu: cfg.CPU.D(), size: cfg.Size.Bytes(), status: cfg.status()},
+		lim:     cfg.limits(),
 		ln:      ln,
 		url:     scheme + "://" + ln.Addr().String(),
 		stats:   newStats(4 * runtime.GOMAXPROCS(0)),
@@ -105,9 +112,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.slots = make(chan struct{}, cfg.Workers)
 	}
 	s.bufs.New = func() any { b := make([]byte, 32*1024); return &b }
-	s.admin = s.adminHandler()
+	s.admin = s.adminHandler(false)
+	base, stopWork := context.WithCancel(context.Background())
+	s.stopWork = stopWork
 	s.http = &http.Server{
 		Handler:           s,
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ReadHeaderTimeout: cfg.readHeaderTimeout(),
 		ReadTimeout:       cfg.readTimeout(),
 		IdleTimeout:       2 * time.Minute,
@@ -121,6 +131,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			}
 			return context.WithValue(ctx, connKey{}, cs)
 		},
+	}
+	if cfg.AdminListen != "" {
+		aln, err := net.Listen("tcp", cfg.AdminListen)
+		if err != nil {
+			ln.Close()
+			stopWork()
+			return nil, fmt.Errorf("fakeserver: admin listen %s: %w", cfg.AdminListen, err)
+		}
+		s.adminURL = "http://" + aln.Addr().String()
+		s.adminSrv = &http.Server{Handler: s.adminHandler(true), ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+		go func() { _ = s.adminSrv.Serve(aln) }()
 	}
 	go func() {
 		s.serveErr = s.http.Serve(ln)
@@ -139,6 +161,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 // URL is the server's base URL, e.g. http://127.0.0.1:41234.
 func (s *Server) URL() string { return s.url }
 
+// AdminURL is the admin listener's base URL ("" without one).
+func (s *Server) AdminURL() string { return s.adminURL }
+
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
@@ -150,13 +175,17 @@ func (s *Server) Stats() metrics.ServerView { return s.stats.view(s.cfg.Workers)
 func (s *Server) Reset() { s.stats.reset() }
 
 // Shutdown stops accepting, lets requests in flight finish until ctx is
-// done, then closes what is left.
+// done (the grace), then stops their work and closes what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.once.Do(func() {
 		err = s.http.Shutdown(ctx)
+		s.stopWork()
 		if err != nil {
 			_ = s.http.Close()
+		}
+		if s.adminSrv != nil {
+			_ = s.adminSrv.Close()
 		}
 		<-s.done
 		s.sleeper.Close()

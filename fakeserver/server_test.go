@@ -249,7 +249,7 @@ func TestQueryOverridesCPUAndWork(t *testing.T) {
 }
 
 func TestAdminEndpoints(t *testing.T) {
-	srv := start(t, Config{Size: 10})
+	srv := start(t, Config{Size: 10, AdminListen: "127.0.0.1:0"})
 	get(t, nil, srv.URL()+"/a")
 	get(t, nil, srv.URL()+"/b?status=500")
 	resp, body := get(t, nil, srv.URL()+"/_mb/stats")
@@ -270,11 +270,18 @@ func TestAdminEndpoints(t *testing.T) {
 	if resp.StatusCode != 404 || !strings.Contains(string(body), "/_mb/stats") {
 		t.Errorf("unknown admin path: %d %s", resp.StatusCode, body)
 	}
-	r, err := http.Post(srv.URL()+"/_mb/reset", "", nil)
+	resp, body = get(t, nil, srv.AdminURL()+"/_mb/stats")
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"requests": 2`) {
+		t.Errorf("stats on the admin listener: %d %s", resp.StatusCode, body)
+	}
+	r, err := http.Post(srv.AdminURL()+"/_mb/reset", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Body.Close()
+	if r.StatusCode != http.StatusNoContent {
+		t.Errorf("POST /_mb/reset on the admin listener: %d", r.StatusCode)
+	}
 	if v := srv.Stats(); v.Requests != 0 || len(v.Statuses) != 0 {
 		t.Errorf("after reset: %d requests, %v", v.Requests, v.Statuses)
 	}
@@ -333,6 +340,10 @@ func TestConfigValidate(t *testing.T) {
 		{Config{MaxQueue: 3}, "maxQueue: needs workers"},
 		{Config{Status: 99}, "status"},
 		{Config{Size: 2 * units.MiB, MaxSize: units.MiB}, "maxSize"},
+		{Config{CPU: units.Duration(11 * time.Second)}, "cpu"},
+		{Config{CPU: units.Duration(2 * time.Second), MaxCPU: units.Duration(time.Second)}, "maxCPU"},
+		{Config{Work: units.Fixed(2 * time.Minute)}, "work"},
+		{Config{AdminListen: "0.0.0.0:0"}, "adminListen"},
 	}
 	for _, tt := range tests {
 		_, err := Start(t.Context(), tt.cfg)

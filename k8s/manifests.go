@@ -1,6 +1,8 @@
 package k8s
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,6 +20,7 @@ import (
 // receiver is up before the load pods have results to send.
 type Manifests struct {
 	Config  *corev1.ConfigMap
+	Secret  *corev1.Secret // the run's token: the merge pod takes PUTs carrying it only
 	Service *corev1.Service
 	Merge   *batchv1.Job
 	Load    *batchv1.Job
@@ -30,6 +33,21 @@ const (
 	indexEnv        = "JOB_COMPLETION_INDEX"
 	indexAnnotation = "batch.kubernetes.io/job-completion-index"
 )
+
+// The token's key in the Secret and the load pods' variable holding it.
+const (
+	tokenKey = "token"
+	tokenEnv = "MIDDLEBENCH_RESULTS_TOKEN"
+)
+
+// newToken draws a run's token: 32 random bytes, in hex (safe in a URL).
+func newToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("the run's token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
 
 // Labels of the objects: the run (instance) and the part (component).
 const (
@@ -57,6 +75,11 @@ func Build(o Options) (*Manifests, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Token == "" {
+		if o.Token, err = newToken(); err != nil {
+			return nil, err
+		}
+	}
 	n := namesOf(o.Name)
 	meta := func(name, component string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Name: name, Namespace: o.Namespace, Labels: labels(&o, component)}
@@ -66,6 +89,12 @@ func Build(o Options) (*Manifests, error) {
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: meta(n.config, ""),
 			Data:       map[string]string{o.configKey(): string(o.Config)},
+		},
+		Secret: &corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: meta(n.secret, ""),
+			Type:       corev1.SecretTypeOpaque,
+			StringData: map[string]string{tokenKey: o.Token},
 		},
 		Service: &corev1.Service{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
@@ -89,7 +118,9 @@ func Build(o Options) (*Manifests, error) {
 // (--results-due), not at --timeout.
 func mergeJob(o *Options, n names, meta metav1.ObjectMeta) *batchv1.Job {
 	c := container(o, componentMerge, []string{
-		"merge", "--listen", fmt.Sprintf("0.0.0.0:%d", Port), "--expect", strconv.Itoa(o.Parallelism),
+		// The pod's address beyond loopback, guarded by the run's token.
+		"merge", "--listen", fmt.Sprintf("0.0.0.0:%d", Port), "--allow-remote", "--token-file", tokenDir + "/" + tokenKey,
+		"--expect", strconv.Itoa(o.Parallelism),
 		"--wait", o.Timeout.String(), "--keep", o.Keep.String(), "--output", resultsDir + "/merged.json",
 	})
 	if due := o.resultsDue(); due > 0 {
@@ -98,9 +129,10 @@ func mergeJob(o *Options, n names, meta metav1.ObjectMeta) *batchv1.Job {
 	c.Ports = []corev1.ContainerPort{{Name: "results", ContainerPort: Port, Protocol: corev1.ProtocolTCP}}
 	c.ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
 		HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString("results")}}, PeriodSeconds: 2}
-	c.VolumeMounts = []corev1.VolumeMount{{Name: "results", MountPath: resultsDir}}
+	c.VolumeMounts = []corev1.VolumeMount{{Name: "results", MountPath: resultsDir}, {Name: "token", MountPath: tokenDir, ReadOnly: true}}
 	spec := podSpec(o, c)
-	spec.Volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	spec.Volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "token", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: n.secret}}}}
 	// It waits for the loads (Timeout), then serves the merge (Keep).
 	deadline := o.Timeout + o.Keep + time.Minute
 	return job(o, meta, batchv1.JobSpec{
@@ -116,7 +148,9 @@ func mergeJob(o *Options, n names, meta metav1.ObjectMeta) *batchv1.Job {
 // drained node), when the receiver's replacing by index makes a rerun safe.
 func loadJob(o *Options, n names, seq string, meta metav1.ObjectMeta) *batchv1.Job {
 	ref := "$(" + indexEnv + ")"
-	base := fmt.Sprintf("http://%s.%s.svc:%d", n.service, o.Namespace, Port)
+	// The token, from the Secret into the pod's environment, goes as the
+	// password of the URLs' user (net/http sends it as basic auth).
+	base := fmt.Sprintf("http://mb:$(%s)@%s.%s.svc:%d", tokenEnv, n.service, o.Namespace, Port)
 	args := []string{
 		"load", "--config", configDir + "/" + o.configKey(),
 		"--execution-segment-sequence", seq, "--execution-segment-index", ref,
@@ -132,6 +166,8 @@ func loadJob(o *Options, n names, seq string, meta metav1.ObjectMeta) *batchv1.J
 	for _, k := range slices.Sorted(maps.Keys(o.Env)) {
 		c.Env = append(c.Env, corev1.EnvVar{Name: k, Value: o.Env[k]})
 	}
+	c.Env = append(c.Env, corev1.EnvVar{Name: tokenEnv, ValueFrom: &corev1.EnvVarSource{
+		SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: n.secret}, Key: tokenKey}}})
 	c.VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}}
 	spec := podSpec(o, c)
 	spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{

@@ -46,6 +46,7 @@ func testOptions(n int) Options {
 // decoded is the output read back strictly: every object in its own type.
 type decoded struct {
 	cm          corev1.ConfigMap
+	secret      corev1.Secret
 	svc         corev1.Service
 	merge, load batchv1.Job
 }
@@ -54,17 +55,17 @@ func decodeStrict(t *testing.T, out []byte) decoded {
 	t.Helper()
 	var d decoded
 	docs := strings.Split(string(out), "\n---\n")
-	if len(docs) != 4 {
-		t.Fatalf("%d documents, want 4 (ConfigMap, Service, merge Job, load Job)", len(docs))
+	if len(docs) != 5 {
+		t.Fatalf("%d documents, want 5 (ConfigMap, Secret, Service, merge Job, load Job)", len(docs))
 	}
-	targets := []any{&d.cm, &d.svc, &d.merge, &d.load}
+	targets := []any{&d.cm, &d.secret, &d.svc, &d.merge, &d.load}
 	for i, doc := range docs {
 		if err := yaml.UnmarshalStrict([]byte(doc), targets[i]); err != nil {
 			t.Fatalf("document %d does not decode strictly: %v\n%s", i, err, doc)
 		}
 	}
-	for i, tm := range []metav1.TypeMeta{d.cm.TypeMeta, d.svc.TypeMeta, d.merge.TypeMeta, d.load.TypeMeta} {
-		want := [][2]string{{"v1", "ConfigMap"}, {"v1", "Service"}, {"batch/v1", "Job"}, {"batch/v1", "Job"}}[i]
+	for i, tm := range []metav1.TypeMeta{d.cm.TypeMeta, d.secret.TypeMeta, d.svc.TypeMeta, d.merge.TypeMeta, d.load.TypeMeta} {
+		want := [][2]string{{"v1", "ConfigMap"}, {"v1", "Secret"}, {"v1", "Service"}, {"batch/v1", "Job"}, {"batch/v1", "Job"}}[i]
 		if tm.APIVersion != want[0] || tm.Kind != want[1] {
 			t.Errorf("document %d is %s %s, want %s %s", i, tm.APIVersion, tm.Kind, want[0], want[1])
 		}
@@ -113,7 +114,7 @@ func TestManifestsDecodeStrictlyAndMeanTheRun(t *testing.T) {
 }
 
 func checkNames(t *testing.T, d decoded) {
-	for _, om := range []metav1.ObjectMeta{d.cm.ObjectMeta, d.svc.ObjectMeta, d.merge.ObjectMeta, d.load.ObjectMeta} {
+	for _, om := range []metav1.ObjectMeta{d.cm.ObjectMeta, d.secret.ObjectMeta, d.svc.ObjectMeta, d.merge.ObjectMeta, d.load.ObjectMeta} {
 		if errs := validation.IsDNS1123Label(om.Name); len(errs) > 0 {
 			t.Errorf("name %q: %v", om.Name, errs)
 		}
@@ -177,8 +178,8 @@ func checkLoadJob(t *testing.T, d decoded, o Options) {
 	if !slices.Contains(c.Args, "--no-threshold-exit") {
 		t.Errorf("load args %q: a segment crossing a threshold would fail its index though the merge may pass", c.Args)
 	}
-	if len(c.Env) != 2 || c.Env[1].Name != "TARGET" || c.Env[1].Value != "http://api.bench.svc:8080" {
-		t.Errorf("load env %+v: want the given TARGET after the index", c.Env)
+	if len(c.Env) != 3 || c.Env[1].Name != "TARGET" || c.Env[1].Value != "http://api.bench.svc:8080" {
+		t.Errorf("load env %+v: want the given TARGET after the index, then the token", c.Env)
 	}
 	if !slices.Equal(c.Args[len(c.Args)-2:], []string{"--tag", "run=ci"}) {
 		t.Errorf("load args %q: want the extra arguments last", c.Args)
@@ -234,7 +235,7 @@ func checkSegmentsCover(t *testing.T, seq string, n int) {
 // The load pods send to the Service, whose port and selector lead to the
 // merge pod's receiving port, which expects N documents.
 func checkResultsURL(t *testing.T, d decoded, url string) {
-	want := fmt.Sprintf("http://%s.bench.svc:%d/results/$(JOB_COMPLETION_INDEX)", d.svc.Name, d.svc.Spec.Ports[0].Port)
+	want := fmt.Sprintf("http://mb:$(MIDDLEBENCH_RESULTS_TOKEN)@%s.bench.svc:%d/results/$(JOB_COMPLETION_INDEX)", d.svc.Name, d.svc.Spec.Ports[0].Port)
 	if url != want {
 		t.Errorf("--results-url %s, want %s", url, want)
 	}
@@ -274,7 +275,7 @@ func checkMergeJob(t *testing.T, d decoded, o Options) {
 		t.Errorf("merge Job deadline %v, want above --timeout + --keep", s.ActiveDeadlineSeconds)
 	}
 	out := argAfter(t, c.Args, "--output")
-	if len(c.VolumeMounts) != 1 || !strings.HasPrefix(out, c.VolumeMounts[0].MountPath+"/") ||
+	if len(c.VolumeMounts) != 2 || !strings.HasPrefix(out, c.VolumeMounts[0].MountPath+"/") ||
 		s.Template.Spec.Volumes[0].EmptyDir == nil {
 		t.Errorf("merge --output %s, mounts %+v: want it on a writable emptyDir (the root is read-only)", out, c.VolumeMounts)
 	}
@@ -379,8 +380,8 @@ func TestWriteDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := strings.Split(stdout.String(), "---\n")
-	if len(files) != 4 || !slices.IsSorted(files) {
-		t.Fatalf("files %q: want 4, sorted in the order to apply", files)
+	if len(files) != 5 || !slices.IsSorted(files) {
+		t.Fatalf("files %q: want 5, sorted in the order to apply", files)
 	}
 	for i, f := range files {
 		b, err := os.ReadFile(f)
@@ -392,7 +393,61 @@ func TestWriteDirectory(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 4 {
-		t.Errorf("%d entries in the directory, want the 4 files only (no temporaries)", len(entries))
+	if len(entries) != 5 {
+		t.Errorf("%d entries in the directory, want the 5 files only (no temporaries)", len(entries))
+	}
+}
+
+// TestTheTokenGuardsTheMerge: the run's token is in a Secret of its own
+// (a new one per run); the merge pod reads it from a file and listens
+// beyond loopback only with it; the load pods take it from the Secret into
+// their environment and send it as the password of --results-url.
+func TestTheTokenGuardsTheMerge(t *testing.T) {
+	build := func() decoded {
+		m, err := Build(testOptions(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decodeStrict(t, out)
+	}
+	d := build()
+	tok := d.secret.StringData["token"]
+	if len(tok) != 64 || strings.Trim(tok, "0123456789abcdef") != "" {
+		t.Fatalf("Secret %+v: want a token of 64 hex digits", d.secret)
+	}
+	if d2 := build(); d2.secret.StringData["token"] == tok {
+		t.Errorf("two runs share the token %s", tok)
+	}
+	mc := d.merge.Spec.Template.Spec.Containers[0]
+	file := argAfter(t, mc.Args, "--token-file")
+	if !slices.Contains(mc.Args, "--allow-remote") {
+		t.Errorf("merge args %q: want --allow-remote (the pod listens on 0.0.0.0)", mc.Args)
+	}
+	var mounted bool
+	for _, vm := range mc.VolumeMounts {
+		for _, v := range d.merge.Spec.Template.Spec.Volumes {
+			if v.Name == vm.Name && v.Secret != nil && v.Secret.SecretName == d.secret.Name && vm.ReadOnly &&
+				file == vm.MountPath+"/token" {
+				mounted = true
+			}
+		}
+	}
+	if !mounted {
+		t.Errorf("merge pod: --token-file %s is not the Secret %s mounted read-only", file, d.secret.Name)
+	}
+	lc := d.load.Spec.Template.Spec.Containers[0]
+	var fromSecret bool
+	for _, e := range lc.Env {
+		if e.Name == "MIDDLEBENCH_RESULTS_TOKEN" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil &&
+			e.ValueFrom.SecretKeyRef.Name == d.secret.Name && e.ValueFrom.SecretKeyRef.Key == "token" {
+			fromSecret = true
+		}
+	}
+	if !fromSecret || strings.Contains(strings.Join(lc.Args, " "), tok) {
+		t.Errorf("load pod env %+v args %q: want the token from the Secret, never written in the Job", lc.Env, lc.Args)
 	}
 }

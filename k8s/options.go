@@ -48,6 +48,10 @@ type Options struct {
 	Timeout time.Duration // the whole run's bound: each Job's activeDeadlineSeconds, merge --wait
 	Keep    time.Duration // merge --keep: how long the merge pod serves GET /merged
 	TTL     time.Duration // ttlSecondsAfterFinished of both Jobs; 0: kept until deleted
+
+	// Token is the shared secret the load pods' PUTs carry to the merge pod
+	// (in the run's Secret); "" draws a new one for the run.
+	Token string
 }
 
 // Binary is where the image holds middlebench.
@@ -59,14 +63,15 @@ const Port = 8080
 // Mounts of the pods.
 const (
 	configDir  = "/etc/middlebench"
+	tokenDir   = "/etc/middlebench-token"
 	resultsDir = "/results"
 )
 
 // names of the objects of one run.
-type names struct{ config, service, merge, load string }
+type names struct{ config, secret, service, merge, load string }
 
 func namesOf(name string) names {
-	return names{config: name + "-config", service: name + "-merge", merge: name + "-merge", load: name + "-load"}
+	return names{config: name + "-config", secret: name + "-token", service: name + "-merge", merge: name + "-merge", load: name + "-load"}
 }
 
 // check validates the options; errors name the flag.

@@ -22,6 +22,7 @@ type file struct {
 func (m *Manifests) files() []file {
 	return []file{
 		{"00-configmap.yaml", m.Config},
+		{"00-secret.yaml", m.Secret},
 		{"01-service.yaml", m.Service},
 		{"02-merge-job.yaml", m.Merge},
 		{"03-load-job.yaml", m.Load},

@@ -116,7 +116,27 @@ func (c *bandwidthConn) Write(p []byte) (int, error) {
 	})
 }
 
+// CloseWrite and CloseRead pass on at once: a Write returns once its
+// bytes have waited for the cap and are written, so nothing of this
+// connection's is still held.
+func (c *bandwidthConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+func (c *bandwidthConn) CloseRead() error { return closeRead(c.Conn) }
+
+// Abort counts the connection as Close does and resets it.
+func (c *bandwidthConn) Abort() error {
+	c.finish()
+	abortConn(c.Conn)
+	return nil
+}
+
 func (c *bandwidthConn) Close() error {
+	c.finish()
+	return c.Conn.Close()
+}
+
+// finish stops the connection's waits and counts it, once.
+func (c *bandwidthConn) finish() {
 	if c.closed.CompareAndSwap(false, true) {
 		c.cancel()
 		up, down, waited := c.nUp.Load(), c.nDown.Load(), time.Duration(c.waited.Load())
@@ -131,5 +151,4 @@ func (c *bandwidthConn) Close() error {
 				Note: "time the connection's bytes waited for the cap"})
 		}
 	}
-	return c.Conn.Close()
 }

@@ -84,7 +84,8 @@ type BoxStats struct {
 	// UpstreamTimeouts: 504s, the next hop not answering within
 	// responseHeaderTimeout. UpstreamCuts: responses whose body the next
 	// hop ended early (fewer bytes than announced, a reset mid-body): the
-	// client's connection was aborted, as Envoy and net/http do.
+	// client's connection was aborted, as Envoy and net/http do. In a byte
+	// box: connections the next hop reset (the client's is reset in turn).
 	UpstreamTimeouts int64 `json:"upstreamTimeouts"`
 	UpstreamCuts     int64 `json:"upstreamCuts"`
 	ClientAborts     int64 `json:"clientAborts"` // clients gone before their exchange finished
@@ -217,6 +218,12 @@ func (b *Box) startHTTP(env boxEnv) {
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id, _ := r.Context().Value(connKey{}).(uint64)
 			ex := &exchange{conn: id, req: b.reqSeq.Add(1)}
+			if r.Trailer == nil && len(r.TransferEncoding) > 0 {
+				// net/http sets the trailers it reads at the body's end on
+				// this request; a map the copies below share lets the body's
+				// watch see them (checkTrailer).
+				r.Trailer = http.Header{}
+			}
 			b.handle(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)), ex)
 		}),
 		ReadHeaderTimeout: b.limits.ReadHeaderTimeout.D(),

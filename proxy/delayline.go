@@ -28,6 +28,7 @@ type chunk struct {
 	due     time.Time
 	end     error // io.EOF, a read error, or errCloseWrite
 	fin     bool  // a half-close to pass on
+	reset   bool  // a reset to pass on
 }
 
 // delayQueue holds chunks in order until they are due, at most max bytes.

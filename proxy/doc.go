@@ -78,7 +78,10 @@
 //     ConnStage: WrapConn(net.Conn) net.Conn, called once per accepted
 //     connection; return c itself when there is nothing to do (the socket
 //     then keeps splice(2)); a wrapper exposes the inner conn with
-//     NetConn() so that connID and abortConn find the socket.
+//     NetConn() so that connID and abortConn find the socket, and passes
+//     the connection's ends on — CloseWrite, CloseRead, Abort — in order
+//     with its bytes and after its delay (connend.go): a wrapper without
+//     CloseWrite keeps a close-delimited answer's client waiting.
 //     ListenerStage: WrapListener(net.Listener) net.Listener, only for a
 //     stage that decides when accept(2) happens.
 //     HTTPStage: Wrap(http.Handler) http.Handler; exchangeFrom(ctx) gives the

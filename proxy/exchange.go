@@ -107,6 +107,17 @@ func (c *trackedConn) Close() error {
 // NetConn returns the socket.
 func (c *trackedConn) NetConn() net.Conn { return c.Conn }
 
+// CloseWrite, CloseRead and Abort pass the connection's ends to the
+// socket (connend.go).
+func (c *trackedConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+func (c *trackedConn) CloseRead() error { return closeRead(c.Conn) }
+
+func (c *trackedConn) Abort() error {
+	noLinger(c.Conn)
+	return c.Close()
+}
+
 // connID finds the box's id of a connection through the stages' wrappers.
 func connID(c net.Conn) uint64 {
 	for range 16 {

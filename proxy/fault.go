@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"net"
 	"net/http"
 	"regexp"
 	"sync/atomic"
@@ -159,22 +158,4 @@ func resetConn(w http.ResponseWriter) {
 		panic(http.ErrAbortHandler) // cannot hijack: abort the response instead
 	}
 	abortConn(c)
-}
-
-// abortConn closes c with SO_LINGER 0 on the socket under the stages'
-// wrappers, so the peer sees a reset (ECONNRESET), not a clean close.
-func abortConn(c net.Conn) {
-	inner := c
-	for range 16 {
-		if tc, ok := inner.(*net.TCPConn); ok {
-			_ = tc.SetLinger(0)
-			break
-		}
-		u, ok := inner.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		inner = u.NetConn()
-	}
-	c.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -77,29 +78,45 @@ func (b *Box) forward(c net.Conn) {
 	}
 	defer up.Close()
 	client := unwrapPlain(c) // the socket itself when no stage wrapped it: splice(2)
-	if done, ok := b.relay.carry(client, up); ok {
+	if done, ok := b.relay.carry(client, up, func(err error) { b.nextHopReset(c, err) }); ok {
 		<-done // c, still open, holds the box's count of active connections
 		return
 	}
-	// half copies one way; at the end it passes a half-close on, or on an
-	// error closes both sides so that the other way ends too.
-	half := func(dst, src net.Conn, count *atomic.Int64) {
-		n, err := copyConn(dst, src)
+	// half copies one way; at its end it passes on what ended it, through
+	// the stages (connend.go): an EOF as a half-close, a failed read as a
+	// reset. A failed write closes both sides, so that the other way ends too.
+	half := func(dst, src net.Conn, count *atomic.Int64, fromNextHop bool) {
+		n, readFailed, err := copyConn(dst, src)
 		count.Add(n)
-		if err != nil {
+		switch {
+		case err == nil:
+			closeWrite(dst)
+		case readFailed:
+			if fromNextHop {
+				b.nextHopReset(c, err)
+			}
+			abortConn(dst)
+			src.Close()
+		default:
 			c.Close()
 			up.Close()
-		} else {
-			closeWrite(dst)
 		}
 	}
 	done := make(chan struct{})
 	go func() {
-		half(up, client, &b.bytesUp)
+		half(up, client, &b.bytesUp, false)
 		close(done)
 	}()
-	half(client, up, &b.bytesDown)
+	half(client, up, &b.bytesDown, true)
 	<-done
+}
+
+// nextHopReset counts and records a byte box's next hop that reset the
+// connection of client connection c: the client is reset in turn.
+func (b *Box) nextHopReset(c net.Conn, err error) {
+	b.upstreamCuts.Add(1)
+	b.ledger.add(LedgerEntry{Time: time.Now(), Box: b.name, Stage: "box", Conn: connID(c), Action: ActCut,
+		Note: fmt.Sprintf("next hop %s: %v; the client's connection reset", b.next.Host, err)})
 }
 
 // connectNext dials the next hop for client connection c. When a stage
@@ -166,20 +183,24 @@ func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
 }
 
 // copyConn copies src to dst through a pooled buffer, hiding dst's
-// ReadFrom (which would allocate its own). Between two sockets, once a read
-// fills the whole buffer — a bulk transfer — the rest goes through io.Copy,
-// which splices in the kernel. Not before: for small HTTP messages splice's
-// two calls through a pipe cost more than a read and a write (measured:
-// ~20 % fewer requests/s with splice from the start).
-func copyConn(dst, src net.Conn) (int64, error) {
+// ReadFrom (which would allocate its own); readFailed: err is src's (a
+// reset), not dst's. Between two sockets, once a read fills the whole
+// buffer — a bulk transfer — the rest goes through io.Copy, which splices
+// in the kernel (and then cannot tell whose error it is: readFailed is
+// false). Not before: for small HTTP messages splice's two calls through a
+// pipe cost more than a read and a write (measured: ~20 % fewer requests/s
+// with splice from the start).
+func copyConn(dst, src net.Conn) (n int64, readFailed bool, err error) {
 	_, srcTCP := src.(*net.TCPConn)
 	_, dstTCP := dst.(*net.TCPConn)
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
 	if !srcTCP || !dstTCP {
-		n, err := io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, buf)
-		return n, quiet(err)
+		r := &readErrs{r: src}
+		n, err := io.CopyBuffer(struct{ io.Writer }{dst}, r, buf)
+		err = quiet(err)
+		return n, err != nil && r.err != nil, err
 	}
 	var total int64
 	for {
@@ -188,20 +209,35 @@ func copyConn(dst, src net.Conn) (int64, error) {
 			w, werr := dst.Write(buf[:n])
 			total += int64(w)
 			if werr != nil {
-				return total, quiet(werr)
+				return total, false, quiet(werr)
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return total, nil
+				return total, false, nil
 			}
-			return total, quiet(err)
+			err = quiet(err)
+			return total, err != nil, err
 		}
 		if n == len(buf) {
 			m, err := io.Copy(dst, src)
-			return total + m, quiet(err)
+			return total + m, false, quiet(err)
 		}
 	}
+}
+
+// readErrs remembers the error its reader's Read returned (EOF aside).
+type readErrs struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErrs) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }
 
 // writePieces writes p to w in pieces of the size next grants (a stage's
@@ -239,10 +275,4 @@ func unwrapPlain(c net.Conn) net.Conn {
 		return tc.Conn
 	}
 	return c
-}
-
-func closeWrite(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-	}
 }

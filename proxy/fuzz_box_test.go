@@ -60,6 +60,8 @@ func FuzzBoxRequest(f *testing.F) {
 		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
 		"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
 		"garbage\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nContent-Length: 5\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
 	} {
 		f.Add([]byte(s))
 	}

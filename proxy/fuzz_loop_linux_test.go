@@ -29,6 +29,10 @@ func FuzzLoopAnswer(f *testing.F) {
 	// answer, which the lean forwarder kept for the next request.
 	f.Add([]byte("HTTP/1.1 000 OK\r\nContent-Length: 0\r\n\r\n"))
 	f.Add([]byte("HTTP/1.1 204 No Content\r\n\r\n\r\n"))
+	// The paths of issue 36: an unsolicited 101, a body without a
+	// Content-Type (passed on as it is).
+	f.Add([]byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n<html>"))
 	var answer atomic.Pointer[[]byte]
 	addr := tcptest.Serve(f, func(c net.Conn) {
 		defer c.Close()

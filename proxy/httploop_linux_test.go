@@ -188,7 +188,7 @@ func TestHTTPLoopAnswersAsLeanLoop(t *testing.T) {
 		{"half a head", get("halfhead"), []string{"GET"}, false, 1, 0},
 		{"a body cut short", get("short"), nil, true, 1, 0},
 		{"broken chunks", get("badchunk"), nil, true, 1, 0},
-		{"a Content-Type to sniff", get("sniff") + get("plain"), []string{"GET", "GET"}, false, 1, 1},
+		{"no Content-Type (passed on as it is, not sniffed)", get("sniff") + get("plain"), []string{"GET", "GET"}, false, 2, 0},
 		{"a body ended by the close", get("byclose") + get("plain"), []string{"GET", "GET"}, false, 1, 1},
 		{"a Connection header naming another", get("naming"), []string{"GET"}, false, 1, 1},
 		{"a body", "POST /a/plain HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc" + get("plain"), []string{"POST", "GET"}, false, 0, 1},

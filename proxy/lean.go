@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -357,8 +358,30 @@ func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool
 		return nil, 0, false, nil // a head larger than the buffer, or lines ended by LF alone: net/http's rules apply
 	}
 	req, err = lc.parse(head, 0)
+	if errors.Is(err, errConflictingFraming) {
+		lc.refuseFraming(err)
+		return nil, 0, false, err
+	}
 	if err != nil {
 		return nil, 0, false, nil
 	}
 	return req, len(head), true, nil
+}
+
+// refuseFraming answers a request whose framing is ambiguous 400 with
+// Connection: close, counted and recorded; the loop then closes (its
+// write side first, and the close waits as net/http's does, so that the
+// unread bytes behind the head do not reset the answer away).
+func (lc *leanConn) refuseFraming(err error) {
+	b := lc.b
+	b.badRequests.Add(1)
+	b.ledger.add(LedgerEntry{Time: time.Now(), Box: b.name, Stage: "box", Conn: lc.id, Action: ActBadRequest,
+		Status: http.StatusBadRequest, Note: "request with " + err.Error() + " (RFC 9112 §6.1): answered 400 and closed"})
+	msg := "middlebench box: bad request: " + err.Error() + "\n"
+	_, _ = lc.bw.WriteString("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " +
+		strconv.Itoa(len(msg)) + "\r\n\r\n" + msg)
+	if lc.bw.Flush() == nil {
+		closeWrite(lc.c)
+		time.Sleep(rstAvoidanceDelay)
+	}
 }

@@ -18,7 +18,7 @@ import (
 
 // echoOrigin answers with the request it got: method, target, body length
 // and every header as "Name: value" lines; ?chunked=1 streams it in two
-// chunks, ?notype=1 leaves the Content-Type for net/http to sniff.
+// chunks, ?notype=1 leaves the Content-Type out (the box passes none on).
 func echoOrigin(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -39,6 +39,8 @@ func echoOrigin(t *testing.T) *httptest.Server {
 		q := r.URL.Query()
 		if q.Get("notype") == "" {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		} else {
+			w.Header()["Content-Type"] = nil // net/http sends none
 		}
 		if q.Get("chunked") != "" {
 			w.(http.Flusher).Flush() // no Content-Length: chunked
@@ -114,7 +116,7 @@ func TestLeanLoopAnswersAsNetHTTP(t *testing.T) {
 			{"blocked with its body unread, then the next request", "POST / HTTP/1.1\r\nHost: h\r\nUser-Agent: blocked\r\nContent-Length: 10\r\n\r\n0123456789GET /next HTTP/1.1\r\nHost: h\r\n\r\n", 2, []int{403, 200},
 				[]string{"uablock", "GET /next "}, nil, false},
 			{"chunked answer", "GET /?chunked=1 HTTP/1.1\r\nHost: h\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n", 2, []int{200, 200}, []string{"first\nGET /?chunked=1 ", "GET /after "}, nil, false},
-			{"answer to sniff", "GET /?notype=1 HTTP/1.1\r\nHost: h\r\n\r\n", 1, []int{200}, []string{"GET /?notype=1"}, nil, false},
+			{"answer without a Content-Type", "GET /?notype=1 HTTP/1.1\r\nHost: h\r\n\r\n", 1, []int{200}, []string{"GET /?notype=1"}, nil, false},
 			{"HEAD", "HEAD / HTTP/1.1\r\nHost: h\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n", 2, []int{200, 200}, []string{"", "GET /after "}, nil, false},
 		}
 		for _, tt := range tests {
@@ -142,8 +144,8 @@ func TestLeanLoopAnswersAsNetHTTP(t *testing.T) {
 				if got := last.Close; got != tt.closes {
 					t.Errorf("last answer closes: %v, want %v (%v)", got, tt.closes, last.Header)
 				}
-				if last.StatusCode == 200 && strings.Contains(tt.in, "notype=1") && last.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
-					t.Errorf("sniffed Content-Type %q", last.Header.Get("Content-Type"))
+				if last.StatusCode == 200 && strings.Contains(tt.in, "notype=1") && last.Header.Get("Content-Type") != "" {
+					t.Errorf("Content-Type %q: the box sniffed one (a proxy passes the head as it is)", last.Header.Get("Content-Type"))
 				}
 				if last.StatusCode < 300 && last.Header.Get("Date") == "" {
 					t.Errorf("no Date: %v", last.Header)

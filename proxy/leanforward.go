@@ -70,12 +70,18 @@ func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *le
 		ctx.release()
 		c.Close()
 		var ne net.Error
-		if !reused || !replayable || ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() {
+		if !reused || !replayable || ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errUnsolicitedUpgrade) {
 			f.b.proxyError(w, r, ctxOr(ctx, err))
 			return
 		}
 	}
 }
+
+// errUnsolicitedUpgrade: a 101 to a request that asked for no upgrade
+// (the lean paths take none): the next hop's error, 502 as net/http's
+// ReverseProxy answers it, not an interim answer to skip — what follows
+// it on the connection is another protocol.
+var errUnsolicitedUpgrade = errors.New("the next hop switched protocols (101) though the request asked for no upgrade")
 
 // ctxOr is the context's error once it has ended, else err (as
 // upstreamTransport's exchange reports it).
@@ -114,6 +120,9 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 			return h, err
 		}
 		lc.resp = h.buf
+		if h.status == http.StatusSwitchingProtocols {
+			return h, errUnsolicitedUpgrade
+		}
 		if h.status >= 100 && h.status <= 199 && !h.generic {
 			_, _ = c.br.Discard(h.n)
 			continue // 100 Continue, 103 Early Hints: the final answer follows

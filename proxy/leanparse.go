@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -52,7 +53,8 @@ type requestHead struct {
 // lean paths take — HTTP/1.1 in origin-form, one valid Host, a
 // Content-Length body or none, no Transfer-Encoding, Expect, Upgrade,
 // Pragma or HTTP2-Settings — into h (empty) and the head's other pieces;
-// anything else is errHandOff. The values of distinct keys share vals'
+// both Content-Length and Transfer-Encoding is errConflictingFraming,
+// anything else errHandOff. The values of distinct keys share vals'
 // backing array, returned for the next head.
 func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string, error) {
 	var p requestHead
@@ -72,6 +74,10 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 		hosts int
 		hasCL bool
 		conn  string
+		// handOff: a header the loop leaves to net/http; the scan goes on,
+		// so that Content-Length and Transfer-Encoding together are seen
+		// wherever they are.
+		handOff, hasTE bool
 	)
 	for off := len(raw) - len(rest); len(raw)-off > 2; {
 		l, ok := headerLine(raw[off:])
@@ -87,15 +93,17 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 			continue
 		case "Content-Length":
 			if hasCL {
-				return p, vals, errHandOff
+				handOff = true
 			}
 			v, err := strconv.ParseUint(value, 10, 63)
 			if err != nil || value == "" || value[0] == '+' {
-				return p, vals, errHandOff
+				handOff = true
 			}
 			p.cl, hasCL = int64(v), true
-		case "Transfer-Encoding", "Expect", "Upgrade", "Pragma", "Http2-Settings":
-			return p, vals, errHandOff
+		case "Transfer-Encoding":
+			hasTE, handOff = true, true
+		case "Expect", "Upgrade", "Pragma", "Http2-Settings":
+			handOff = true
 		case "Connection":
 			conn += "," + value
 		}
@@ -106,7 +114,10 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 		}
 	}
-	if hosts != 1 || !validHost(host) {
+	if hasTE && hasCL {
+		return p, vals, errConflictingFraming
+	}
+	if handOff || hosts != 1 || !validHost(host) {
 		return p, vals, errHandOff
 	}
 	if !plainPath(target) {
@@ -119,6 +130,13 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 	p.method, p.target, p.host, p.close = method, target, host, headerHasToken(conn, "close")
 	return p, vals, nil
 }
+
+// errConflictingFraming: a request with both Content-Length and
+// Transfer-Encoding, which RFC 9112 §6.1 calls a smuggling attempt: the box
+// answers 400 and closes, as nginx does (net/http would forward it by its
+// chunks and keep the connection, and a front proxy framing by
+// Content-Length would desync).
+var errConflictingFraming = errors.New("both Content-Length and Transfer-Encoding")
 
 // headerFor is the connection's header map, emptied, and the backing
 // array of its values (appended to: a value already in the map keeps the

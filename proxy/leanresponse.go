@@ -62,7 +62,7 @@ func sortRespHead(head []byte, method string, buf []byte) respHead {
 	if n < 200 {
 		return h
 	}
-	var hasCT, hasCL, keepAlive bool
+	var hasCL, keepAlive bool
 	first := len(head) - len(rest)
 	dropped := false // a line was left out: the others are copied into buf
 	keep := func(line []byte) {
@@ -116,9 +116,6 @@ func sortRespHead(head []byte, method string, buf []byte) respHead {
 			drop(off)
 		case "proxy-connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "upgrade":
 			drop(off)
-		case "content-type":
-			hasCT = true
-			keep(line)
 		case "date":
 			h.hasDate = true
 			keep(line)
@@ -142,8 +139,6 @@ func sortRespHead(head []byte, method string, buf []byte) respHead {
 	case noBody:
 		h.chunked = false
 	case !h.chunked && !hasCL: // ended by the close
-		h.generic = true
-	case !hasCT && (h.chunked || h.cl > 0): // net/http would sniff a Content-Type
 		h.generic = true
 	}
 	if !h.chunked && !noBody && !hasCL {
@@ -219,6 +214,10 @@ func copyN(lw *leanWriter, br *bufio.Reader, n int64) (int64, error) {
 	var got int64
 	for got < n {
 		if br.Buffered() == 0 {
+			// What came so far goes out before the wait for more: a box
+			// passes a slow body's head and bytes on as they come (nginx
+			// does), or the body's time would show in waiting.
+			lw.rawFlush()
 			if _, err := br.Peek(1); err != nil {
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF

@@ -288,6 +288,15 @@ func (w *leanWriter) rawHead(status int, lines []byte, hasDate, chunked bool) {
 	w.cl = -1
 }
 
+// rawFlush sends what rawHead and rawWrite buffered.
+func (w *leanWriter) rawFlush() {
+	if w.err == nil {
+		if err := w.lc.bw.Flush(); err != nil {
+			w.err = err
+		}
+	}
+}
+
 // rawWrite writes body bytes (chunk framing included) as they came.
 func (w *leanWriter) rawWrite(p []byte) (int, error) {
 	if w.err != nil {

@@ -232,6 +232,23 @@ func (c *linkConn) CloseWrite() error {
 	return nil
 }
 
+// CloseRead passes on at once: it sends nothing to the peer (the pump
+// then reads the end).
+func (c *linkConn) CloseRead() error { return closeRead(c.Conn) }
+
+// Abort passes a reset on after the bytes ahead of it, with the way
+// down's delay, then closes as Close does.
+func (c *linkConn) Abort() error {
+	c.wmu.Lock()
+	queued := !c.closed.Load() && c.down.push(chunk{arrival: c.s.env.clock.Now(), reset: true}, c.delay(c.s.cfg.down(), c.downRng))
+	c.wmu.Unlock()
+	c.Close()
+	if !queued {
+		abortConn(c.Conn)
+	}
+	return nil
+}
+
 func (c *linkConn) send() {
 	defer close(c.sent)
 	defer c.Conn.Close()
@@ -243,6 +260,11 @@ func (c *linkConn) send() {
 		if ch.fin {
 			closeWrite(c.Conn)
 			continue
+		}
+		if ch.reset {
+			abortConn(c.Conn)
+			c.down.drop()
+			return
 		}
 		_, err := c.Conn.Write(ch.b)
 		bufPool.Put(ch.buf)

@@ -148,6 +148,10 @@ func (lp *httpLoop) answerHead(c *loopClient, u *loopUp) bool {
 			lp.handOffAnswer(c) // one the lean forwarder reads with net/http
 			return false
 		}
+		if h.status == http.StatusSwitchingProtocols {
+			lp.upFailed(u, errUnsolicitedUpgrade)
+			return false
+		}
 		if h.status < 200 {
 			u.r += e // 100 Continue, 103 Early Hints: the final answer follows
 			continue

@@ -139,6 +139,10 @@ func (c *primedConn) Read(p []byte) (int, error) {
 // NetConn returns the socket (connID, socketFD, abortConn).
 func (c *primedConn) NetConn() net.Conn { return c.Conn }
 
+func (c *primedConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+func (c *primedConn) CloseRead() error { return closeRead(c.Conn) }
+
 // newUpstreamConnFrom is a connection to the next hop for the lean
 // forwarder, whose reads return first what was read from it before.
 func newUpstreamConnFrom(nc net.Conn, buffered []byte) *upstreamConn {

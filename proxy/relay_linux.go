@@ -47,7 +47,10 @@ type relayPair struct {
 	piped [2]int     // bytes of way i in its pipe, not yet written on
 	live  int        // ways not yet ended
 	done  chan struct{}
-	gone  bool
+	// nextHopReset is told of a read from the next hop (end 1) that
+	// failed: a reset, passed on to the client as one.
+	nextHopReset func(error)
+	gone         bool
 }
 
 // relaySpliceChunk: a way whose read fills its whole buffer — a bulk
@@ -78,10 +81,11 @@ func newRelay(up, down *atomic.Int64, block bool) *relay {
 }
 
 // carry hands client and up to the relay when both are plain TCP sockets;
-// the returned channel closes when the pair has ended. false: not taken
+// the returned channel closes when the pair has ended; nextHopReset is
+// called (on the relay's goroutine) when up's read fails. false: not taken
 // (another kind of connection, or a system call failed); the caller then
 // copies them itself, both still its own.
-func (r *relay) carry(client, up net.Conn) (<-chan struct{}, bool) {
+func (r *relay) carry(client, up net.Conn, nextHopReset func(error)) (<-chan struct{}, bool) {
 	ct, ok1 := client.(*net.TCPConn)
 	ut, ok2 := up.(*net.TCPConn)
 	if !ok1 || !ok2 {
@@ -96,7 +100,7 @@ func (r *relay) carry(client, up net.Conn) (<-chan struct{}, bool) {
 		unix.Close(cfd)
 		return nil, false
 	}
-	p := &relayPair{live: 2, done: make(chan struct{})}
+	p := &relayPair{live: 2, done: make(chan struct{}), nextHopReset: nextHopReset}
 	for i, fd := range []int{cfd, ufd} {
 		p.ends[i] = relayEnd{pair: p, i: i, fd: fd, reading: true}
 		p.bufs[i] = bufPool.Get().(*[]byte)
@@ -284,12 +288,17 @@ func (r *relay) pump(e *relayEnd) {
 
 // brought acts on a read of n bytes from e (or its error) and reports
 // whether there are bytes to move on to o: nothing yet (EAGAIN), an error
-// (the pair ends) or EOF (passed on once nothing waits for o) say no.
+// (the pair ends, o reset as e was) or EOF (passed on once nothing waits
+// for o) say no.
 func (r *relay) brought(e, o *relayEnd, n int, err error) bool {
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return false
 	case err != nil:
+		_ = unix.SetsockoptLinger(o.fd, unix.SOL_SOCKET, unix.SO_LINGER, &unix.Linger{Onoff: 1, Linger: 0})
+		if e.i == 1 && e.pair.nextHopReset != nil {
+			e.pair.nextHopReset(err)
+		}
 		r.end(e.pair)
 		return false
 	case n == 0:

@@ -13,6 +13,8 @@ type relay struct{}
 
 func newRelay(up, down *atomic.Int64, block bool) *relay { return &relay{} }
 
-func (*relay) carry(client, up net.Conn) (<-chan struct{}, bool) { return nil, false }
+func (*relay) carry(client, up net.Conn, nextHopReset func(error)) (<-chan struct{}, bool) {
+	return nil, false
+}
 
 func (*relay) stop() {}

@@ -136,9 +136,25 @@ func (c *budgetConn) abort() error {
 
 // Close counts a chosen connection that ended before its budget as passed.
 func (c *budgetConn) Close() error {
+	c.passedOn()
+	return c.Conn.Close()
+}
+
+// CloseWrite and CloseRead pass on: a half-close is no byte.
+func (c *budgetConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+func (c *budgetConn) CloseRead() error { return closeRead(c.Conn) }
+
+// Abort passes on a reset from the other side (not the stage's own).
+func (c *budgetConn) Abort() error {
+	c.passedOn()
+	abortConn(c.Conn)
+	return nil
+}
+
+func (c *budgetConn) passedOn() {
 	c.once.Do(func() {
 		c.s.c.passed.Add(1)
 		c.s.c.bytes.Add(c.passed.Load())
 	})
-	return c.Conn.Close()
 }

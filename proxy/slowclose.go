@@ -108,11 +108,27 @@ func (c *slowCloseConn) CloseWrite() error {
 	return nil
 }
 
+// CloseRead passes on at once: it sends nothing to the peer.
+func (c *slowCloseConn) CloseRead() error { return closeRead(c.Conn) }
+
 // Close closes the connection after the delay, and records what it held.
 func (c *slowCloseConn) Close() error {
+	c.end(func() { c.Conn.Close() })
+	return nil
+}
+
+// Abort resets the connection after the delay: a reset is a close too.
+func (c *slowCloseConn) Abort() error {
+	c.end(func() { abortConn(c.Conn) })
+	return nil
+}
+
+// end runs how the connection ends after the delay, once, and records
+// what it held.
+func (c *slowCloseConn) end(how func()) {
 	c.closeOnce.Do(func() {
 		c.s.hold(c.delay, func(held time.Duration) {
-			c.Conn.Close()
+			how()
 			s := c.s
 			s.c.passed.Add(1)
 			s.c.addDelay(held)
@@ -120,5 +136,4 @@ func (c *slowCloseConn) Close() error {
 				Note: "the connection's close held"})
 		})
 	})
-	return nil
 }

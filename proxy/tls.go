@@ -183,6 +183,15 @@ func (c *tlsConn) Close() error {
 	return c.Conn.Close()
 }
 
+// Abort resets the connection under TLS, with no close_notify: the peer
+// sees the failure, not a clean end. (CloseWrite is tls.Conn's: a
+// close_notify.)
+func (c *tlsConn) Abort() error {
+	c.cancel()
+	abortConn(c.raw)
+	return nil
+}
+
 // handshaker is a connection whose stage makes a handshake before any of
 // its bytes pass (tlsConn): the box may run it before the first Read.
 type handshaker interface{ handshake() error }

@@ -95,6 +95,17 @@ func hangUpOrigin(t *testing.T) (string, <-chan struct{}) {
 	return url, closed
 }
 
+func post(t *testing.T, c *http.Client, url string) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.Post(url, "text/plain", strings.NewReader("payload"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(body)
+}
+
 // TestUpstreamStaleConnection: a GET that meets a connection the next hop
 // closed is sent again on a new one; a POST cannot be replayed and gets
 // the box's 502, which names the box.
@@ -115,12 +126,24 @@ func TestUpstreamStaleConnection(t *testing.T) {
 				t.Fatalf("GET %d: the origin did not close its connection", i+1)
 			}
 		}
-		resp, err := c.Post(p.URL(), "text/plain", strings.NewReader("payload"))
-		if err != nil {
-			t.Fatal(err)
+		if strings.Contains(t.Name(), "http_loop") {
+			// The HTTP loop served the GETs on its own connections to the
+			// next hop; a request with a body goes to the lean loop, whose
+			// pool is its own: a first POST leaves it a connection, which
+			// the next hop closes. (The GETs' answers, without a
+			// Content-Type, were handed to the lean loop to be sniffed
+			// before issue 36, which left it one.)
+			resp, body := post(t, c, p.URL())
+			if resp.StatusCode != 200 || body != "ok" {
+				t.Fatalf("the first POST: %d %q", resp.StatusCode, body)
+			}
+			select {
+			case <-closed:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the origin did not close the first POST's connection")
+			}
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body := post(t, c, p.URL())
 		if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), `box "device"`) {
 			t.Errorf("POST on a dead connection: %d %q, want the box's 502", resp.StatusCode, body)
 		}

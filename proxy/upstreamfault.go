@@ -41,15 +41,35 @@ const (
 // unexported type).
 type clientBody struct {
 	io.ReadCloser
+	req *http.Request // its Trailer, filled by net/http at the body's end
 	err atomic.Pointer[error]
 }
 
 func (c *clientBody) Read(p []byte) (int, error) {
 	n, err := c.ReadCloser.Read(p)
+	if err == io.EOF && c.req != nil {
+		err = checkTrailer(c.req.Trailer)
+		if err == nil {
+			err = io.EOF
+		}
+	}
 	if err != nil && err != io.EOF {
 		c.err.CompareAndSwap(nil, &err)
 	}
 	return n, err
+}
+
+// checkTrailer refuses a request trailer that names a framing field (RFC
+// 9110 §6.5.1; net/http's server refuses such a declared Trailer, 400):
+// the client's error, answered 400, where forwarding it failed as the next
+// hop's (502).
+func checkTrailer(tr http.Header) error {
+	for _, k := range [...]string{"Content-Length", "Transfer-Encoding", "Trailer", "Host"} {
+		if _, ok := tr[k]; ok {
+			return fmt.Errorf("a trailer field named %s", k)
+		}
+	}
+	return nil
 }
 
 func (c *clientBody) failure() error {
@@ -65,7 +85,7 @@ func (c *clientBody) failure() error {
 // watchClientBody wraps r's body, if any, and keeps it on the exchange.
 func watchClientBody(r *http.Request, ex *exchange) {
 	if r.Body != nil && r.Body != http.NoBody {
-		ex.body = &clientBody{ReadCloser: r.Body}
+		ex.body = &clientBody{ReadCloser: r.Body, req: r}
 		r.Body = ex.body
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/loopback"
 )
 
 // ReceiveOptions is `middlebench merge --listen`: instead of reading
@@ -31,6 +33,16 @@ type ReceiveOptions struct {
 	Due time.Duration
 	// Ready, when set, is told the address once listening (tests, port 0).
 	Ready func(addr string)
+	// AllowRemote lets Listen be beyond loopback (a pod's 0.0.0.0); it
+	// needs Token.
+	AllowRemote bool
+	// Token, when set, is the shared secret every PUT must carry (bearer,
+	// or the password of the URL's user); see guard.go.
+	Token string
+	// MaxUploads bounds the bodies read at once (0: 2); MaxHeld the bytes
+	// of the documents held together (0: 1 GiB).
+	MaxUploads int
+	MaxHeld    int64
 }
 
 // maxDocument bounds one received results document (histograms included).
@@ -41,8 +53,14 @@ type receiver struct {
 	expect int
 	mu     sync.Mutex
 	parts  map[int]Input
-	merged []byte        // the merged document, once merged
-	all    chan struct{} // closed when every part is in
+	merged []byte // the merged document, once merged
+	token  string
+	slots  chan struct{} // uploads being read
+	// held: bytes of the documents in parts (sizes by index); pending:
+	// bytes reserved by uploads being read; maxHeld bounds their sum.
+	held, pending, maxHeld int64
+	sizes                  map[int]int64
+	all                    chan struct{} // closed when every part is in
 	// The start gate: closed when every index has asked to start.
 	starting map[int]bool
 	gate     chan struct{}
@@ -62,11 +80,24 @@ func Receive(ctx context.Context, o ReceiveOptions) (*Result, error) {
 	if o.Due < 0 {
 		return nil, fmt.Errorf("--results-due %s: want 0 (off) or how long a started segment has to send its document", o.Due)
 	}
+	if err := loopback.CheckListen(o.Listen, o.AllowRemote); err != nil {
+		return nil, fmt.Errorf("--listen: %w", err)
+	}
+	if o.AllowRemote && o.Token == "" {
+		return nil, fmt.Errorf("--allow-remote: a receiver beyond loopback needs the shared token (--token-file)")
+	}
+	if o.MaxUploads <= 0 {
+		o.MaxUploads = defaultMaxUploads
+	}
+	if o.MaxHeld <= 0 {
+		o.MaxHeld = defaultMaxHeld
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("--listen: %w", err)
 	}
 	rc := &receiver{expect: o.Expect, parts: map[int]Input{}, all: make(chan struct{}),
+		token: o.Token, slots: make(chan struct{}, o.MaxUploads), maxHeld: o.MaxHeld, sizes: map[int]int64{},
 		starting: map[int]bool{}, gate: make(chan struct{}),
 		due: dueState{due: o.Due, started: map[int]time.Time{}}, changed: make(chan struct{}, 1)}
 	srv := &http.Server{Handler: rc.routes(), ReadHeaderTimeout: 10 * time.Second}
@@ -167,21 +198,49 @@ func (rc *receiver) routes() *http.ServeMux {
 // another test, or one whose segment overlaps another's, is refused with
 // 400, which the sender does not retry.
 func (rc *receiver) put(w http.ResponseWriter, r *http.Request) {
+	if !authorized(r, rc.token) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="middlebench merge"`)
+		http.Error(w, "a PUT needs the run's token (Authorization: Bearer TOKEN, or http://user:TOKEN@host/… as --results-url)", http.StatusUnauthorized)
+		return
+	}
 	index, err := strconv.Atoi(r.PathValue("index"))
 	if err != nil || index < 0 || index >= rc.expect {
 		http.Error(w, fmt.Sprintf("index %q: want 0..%d", r.PathValue("index"), rc.expect-1), http.StatusNotFound)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDocument))
-	if err != nil {
-		http.Error(w, "reading the document: "+err.Error(), http.StatusBadRequest)
+	select {
+	case rc.slots <- struct{}{}:
+		defer func() { <-rc.slots }()
+	default:
+		w.Header().Set("Retry-After", "2")
+		http.Error(w, fmt.Sprintf("%d uploads are being read: send again shortly", cap(rc.slots)), http.StatusServiceUnavailable)
 		return
 	}
+	announced := r.ContentLength
+	if announced > maxDocument {
+		http.Error(w, fmt.Sprintf("the document (%d bytes) is larger than %d bytes", announced, maxDocument), http.StatusRequestEntityTooLarge)
+		return
+	}
+	reserved := announced
+	if reserved < 0 {
+		reserved = maxDocument // chunked: the worst case until read
+	}
+	if !rc.reserve(index, reserved) {
+		http.Error(w, fmt.Sprintf("the documents held would pass %d bytes: not taken", rc.maxHeld), http.StatusRequestEntityTooLarge)
+		return
+	}
+	kept := false
+	var size int64
+	defer func() {
+		rc.mu.Lock()
+		rc.settle(index, reserved, size, kept)
+		rc.mu.Unlock()
+	}()
 	from := r.RemoteAddr
 	if h, _, err := net.SplitHostPort(from); err == nil {
 		from = h
 	}
-	x, err := decodeInput(fmt.Sprintf("segment %d (from %s)", index, from), body)
+	x, size, err := readDocument(fmt.Sprintf("segment %d (from %s)", index, from), r.Body, announced, min(reserved, maxDocument))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -207,6 +266,7 @@ func (rc *receiver) put(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc.parts[index] = x
+	kept = true
 	rc.noteChange()
 	w.WriteHeader(http.StatusNoContent)
 	if rc.complete() {

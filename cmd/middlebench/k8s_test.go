@@ -41,20 +41,29 @@ func TestK8sPodsCommandLinesRunTogether(t *testing.T) {
 	}
 	docs := strings.Split(out, "\n---\n")
 	var cm corev1.ConfigMap
+	var secret corev1.Secret
 	var mergeJob, loadJob batchv1.Job
-	for i, target := range map[int]any{0: &cm, 2: &mergeJob, 3: &loadJob} {
+	for i, target := range map[int]any{0: &cm, 1: &secret, 3: &mergeJob, 4: &loadJob} {
 		if err := yaml.UnmarshalStrict([]byte(docs[i]), target); err != nil {
 			t.Fatalf("document %d: %v", i, err)
 		}
 	}
-	// What the cluster provides: the ConfigMap's file, the Service's address.
+	// What the cluster provides: the ConfigMap's file, the Secret's token
+	// (a file for the merge pod, a variable for the load pods), the
+	// Service's address.
 	mounted := filepath.Join(dir, "config.json")
 	if err := os.WriteFile(mounted, []byte(cm.Data["config.json"]), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	token := secret.StringData["token"]
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil || token == "" {
+		t.Fatalf("the Secret's token %q: %v", token, err)
+	}
 	addr := tcptest.FreeAddr(t)
 	merged := filepath.Join(dir, "merged.json")
 	local := strings.NewReplacer("0.0.0.0:8080", addr, "/etc/middlebench/config.json", mounted,
+		"/etc/middlebench-token/token", tokenFile, "$(MIDDLEBENCH_RESULTS_TOKEN)", token,
 		"middlebench-merge.default.svc:8080", addr, "/results/merged.json", merged)
 	argsOf := func(j batchv1.Job, index string) []string {
 		var args []string

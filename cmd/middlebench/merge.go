@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load/console"
@@ -11,8 +13,9 @@ import (
 
 func newMergeCmd() *cobra.Command {
 	var (
-		o  merge.Options
-		ro merge.ReceiveOptions
+		o         merge.Options
+		ro        merge.ReceiveOptions
+		tokenFile string
 	)
 	cmd := &cobra.Command{
 		Use:   "merge FILE... | merge --listen ADDR --expect N",
@@ -35,7 +38,13 @@ With --listen it reads no files: it receives the documents over HTTP, what
 refused with 400, a second one for the same index replaces the first),
 merges when all --expect are in, then serves the merge at GET /merged for
 --keep (GET /healthz answers while it waits). This is how "middlebench k8s"
-collects the pods' results without a shared volume. With --results-due, a
+collects the pods' results without a shared volume. It listens on loopback
+unless --allow-remote, which needs --token-file: the shared token every PUT
+must carry (Authorization: Bearer TOKEN, or http://user:TOKEN@host/… as
+--results-url; without it: 401, nothing merged). At most --max-uploads
+bodies are read at once (more: 503, which load retries) and the documents
+held stay within --max-held bytes (more: 413); a document whose counts do not
+add up with its duration, rates and histograms is refused (400). With --results-due, a
 segment that passed the start gate and sent nothing within that bound (its
 load died) fails the merge then, naming it, instead of at --wait.
 
@@ -48,8 +57,9 @@ within --wait.`,
   # then, anywhere
   middlebench merge part1.json part2.json part3.json part4.json -o merged.json
 
-  # or receive them: each machine adds --results-url http://10.0.0.5:24080/results/INDEX
-  middlebench merge --listen 10.0.0.5:24080 --expect 4 --wait 30m -o merged.json`,
+  # or receive them: each machine adds --results-url http://mb:TOKEN@10.0.0.5:24080/results/INDEX
+  head -c 32 /dev/urandom | xxd -p -c 64 > token
+  middlebench merge --listen 10.0.0.5:24080 --allow-remote --token-file token --expect 4 --wait 30m -o merged.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var (
 				res *merge.Result
@@ -60,6 +70,12 @@ within --wait.`,
 					return &exitError{code: 2, err: fmt.Errorf("--listen receives the documents: give no files")}
 				}
 				ro.Options = merge.Options{Output: o.Output, Stdout: cmd.OutOrStdout()}
+				if tokenFile != "" {
+					b, err := os.ReadFile(tokenFile)
+					if ro.Token = strings.TrimSpace(string(b)); err != nil || ro.Token == "" {
+						return &exitError{code: 2, err: fmt.Errorf("--token-file %s: want a file holding the token (%v)", tokenFile, err)}
+					}
+				}
 				res, err = merge.Receive(cmd.Context(), ro)
 			} else {
 				if len(args) == 0 {
@@ -80,6 +96,10 @@ within --wait.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "write the merged results document here")
 	f.StringVar(&ro.Listen, "listen", "", "receive the documents over HTTP on this address (PUT /results/INDEX) instead of reading files")
+	f.BoolVar(&ro.AllowRemote, "allow-remote", false, "with --listen: allow an address beyond loopback (needs --token-file)")
+	f.StringVar(&tokenFile, "token-file", "", "with --listen: a file holding the token every PUT must carry (middlebench k8s puts one in the run's Secret)")
+	f.IntVar(&ro.MaxUploads, "max-uploads", 2, "with --listen: documents read at once (more are answered 503 and retried)")
+	f.Int64Var(&ro.MaxHeld, "max-held", 1<<30, "with --listen: bytes of documents held together (more are refused, 413)")
 	f.IntVar(&ro.Expect, "expect", 0, "with --listen: how many documents (segments) make the whole test")
 	f.DurationVar(&ro.Wait, "wait", time.Hour, "with --listen: give up when not all documents arrived by then")
 	f.DurationVar(&ro.Keep, "keep", 0, "with --listen: serve the merged document at GET /merged this long after merging")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,16 +23,22 @@ and answers a body of the given size (optionally gzipped and capped).
 Every response carries Server-Timing: app;dur=<work ms>, queue;dur=, read;dur=.
 
 Its own view — the APM stand-in — is at /_mb/stats (JSON), /metrics
-(Prometheus) and /_mb/health; POST /_mb/reset starts a new window.
+(Prometheus) and /_mb/health; POST /_mb/reset starts a new window, on the
+--admin-listen address only (never through the served one, which boxes and
+students reach).
 Query parameters override the defaults per request:
   ?work=500ms  ?work=normal:50ms,5ms  ?cpu=2ms  ?size=8KiB  ?status=429
+within bounds: work's mean <= 60s (each draw cut there), cpu <= 10s,
+size <= 1GiB, none negative, status 200-599; out of range is a 400 naming
+the parameter. A request's work stops when its client leaves.
 
 It listens on loopback only (127.0.0.1, ::1, localhost): an address such as
 0.0.0.0:8080, :8080 or a LAN IP is refused unless --allow-remote is given.
 A client is cut off when its headers take longer than --read-header-timeout
 (default 10s, slowloris) or its whole request longer than --read-timeout
 (default 60s, k6's own request timeout; a slow body gets 408).
-Ctrl-C finishes the requests in flight and prints what it served.`,
+Ctrl-C or SIGTERM finishes the requests in flight for up to 10s, then stops
+their work and closes their connections, and prints what it served.`,
 		Example: `  # a 50 ms server, then look at what it reports
   middlebench server --work 50ms &
   curl -si 127.0.0.1:8080/ | grep Server-Timing
@@ -55,6 +62,7 @@ Ctrl-C finishes the requests in flight and prints what it served.`,
 	dash.add(cmd)
 	f := cmd.Flags()
 	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:8080", "address to listen on (loopback only unless --allow-remote)")
+	f.StringVar(&cfg.AdminListen, "admin-listen", "", "serve the admin paths, with POST /_mb/reset, on this address too (loopback only unless --allow-remote)")
 	f.BoolVar(&cfg.AllowRemote, "allow-remote", false, "allow --listen beyond loopback (every interface, a LAN IP): anyone who reaches it is answered")
 	f.Var(&cfg.ReadHeaderTimeout, "read-header-timeout", "cut off a client whose request headers take longer (default 10s)")
 	f.Var(&cfg.ReadTimeout, "read-timeout", "cut off a client whose whole request takes longer; a slow body gets 408 (default 60s)")
@@ -81,6 +89,9 @@ func runServer(ctx context.Context, cmd *cobra.Command, cfg fakeserver.Config, d
 	fmt.Fprintf(out, "middlebench server on %s (work %v, cpu %v, workers %s, size %v, status %d)\n",
 		srv.URL(), cfg.Work, cfg.CPU, orUnlimited(cfg.Workers), cfg.Size, cfg.Status)
 	fmt.Fprintf(out, "  stats %s/_mb/stats  metrics %s/metrics  Ctrl-C to stop\n", srv.URL(), srv.URL())
+	if srv.AdminURL() != "" {
+		fmt.Fprintf(out, "  admin %s (POST /_mb/reset)\n", srv.AdminURL())
+	}
 	ld, err := dash.start(ctx, out, "server "+srv.URL(), dashboard.Sources{Server: srv.Stats})
 	if err != nil {
 		srv.Close()
@@ -88,12 +99,20 @@ func runServer(ctx context.Context, cmd *cobra.Command, cfg fakeserver.Config, d
 	}
 	<-ctx.Done()
 	defer ld.finish(ctx, nil) //nolint:errcheck // the report of a server alone is best effort
-	shut, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shut, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shut)
+	if errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(out, "middlebench server: the %v grace is over: the work of the requests still in flight was stopped\n", shutdownGrace)
+		err = nil
+	}
 	fmt.Fprintln(out, "middlebench server:", srv.Summary())
 	return err
 }
+
+// shutdownGrace: how long requests in flight may finish after Ctrl-C or
+// SIGTERM before their work is stopped (a ?cpu=10s one would not).
+const shutdownGrace = 10 * time.Second
 
 func orUnlimited(n int) string {
 	if n <= 0 {

@@ -1,8 +1,9 @@
 // Package atomicfile writes a file so that a reader only ever sees the old
 // file or the complete new one: the bytes go to a temporary file in the same
 // directory, which is synced and renamed over the target when complete. A
-// run killed half-way leaves the previous file untouched and, at worst, a
-// stray ".name.tmp-*" file beside it — never a 0-byte or half-written target.
+// run killed half-way leaves the previous file untouched — never a 0-byte or
+// half-written target — and its ".name.tmp-pPID-*" file, which the next
+// write of the same name removes once no process PID is alive.
 package atomicfile
 
 import (
@@ -12,6 +13,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // File is a file being written under a temporary name. Commit makes it
@@ -29,7 +32,8 @@ func Create(path string) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	removeStrays(dir, base)
+	tmp, err := os.CreateTemp(dir, fmt.Sprintf(".%s.tmp-p%d-*", base, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
@@ -90,4 +94,28 @@ func WriteBytes(path string, data []byte) error {
 		_, err := io.Copy(w, bytes.NewReader(data))
 		return err
 	})
+}
+
+// removeStrays removes the temporary files of base that writers killed
+// before Commit or Abort left in dir: those whose process is gone. One of
+// a live writer (another process writing the same file now, or this one)
+// stays; so does any whose writer cannot be told.
+func removeStrays(dir, base string) {
+	prefix := "." + base + ".tmp-p"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
 }

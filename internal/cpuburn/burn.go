@@ -6,6 +6,7 @@
 package cpuburn
 
 import (
+	"context"
 	"runtime"
 	"time"
 )
@@ -14,27 +15,41 @@ import (
 // and returns the wall time it took. Where no thread CPU clock exists it
 // spins for d of wall time instead.
 func Burn(d time.Duration) time.Duration {
+	took, _ := BurnContext(context.Background(), d)
+	return took
+}
+
+// BurnContext is Burn that stops early, with ctx's error, once ctx is
+// done (checked after every chunk of a few µs): a client gone or a server
+// shutting down does not leave a core spinning.
+func BurnContext(ctx context.Context, d time.Duration) (time.Duration, error) {
 	if d <= 0 {
-		return 0
+		return 0, nil
 	}
 	start := time.Now()
 	runtime.LockOSThread() // thread CPU time is per thread: keep this one
 	defer runtime.UnlockOSThread()
 	t0, ok := ThreadTime()
-	if !ok {
-		spinFor(d) // no per-thread clock: spin for wall time instead
-		return time.Since(start)
-	}
 	var sink uint64
 	for {
+		if err := ctx.Err(); err != nil {
+			keep(sink)
+			return time.Since(start), err
+		}
 		sink = spinChunk(sink)
+		if !ok { // no per-thread clock: spin for wall time instead
+			if time.Since(start) >= d {
+				break
+			}
+			continue
+		}
 		t, _ := ThreadTime()
 		if t-t0 >= d {
 			break
 		}
 	}
 	keep(sink)
-	return time.Since(start)
+	return time.Since(start), nil
 }
 
 // keep uses the spin's result so the compiler cannot drop the work.
@@ -54,14 +69,6 @@ func spinChunk(x uint64) uint64 {
 		x ^= x << 17
 	}
 	return x
-}
-
-func spinFor(d time.Duration) {
-	var sink uint64
-	for end := time.Now().Add(d); time.Now().Before(end); {
-		sink = spinChunk(sink)
-	}
-	keep(sink)
 }
 
 // SpinMillis spins until the wall clock's millisecond count has moved on

@@ -1,0 +1,65 @@
+package proxy
+
+import (
+	"net"
+)
+
+// How a connection's end passes through the stages' wrappers. A stage
+// that wraps a connection passes each of its ends on, in order with its
+// bytes and after its own delay:
+//
+//	CloseWrite  the FIN: the other side's answer is complete (a
+//	            close-delimited body, or a body cut short)
+//	CloseRead   no more reads
+//	Abort       a reset (SO_LINGER 0): the other side failed
+//
+// A wrapper without one of them loses that end: behind a link, the client
+// of a close-delimited answer waited for its FIN until a timeout.
+
+// aborter is a connection that can end with a reset, after what is ahead
+// of it.
+type aborter interface{ Abort() error }
+
+// closeWrite half-closes c, when c can.
+func closeWrite(c net.Conn) error {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// closeRead shuts c's reading side, when c can.
+func closeRead(c net.Conn) error {
+	if cr, ok := c.(interface{ CloseRead() error }); ok {
+		return cr.CloseRead()
+	}
+	return nil
+}
+
+// abortConn ends c with a reset (ECONNRESET at the peer), not a clean
+// close: through c's Abort when it has one (its stages' delays kept),
+// else with SO_LINGER 0 on the socket under its wrappers.
+func abortConn(c net.Conn) {
+	if a, ok := c.(aborter); ok {
+		_ = a.Abort()
+		return
+	}
+	noLinger(c)
+	c.Close()
+}
+
+// noLinger sets SO_LINGER 0 on the socket under c's wrappers, so that
+// closing it resets the connection.
+func noLinger(c net.Conn) {
+	for range 16 {
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+			return
+		}
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return
+		}
+		c = u.NetConn()
+	}
+}
