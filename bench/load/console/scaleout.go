@@ -40,9 +40,19 @@ func checkURL(flag, raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%s %q: want an http:// or https:// URL (e.g. http://merge:8080/results/0)", flag, raw)
+		return fmt.Errorf("%s %q: want an http:// or https:// URL (e.g. http://merge:8080/results/0)", flag, redacted(raw))
 	}
 	return nil
+}
+
+// redacted is raw with its password (merge's token) shown as xxxxx, for
+// messages that end up in logs.
+func redacted(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an URL that does not parse)"
+	}
+	return u.Redacted()
 }
 
 // waitStart is --start-url: the run starts when the URL answers 200 ("merge
@@ -113,7 +123,7 @@ func sendResults(ctx context.Context, o Options, doc *metrics.Document) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("--results-url %s: gave up after %s: %w", o.ResultsURL, sendPatience, err)
+			return fmt.Errorf("--results-url %s: gave up after %s: %w", redacted(o.ResultsURL), sendPatience, err)
 		case <-time.After(sendRetry):
 		}
 	}
@@ -145,7 +155,7 @@ func answer(client *http.Client, req *http.Request, flag string) error {
 	case resp.StatusCode/100 == 2:
 		return nil
 	case resp.StatusCode/100 == 4:
-		return &refusedError{fmt.Sprintf("%s %s: refused (%s): %s", flag, req.URL, resp.Status, bytes.TrimSpace(msg))}
+		return &refusedError{fmt.Sprintf("%s %s: refused (%s): %s", flag, req.URL.Redacted(), resp.Status, bytes.TrimSpace(msg))}
 	default:
 		return fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(msg))
 	}

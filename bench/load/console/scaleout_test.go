@@ -80,6 +80,15 @@ func TestSendResults(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refused (400 Bad Request): different tests: run.url") {
 		t.Errorf("err %v, want the refusal and its reason", err)
 	}
+	// merge's token, given as the URL's password, never reaches a message.
+	withToken := strings.Replace(refusing.URL, "http://", "http://mb:s3cret@", 1) + "/results/0"
+	err = sendResults(context.Background(), Options{ResultsURL: withToken}, doc)
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "mb:xxxxx@") {
+		t.Errorf("err %v, want the refusal with the token redacted", err)
+	}
+	if err := checkURL("--results-url", "ftp://mb:s3cret@x/y"); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("checkURL: %v, want a refusal with the token redacted", err)
+	}
 	for _, bad := range []string{"merge:8080/results/0", "ftp://x/y", "http://"} {
 		if checkURL("--results-url", bad) == nil {
 			t.Errorf("--results-url %q accepted", bad)
