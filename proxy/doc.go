@@ -16,7 +16,11 @@
 //     (HTTPStage.Wrap): waf (inspection delay, capacity, block rules),
 //     ratelimit (429 with Retry-After and the IETF RateLimit headers),
 //     uablock (User-Agent blocking with an allow-list), fault (aborts,
-//     resets and delays with a probability).
+//     resets and delays with a probability);
+//   - budget is a box's own load budget, not a device of the path it
+//     models: it paces requests (or, with connRate, accepts) so that a load
+//     rejected as fast as it comes costs a bounded rate (a mystery adds one
+//     and reports it apart from the puzzle).
 //
 // A box is a listener, its stages in path order (the first stage is the one
 // nearest the client) and a forwarder to the next hop: when all its stages
@@ -48,9 +52,9 @@
 // and (for bodies larger than what is in flight) sending/receiving move.
 // http_req_connecting cannot move: the SYN / SYN-ACK exchange happens in
 // the kernel before accept(2) returns. To move it too, delay the packets
-// themselves: in a network namespace, `tc qdisc add dev lo root netem delay
-// 15ms` (one-way on loopback, so 30 ms RTT) — which then applies to every
-// byte, and the link stage is not needed.
+// themselves: a path's wire (package wire: a delay line between two network
+// namespaces, `run --serve-only --wire latency=15ms`), where TCP's own
+// handshake pays the round trip and the link stage is not needed.
 //
 // # Writing a stage
 //
