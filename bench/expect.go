@@ -54,10 +54,15 @@ type Check struct {
 	// from cannot show it (diagnose.Unshown). A skipped check is neither
 	// passed nor failed, and every report shows it as skipped.
 	Skipped string
+	// Busy says the check failed while the machine was busy (see judge):
+	// not measured rather than failed. Disturbance is its window's.
+	Busy        bool
+	Disturbance disturbance
 }
 
-// failed reports whether the check was made and did not hold.
-func (c Check) failed() bool { return !c.OK && c.Skipped == "" }
+// failed reports whether the check was made and did not hold on a quiet
+// machine (or below its band).
+func (c Check) failed() bool { return !c.OK && c.Skipped == "" && !c.Busy }
 
 // unshown is what a run's file cannot show: the file's name for a reader
 // and, by finding code, why not and which file would (diagnose.Unshown).
