@@ -117,13 +117,17 @@ func (tl *loadTimeline) whole() disturbance {
 
 // judge applies the rule to one check whose window was disturbed as d: a
 // failure above its band (or a finding's) while the machine was busy is
-// not the experiment's; one below its band, or while quiet, is.
+// not the experiment's; one below its band, or while quiet, is. Below a
+// band whose low side was measured too (near another run) is judged as
+// above: the reference may be what the load inflated. Failed requests
+// are never the machine's.
 func judge(c Check, d disturbance) Check {
 	if c.OK || c.Skipped != "" {
 		return c
 	}
 	c.Disturbance = d
-	c.Busy = !(c.Value < c.Lo) && d.busy()
+	below := c.Value < c.Lo && !c.MeasuredLow
+	c.Busy = !below && !c.Strict && d.busy()
 	return c
 }
 

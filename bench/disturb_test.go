@@ -63,6 +63,8 @@ func TestJudge(t *testing.T) {
 	above := Check{What: "step last server_time p(95)", Value: 64.88, Lo: math.Inf(-1), Hi: 25, Msg: "over"}
 	below := Check{What: "http_req_blocked p(95)", Value: 280, Lo: 300, Hi: 330, Msg: "under"}
 	finding := Check{What: "finding generator-saturated", Value: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Band: "absent", Msg: "appeared"}
+	nearBelow := Check{What: "http_req_duration avg", Value: 51.89, Lo: 57.76, Hi: 70.60, MeasuredLow: true, Msg: "under a busy reference"}
+	failedRequests := Check{What: "failed requests", Value: 3, Lo: math.Inf(-1), Hi: 0, Strict: true, Msg: "3 × 503"}
 	quiet := disturbance{Others: 3, Stolen: 1, Known: true}
 	busy := disturbance{Others: 43, Known: true}
 	stolen := disturbance{Others: 2, Stolen: 9, Known: true}
@@ -78,11 +80,28 @@ func TestJudge(t *testing.T) {
 		{"below its band while busy fails at once", below, busy, false},
 		{"a finding while busy is not measured", finding, busy, true},
 		{"unknown disturbance fails", above, disturbance{}, false},
+		{"below a band measured near another run, while busy, is not measured", nearBelow, busy, true},
+		{"below a band measured near another run, while quiet, fails", nearBelow, quiet, false},
+		{"failed requests while busy fail", failedRequests, busy, false},
 	}
 	for _, tt := range tests {
 		c := judge(tt.c, tt.d)
 		if c.Busy != tt.wantBusy || c.failed() == tt.wantBusy {
 			t.Errorf("%s: Busy=%v failed=%v, want Busy=%v", tt.name, c.Busy, c.failed(), tt.wantBusy)
+		}
+	}
+	run := fakeSource{"http_req_duration avg": 51.89, "server server_time avg": 50}
+	others := map[string]metricSource{"no delay": fakeSource{"http_req_duration avg": 64.18}}
+	for _, tt := range []struct {
+		band Band
+		want bool
+	}{
+		{Band{Metric: "http_req_duration avg", Near: "no delay", Within: "10%"}, true},
+		{Band{Metric: "http_req_duration avg", Min: "@{server server_time avg} + 5ms"}, true},
+		{Band{Metric: "http_req_duration avg", Min: "55ms", Max: "@{server server_time avg} + 20ms"}, false},
+	} {
+		if c := tt.band.check(run, others); c.MeasuredLow != tt.want || c.OK {
+			t.Errorf("%+v: MeasuredLow=%v OK=%v, want MeasuredLow=%v and a failure", tt.band, c.MeasuredLow, c.OK, tt.want)
 		}
 	}
 	if c := judge(Check{OK: true, Value: 1}, busy); c.Busy || c.failed() {

@@ -58,6 +58,13 @@ type Check struct {
 	// not measured rather than failed. Disturbance is its window's.
 	Busy        bool
 	Disturbance disturbance
+	// MeasuredLow says the band's low side is itself a measurement
+	// (near another run, or @{…} in min or equals): a busy machine that
+	// inflated it makes a value read low, so below is judged as above is.
+	MeasuredLow bool
+	// Strict says no load explains a failure (failed requests: a status
+	// or an error is a result, not a time).
+	Strict bool
 }
 
 // failed reports whether the check was made and did not hold on a quiet
@@ -189,6 +196,7 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 		c.Lo, c.Hi = ref-tol, ref+tol
 		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, fmtNum(ref))
 	}
+	c.MeasuredLow = b.Near != "" || strings.Contains(b.Min, "@{") || strings.Contains(b.Equals, "@{")
 	c.OK = v >= c.Lo && v <= c.Hi
 	if !c.OK {
 		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, fmtNum(v), c.Band, fmtNum(c.Lo), fmtNum(c.Hi))
