@@ -16,8 +16,10 @@ import (
 // share is at least busyThreshold is re-measured, up to maxAttempts in all;
 // if every attempt was disturbed, the verdict is "not measured", not FAIL.
 //
-// The rule never forgives a value below its band (other processes only ever
-// add time to a phase), nor a failure while the machine was quiet.
+// The rule never forgives a value on the side load cannot push it (below
+// its band for a time: other processes only ever add time to a phase;
+// above it for work done: a starved generator only does less), an exact
+// count's, nor a failure while the machine was quiet.
 
 // busyThreshold is the share of the experiment's CPUs (other processes'
 // plus stolen, in percent over the failing window) from which a failure is
@@ -116,18 +118,26 @@ func (tl *loadTimeline) whole() disturbance {
 }
 
 // judge applies the rule to one check whose window was disturbed as d: a
-// failure above its band (or a finding's) while the machine was busy is
-// not the experiment's; one below its band, or while quiet, is. Below a
-// band whose low side was measured too (near another run) is judged as
-// above: the reference may be what the load inflated. Failed requests
-// are never the machine's.
+// failure on the side the machine's load pushes its metric (above for a
+// time, below for work done; a finding's either way) while the machine was
+// busy is not the experiment's; one on the other side, an exact count's, or
+// one while quiet, is. A band relative to another run is judged on either
+// side as the pushed one: the reference may be what the load moved.
 func judge(c Check, d disturbance) Check {
 	if c.OK || c.Skipped != "" {
 		return c
 	}
 	c.Disturbance = d
-	below := c.Value < c.Lo && !c.MeasuredLow
-	c.Busy = !below && !c.Strict && d.busy()
+	var against bool // the value is where load cannot have pushed it
+	switch c.Side {
+	case loadNeither:
+		against = true
+	case loadLowers:
+		against = c.Value > c.Hi && !c.Relative
+	default:
+		against = c.Value < c.Lo && !c.Relative
+	}
+	c.Busy = !against && d.busy()
 	return c
 }
 

@@ -63,8 +63,10 @@ func TestJudge(t *testing.T) {
 	above := Check{What: "step last server_time p(95)", Value: 64.88, Lo: math.Inf(-1), Hi: 25, Msg: "over"}
 	below := Check{What: "http_req_blocked p(95)", Value: 280, Lo: 300, Hi: 330, Msg: "under"}
 	finding := Check{What: "finding generator-saturated", Value: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Band: "absent", Msg: "appeared"}
-	nearBelow := Check{What: "http_req_duration avg", Value: 51.89, Lo: 57.76, Hi: 70.60, MeasuredLow: true, Msg: "under a busy reference"}
-	failedRequests := Check{What: "failed requests", Value: 3, Lo: math.Inf(-1), Hi: 0, Strict: true, Msg: "3 × 503"}
+	nearBelow := Check{What: "http_req_duration avg", Value: 51.89, Lo: 57.76, Hi: 70.60, Relative: true, Msg: "under a busy reference"}
+	failedRequests := Check{What: "failed requests", Value: 3, Lo: math.Inf(-1), Hi: 0, Side: loadNeither, Msg: "3 × 503"}
+	fewIterations := Check{What: "iterations count", Value: 4007, Lo: 4799, Hi: 4801, Side: loadLowers, Msg: "short"}
+	tooManyTPS := Check{What: "step last tps", Value: 45, Lo: 32, Hi: 40.8, Side: loadLowers, Msg: "over the cap"}
 	quiet := disturbance{Others: 3, Stolen: 1, Known: true}
 	busy := disturbance{Others: 43, Known: true}
 	stolen := disturbance{Others: 2, Stolen: 9, Known: true}
@@ -83,6 +85,9 @@ func TestJudge(t *testing.T) {
 		{"below a band measured near another run, while busy, is not measured", nearBelow, busy, true},
 		{"below a band measured near another run, while quiet, fails", nearBelow, quiet, false},
 		{"failed requests while busy fail", failedRequests, busy, false},
+		{"work done below its band while busy is not measured", fewIterations, busy, true},
+		{"work done below its band while quiet fails", fewIterations, quiet, false},
+		{"work done above its band while busy fails at once", tooManyTPS, busy, false},
 	}
 	for _, tt := range tests {
 		c := judge(tt.c, tt.d)
@@ -93,15 +98,24 @@ func TestJudge(t *testing.T) {
 	run := fakeSource{"http_req_duration avg": 51.89, "server server_time avg": 50}
 	others := map[string]metricSource{"no delay": fakeSource{"http_req_duration avg": 64.18}}
 	for _, tt := range []struct {
-		band Band
-		want bool
+		band     Band
+		relative bool
 	}{
 		{Band{Metric: "http_req_duration avg", Near: "no delay", Within: "10%"}, true},
-		{Band{Metric: "http_req_duration avg", Min: "@{server server_time avg} + 5ms"}, true},
-		{Band{Metric: "http_req_duration avg", Min: "55ms", Max: "@{server server_time avg} + 20ms"}, false},
+		{Band{Metric: "http_req_duration avg", Min: "@{server server_time avg} + 5ms"}, false},
 	} {
-		if c := tt.band.check(run, others); c.MeasuredLow != tt.want || c.OK {
-			t.Errorf("%+v: MeasuredLow=%v OK=%v, want MeasuredLow=%v and a failure", tt.band, c.MeasuredLow, c.OK, tt.want)
+		if c := tt.band.check(run, others); c.Relative != tt.relative || c.OK {
+			t.Errorf("%+v: Relative=%v OK=%v, want Relative=%v and a failure", tt.band, c.Relative, c.OK, tt.relative)
+		}
+	}
+	for metric, want := range map[string]loadSide{
+		"http_req_blocked avg": loadRaises, "step last server_time p(95)": loadRaises, "outside avg": loadRaises,
+		"tps": loadLowers, "step last tps": loadLowers, "iterations count": loadLowers, "http_reqs count": loadLowers,
+		"dropped_iterations count": loadRaises, "statuses 429": loadNeither, "server requests": loadNeither,
+		"server server_time avg": loadRaises, "stage fw.ratelimit passed": loadNeither, "stage waf.waf delay avg": loadRaises, "stage lb.tls extra.handshakes": loadNeither, "http_req_failed rate": loadNeither,
+	} {
+		if got := sideOf(metric); got != want {
+			t.Errorf("sideOf(%q) = %v, want %v", metric, got, want)
 		}
 	}
 	if c := judge(Check{OK: true, Value: 1}, busy); c.Busy || c.failed() {

@@ -58,13 +58,40 @@ type Check struct {
 	// not measured rather than failed. Disturbance is its window's.
 	Busy        bool
 	Disturbance disturbance
-	// MeasuredLow says the band's low side is itself a measurement
-	// (near another run, or @{…} in min or equals): a busy machine that
-	// inflated it makes a value read low, so below is judged as above is.
-	MeasuredLow bool
-	// Strict says no load explains a failure (failed requests: a status
-	// or an error is a result, not a time).
-	Strict bool
+	// Side is the way the machine's load moves the value (see sideOf).
+	Side loadSide
+	// Relative says the band is relative to another run (near), whose own
+	// disturbance can move the band either way.
+	Relative bool
+}
+
+// loadSide is the way other processes' load can move a metric.
+type loadSide int
+
+const (
+	loadRaises loadSide = iota // a time: waiting for a CPU only adds to it
+	loadLowers                 // work done (requests, iterations, TPS): a starved generator does less
+	loadNeither                // an exact count (statuses, the server's and a stage's counts, failed requests and their rate)
+)
+
+// sideOf is the way load moves a band's metric.
+func sideOf(metric string) loadSide {
+	w := strings.Fields(metric)
+	if len(w) >= 2 && w[0] == "step" {
+		w = w[2:] // step WHICH …: the metric inside the step
+	}
+	switch {
+	case len(w) == 0:
+		return loadRaises
+	case w[0] == "tps", (w[0] == "http_reqs" || w[0] == "iterations") && len(w) == 2 && (w[1] == "count" || w[1] == "rate"):
+		return loadLowers
+	case w[0] == "stage" && len(w) >= 2 && (w[len(w)-2] == "delay" || w[len(w)-2] == "queued"):
+		return loadRaises // a stage's time: stage BOX.KIND delay STAT
+	case w[0] == "statuses", w[0] == "stage", w[0] == "derived", w[0] == "http_req_failed",
+		w[0] == "server" && len(w) >= 2 && (w[1] == "requests" || w[1] == "statuses" || w[1] == "bytesIn" || w[1] == "bytesOut"):
+		return loadNeither
+	}
+	return loadRaises
 }
 
 // failed reports whether the check was made and did not hold on a quiet
@@ -196,7 +223,7 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 		c.Lo, c.Hi = ref-tol, ref+tol
 		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, fmtNum(ref))
 	}
-	c.MeasuredLow = b.Near != "" || strings.Contains(b.Min, "@{") || strings.Contains(b.Equals, "@{")
+	c.Side, c.Relative = sideOf(b.Metric), b.Near != ""
 	c.OK = v >= c.Lo && v <= c.Hi
 	if !c.OK {
 		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, fmtNum(v), c.Band, fmtNum(c.Lo), fmtNum(c.Hi))
