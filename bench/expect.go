@@ -69,9 +69,9 @@ type Check struct {
 type loadSide int
 
 const (
-	loadRaises loadSide = iota // a time: waiting for a CPU only adds to it
-	loadLowers                 // work done (requests, iterations, TPS): a starved generator does less
-	loadNeither                // an exact count (statuses, the server's and a stage's counts, failed requests and their rate)
+	loadRaises  loadSide = iota // a time: waiting for a CPU only adds to it
+	loadLowers                  // work done (requests, iterations, TPS): a starved generator does less
+	loadNeither                 // an exact count (statuses, the server's and a stage's counts, failed requests and their rate)
 )
 
 // sideOf is the way load moves a band's metric.
