@@ -78,74 +78,6 @@ type ExperimentResult struct {
 	Remeasured []string
 }
 
-// Failures lists every failed check as "experiment / run: message": a
-// failure on a quiet machine, below its band, or a run that could not
-// complete.
-func (x *ExperimentResult) Failures() []string {
-	var out []string
-	if x.Err != nil {
-		out = append(out, fmt.Sprintf("%s: %v", x.Exp.ID, x.Err))
-	}
-	x.eachCheck(func(run string, c Check) {
-		if c.failed() {
-			out = append(out, fmt.Sprintf("%s / %s: %s", x.Exp.ID, run, c.Msg))
-		}
-	})
-	return out
-}
-
-// NotMeasured lists every check that failed while the machine was busy, in
-// every attempt, with how busy.
-func (x *ExperimentResult) NotMeasured() []string {
-	var out []string
-	x.eachCheck(func(run string, c Check) {
-		if c.Busy {
-			out = append(out, fmt.Sprintf("%s / %s: %s — %s", x.Exp.ID, run, busyNote(c.Disturbance), c.Msg))
-		}
-	})
-	return out
-}
-
-// eachCheck calls f with every check of the engine's runs and k6's, and
-// the run's label: run "NAME", or run "NAME" with k6.
-func (x *ExperimentResult) eachCheck(f func(run string, c Check)) {
-	for _, r := range x.Runs {
-		for _, c := range r.Checks {
-			f(fmt.Sprintf("run %q", r.Spec.Name), c)
-		}
-	}
-	for _, r := range x.K6 {
-		for _, c := range r.Checks {
-			f(fmt.Sprintf("run %q with k6", r.Spec.Name), c)
-		}
-	}
-}
-
-// Passed reports whether every run ran and every check held.
-func (x *ExperimentResult) Passed() bool { return x.outcome() == outcomePass }
-
-// outcome is the experiment's verdict: FAIL over not measured over PASS.
-func (x *ExperimentResult) outcome() outcome {
-	if x.Err != nil || len(x.Failures()) > 0 {
-		return outcomeFail
-	}
-	if len(x.NotMeasured()) > 0 {
-		return outcomeNotMeasured
-	}
-	return outcomePass
-}
-
-// mark is the verdict's word in the console.
-func (o outcome) mark() string {
-	switch o {
-	case outcomeFail:
-		return "FAIL"
-	case outcomeNotMeasured:
-		return "NOT MEASURED"
-	}
-	return "PASS"
-}
-
 func (rn *Runner) now() time.Time {
 	if rn.Now != nil {
 		return rn.Now()
@@ -198,59 +130,6 @@ func (rn *Runner) Run(ctx context.Context, e *Experiment) *ExperimentResult {
 	printExperiment(rn.out(), x)
 	printK6(rn.out(), x)
 	return x
-}
-
-// runEngine runs every run of e with the engine.
-func (rn *Runner) runEngine(ctx context.Context, e *Experiment) ([]*RunResult, error) {
-	var runs []*RunResult
-	for i := range e.Runs {
-		if ctx.Err() != nil {
-			return runs, fmt.Errorf("interrupted before run %q", e.Runs[i].Name)
-		}
-		r, err := rn.runOne(ctx, e, &e.Runs[i])
-		if r != nil {
-			runs = append(runs, r)
-		}
-		if err != nil {
-			return runs, fmt.Errorf("run %q: %w", e.Runs[i].Name, err)
-		}
-	}
-	return runs, nil
-}
-
-// noteAttempt records, before attempt n > 1, why the last one is measured
-// again: its checks that failed while the machine was busy.
-func (rn *Runner) noteAttempt(x *ExperimentResult, n int, with string, last []*RunResult) {
-	if n < 2 {
-		return
-	}
-	var why []string
-	for _, r := range last {
-		for _, c := range r.Checks {
-			if c.Busy {
-				why = append(why, fmt.Sprintf("run %q: %s (%s)", r.Spec.Name, c.Msg, c.Disturbance))
-			}
-		}
-	}
-	note := fmt.Sprintf("attempt %d%s failed only while the machine was busy: %s", n-1, with, strings.Join(why, "; "))
-	x.Remeasured = append(x.Remeasured, note)
-	fmt.Fprintf(rn.out(), "  ↻ %s; measuring again (%d of at most %d)\n", note, n, maxAttempts)
-}
-
-func checksOf(runs []*RunResult) []Check {
-	var out []Check
-	for _, r := range runs {
-		out = append(out, r.Checks...)
-	}
-	return out
-}
-
-func k6Results(k6 []*K6Run) []*RunResult {
-	out := make([]*RunResult, len(k6))
-	for i, kr := range k6 {
-		out[i] = kr.RunResult
-	}
-	return out
 }
 
 // checkAll evaluates every run's expectations once all runs exist, since a
