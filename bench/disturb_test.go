@@ -103,7 +103,8 @@ func TestJudge(t *testing.T) {
 		relative bool
 	}{
 		{Band{Metric: "http_req_duration avg", Near: "no delay", Within: "10%"}, true},
-		{Band{Metric: "http_req_duration avg", Min: "@{server server_time avg} + 5ms"}, false},
+		{Band{Metric: "http_req_duration avg", Min: "@{server server_time avg} + 5ms"}, true},
+		{Band{Metric: "http_req_duration avg", Min: "55ms"}, false},
 	} {
 		if c := tt.band.check(run, others); c.Relative != tt.relative || c.OK {
 			t.Errorf("%+v: Relative=%v OK=%v, want Relative=%v and a failure", tt.band, c.Relative, c.OK, tt.relative)
@@ -159,6 +160,16 @@ func TestCheckAllJudgesTheFailingStep(t *testing.T) {
 		{"busy during the failing step", last, 64.88, outcomeNotMeasured, "50 % of its CPUs taken by other processes during the failing step"},
 		{"busy only during another step", first, 64.88, outcomeFail, ""},
 		{"busy, and within its band", last, 20, outcomePass, ""},
+	}
+	// Below a bound read off another step that was busy: E7 with k6 read
+	// step last p95 663.3 under 2 × the first step's 465.6 taken at 91 %.
+	r := e7Run(t0, first, 20)
+	r.Spec.Expect.Bands = []Band{{Metric: "step last server_time p(95)", Min: "2 * @{step first server_time p(95)}"}}
+	r.Doc.Steps[0].Metrics["server_time"].Values["p(95)"] = 465.6
+	r.Doc.Steps[1].Metrics["server_time"].Values["p(95)"] = 663.3
+	checkAll([]*RunResult{r})
+	if got := outcomeOf(r.Checks); got != outcomeNotMeasured {
+		t.Errorf("below a bound read off a busy step: %v, want not measured (%+v)", got, r.Checks)
 	}
 	for _, tt := range tests {
 		r := e7Run(t0, tt.busy, tt.p95)

@@ -28,7 +28,8 @@ func (r *RunResult) stepDisturbance(s *metrics.Step) disturbance {
 }
 
 // bandDisturbance is the disturbance over what a band reads: the step it
-// names, or the whole run, and for near the other run's as well.
+// names, or the whole run, and the most disturbed of what its bounds read
+// (another run for near, a step or the run for @{…}).
 func (r *RunResult) bandDisturbance(b Band, byName map[string]*RunResult) disturbance {
 	d := r.runDisturbance()
 	if w := strings.Fields(b.Metric); len(w) > 1 && w[0] == "step" {
@@ -36,6 +37,14 @@ func (r *RunResult) bandDisturbance(b Band, byName map[string]*RunResult) distur
 	}
 	if o, ok := byName[b.Near]; ok && b.Near != "" {
 		d = d.worse(o.runDisturbance())
+	}
+	for _, m := range runRef.FindAllStringSubmatch(b.Min+" "+b.Max+" "+b.Equals, -1) {
+		w := strings.Fields(m[1])
+		if len(w) > 1 && w[0] == "step" {
+			d = d.worse(r.stepDisturbance(r.stepNamed(w[1])))
+		} else {
+			d = d.worse(r.runDisturbance())
+		}
 	}
 	return d
 }

@@ -60,8 +60,9 @@ type Check struct {
 	Disturbance disturbance
 	// Side is the way the machine's load moves the value (see sideOf).
 	Side loadSide
-	// Relative says the band is relative to another run (near), whose own
-	// disturbance can move the band either way.
+	// Relative says the band is itself measured (near another run, or
+	// @{…} in a bound: another step's p95, the server's time), so that
+	// load can move it either way.
 	Relative bool
 }
 
@@ -117,6 +118,11 @@ func (u *unshown) skip(c Check, code string) (Check, bool) {
 	c.OK, c.Msg = false, ""
 	c.Skipped = fmt.Sprintf("not shown by %s (%s)", u.file, why)
 	return c, true
+}
+
+// measuredBound reports whether a bound of the band is a measurement.
+func (b Band) measuredBound() bool {
+	return b.Near != "" || strings.Contains(b.Min+b.Max+b.Equals, "@{")
 }
 
 // validate checks a band's shape before anything runs.
@@ -223,7 +229,7 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 		c.Lo, c.Hi = ref-tol, ref+tol
 		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, fmtNum(ref))
 	}
-	c.Side, c.Relative = sideOf(b.Metric), b.Near != ""
+	c.Side, c.Relative = sideOf(b.Metric), b.measuredBound()
 	c.OK = v >= c.Lo && v <= c.Hi
 	if !c.OK {
 		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, fmtNum(v), c.Band, fmtNum(c.Lo), fmtNum(c.Hi))
