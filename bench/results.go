@@ -80,7 +80,8 @@ func writeVerdicts(b *bytes.Buffer, s *Summary) {
 		b.WriteString(" and k6")
 	}
 	fmt.Fprintf(b, "; load average %s before, %s after).", s.LoadBefore, s.LoadAfter)
-	fmt.Fprintf(b, " ✅ every expectation held; ❌ one failed while the machine was quiet (other processes and the hypervisor took under %.0f %% of the CPUs over what it read), fell below its band, or the run could not complete; "+
+	fmt.Fprintf(b, " ✅ every expectation held; ❌ one failed while the machine was quiet (other processes and the hypervisor took under %.0f %% of the CPUs over what it read), "+
+		"or where load cannot have put it (a time below its band, work done above it, an exact count off), or the run could not complete; "+
 		"⏸ not measured: every failure came while other processes took at least %.0f %% of the CPUs, in each of up to %d attempts.", busyThreshold, busyThreshold, maxAttempts)
 	for _, x := range s.Experiments {
 		for _, f := range x.Failures() {
