@@ -32,7 +32,9 @@ experiment took of its CPUs and what the hypervisor stole. A check that
 fails while that share is 10 % or more is measured again (the experiment's
 runs, up to 3 attempts in all); if every attempt was disturbed the
 experiment is NOT MEASURED, with how busy the machine was, instead of FAIL.
-A value below its band, and any failure on a quiet machine, stays FAIL.
+A value where load cannot have put it (a time below its band, work done
+above it, an exact count off it), and any failure on a quiet machine,
+stays FAIL.
 
 Exit status: 0 every experiment passed; 1 an expectation failed (FAIL) or
 the replay could not run; 3 nothing failed but some expectations could not
