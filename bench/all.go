@@ -63,6 +63,31 @@ func (s *Summary) Failures() []string {
 	return out
 }
 
+// NotMeasured lists every check of every experiment that failed only while
+// the machine was busy (see judge).
+func (s *Summary) NotMeasured() []string {
+	var out []string
+	for _, x := range s.Experiments {
+		out = append(out, x.NotMeasured()...)
+	}
+	return out
+}
+
+// Counts is how many experiments passed, failed and were not measured.
+func (s *Summary) Counts() (passed, failed, notMeasured int) {
+	for _, x := range s.Experiments {
+		switch x.outcome() {
+		case outcomePass:
+			passed++
+		case outcomeFail:
+			failed++
+		default:
+			notMeasured++
+		}
+	}
+	return passed, failed, notMeasured
+}
+
 // ExperimentFiles returns the files to replay: the ones given, or every
 // .yaml of dir in name order.
 func ExperimentFiles(files []string, dir string) ([]string, error) {
@@ -154,13 +179,15 @@ func printSummary(w io.Writer, s *Summary) {
 	}
 	fmt.Fprintln(w)
 	for _, x := range s.Experiments {
-		mark := "PASS"
-		if !x.Passed() {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "  %s  %-6s %s\n", mark, x.Exp.ID, x.Exp.Title)
+		fmt.Fprintf(w, "  %-12s %-6s %s\n", x.outcome().mark(), x.Exp.ID, x.Exp.Title)
 	}
+	p, f, n := s.Counts()
+	fmt.Fprintf(w, "  %d PASS, %d FAIL, %d NOT MEASURED (a failure while other processes took ≥ %.0f %% of the CPUs is measured again, up to %d times in all; then not measured)\n",
+		p, f, n, busyThreshold, maxAttempts)
 	if f := s.Failures(); len(f) > 0 {
 		fmt.Fprintf(w, "\n%d expectations failed:\n  %s\n", len(f), strings.Join(f, "\n  "))
+	}
+	if m := s.NotMeasured(); len(m) > 0 {
+		fmt.Fprintf(w, "\n%d expectations not measured:\n  %s\n", len(m), strings.Join(m, "\n  "))
 	}
 }

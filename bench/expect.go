@@ -54,10 +54,50 @@ type Check struct {
 	// from cannot show it (diagnose.Unshown). A skipped check is neither
 	// passed nor failed, and every report shows it as skipped.
 	Skipped string
+	// Busy says the check failed while the machine was busy (see judge):
+	// not measured rather than failed. Disturbance is its window's.
+	Busy        bool
+	Disturbance disturbance
+	// Side is the way the machine's load moves the value (see sideOf).
+	Side loadSide
+	// Relative says the band is itself measured (near another run, or
+	// @{…} in a bound: another step's p95, the server's time), so that
+	// load can move it either way.
+	Relative bool
 }
 
-// failed reports whether the check was made and did not hold.
-func (c Check) failed() bool { return !c.OK && c.Skipped == "" }
+// loadSide is the way other processes' load can move a metric.
+type loadSide int
+
+const (
+	loadRaises  loadSide = iota // a time: waiting for a CPU only adds to it
+	loadLowers                  // work done (requests, iterations, TPS): a starved generator does less
+	loadNeither                 // an exact count (statuses, the server's and a stage's counts, failed requests and their rate)
+)
+
+// sideOf is the way load moves a band's metric.
+func sideOf(metric string) loadSide {
+	w := strings.Fields(metric)
+	if len(w) >= 2 && w[0] == "step" {
+		w = w[2:] // step WHICH …: the metric inside the step
+	}
+	switch {
+	case len(w) == 0:
+		return loadRaises
+	case w[0] == "tps", (w[0] == "http_reqs" || w[0] == "iterations") && len(w) == 2 && (w[1] == "count" || w[1] == "rate"):
+		return loadLowers
+	case w[0] == "stage" && len(w) >= 2 && (w[len(w)-2] == "delay" || w[len(w)-2] == "queued"):
+		return loadRaises // a stage's time: stage BOX.KIND delay STAT
+	case w[0] == "statuses", w[0] == "stage", w[0] == "derived", w[0] == "http_req_failed",
+		w[0] == "server" && len(w) >= 2 && (w[1] == "requests" || w[1] == "statuses" || w[1] == "bytesIn" || w[1] == "bytesOut"):
+		return loadNeither
+	}
+	return loadRaises
+}
+
+// failed reports whether the check was made and did not hold on a quiet
+// machine (or below its band).
+func (c Check) failed() bool { return !c.OK && c.Skipped == "" && !c.Busy }
 
 // unshown is what a run's file cannot show: the file's name for a reader
 // and, by finding code, why not and which file would (diagnose.Unshown).
@@ -78,6 +118,11 @@ func (u *unshown) skip(c Check, code string) (Check, bool) {
 	c.OK, c.Msg = false, ""
 	c.Skipped = fmt.Sprintf("not shown by %s (%s)", u.file, why)
 	return c, true
+}
+
+// measuredBound reports whether a bound of the band is a measurement.
+func (b Band) measuredBound() bool {
+	return b.Near != "" || strings.Contains(b.Min+b.Max+b.Equals, "@{")
 }
 
 // validate checks a band's shape before anything runs.
@@ -184,6 +229,7 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 		c.Lo, c.Hi = ref-tol, ref+tol
 		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, fmtNum(ref))
 	}
+	c.Side, c.Relative = sideOf(b.Metric), b.measuredBound()
 	c.OK = v >= c.Lo && v <= c.Hi
 	if !c.OK {
 		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, fmtNum(v), c.Band, fmtNum(c.Lo), fmtNum(c.Hi))

@@ -232,6 +232,10 @@ func printK6(w io.Writer, x *ExperimentResult) {
 		if kr.Stream != nil {
 			fmt.Fprintf(w, "; stream: %s", codesOrNone(kr.Stream.Codes()))
 		}
+		fmt.Fprintf(w, "; machine: %s", kr.runDisturbance())
+		if st := kr.stepsDisturbance(); st != "" {
+			fmt.Fprintf(w, " (steps %s)", st)
+		}
 		fmt.Fprintln(w)
 	}
 	for _, r := range fidelity(x) {

@@ -269,7 +269,9 @@ func (rn *Runner) runGenerators(ctx context.Context, e *Experiment, rs *RunSpec,
 		return nil, fmt.Errorf("generators: %d: a run through a wire needs its generator in this process", rs.Generators)
 	}
 	fmt.Fprintf(rn.out(), "  %s › %s: %d generator processes\n", e.ID, rs.Name, rs.Generators)
+	lm := startLoadMeter(rn.cpus)
 	doc, pinned, err := rn.generate(ctx, e, rs, tgt.entry())
+	rr.Load = lm.end()
 	if err != nil {
 		return nil, err
 	}

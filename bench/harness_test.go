@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,8 @@ func TestQuickReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if failed = s.Failures(); len(failed) == 0 {
+			// Not measured (failed while the machine was busy) is not passed.
+			if failed = append(s.Failures(), s.NotMeasured()...); len(failed) == 0 {
 				results[file] = dir
 				break
 			}
@@ -79,18 +81,20 @@ func TestBrokenExpectationNamesEverything(t *testing.T) {
 	if x.Err != nil {
 		t.Fatal(x.Err)
 	}
-	f := x.Failures()
+	// On a busy machine either may be not measured instead: it names the
+	// same things.
+	f := append(x.Failures(), x.NotMeasured()...)
 	if len(f) != 2 {
 		t.Fatalf("failures %q, want the missing finding and the waiting band", f)
 	}
-	for i, wants := range [][]string{
+	for _, wants := range [][]string{
 		{"broken", `run "twenty ms"`, "finding server-slow expected, not found (found: "},
 		{"broken", `run "twenty ms"`, "http_req_waiting avg = 2", "want −∞ .. 20ms - 19ms [−∞ .. 1]"},
 	} {
-		for _, want := range wants {
-			if !strings.Contains(f[i], want) {
-				t.Errorf("failure %q does not say %q", f[i], want)
-			}
+		if !slices.ContainsFunc(f, func(msg string) bool {
+			return !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(msg, w) })
+		}) {
+			t.Errorf("no failure in %q says all of %q", f, wants)
 		}
 	}
 }

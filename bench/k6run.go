@@ -83,8 +83,9 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	if err != nil {
 		return nil, err
 	}
-	meter := startRunMeter(pl.tgt)
+	meter, lm := startRunMeter(pl.tgt), startLoadMeter(rn.cpus)
 	cpu, series, err := rn.execK6(ctx, kc, pl.gen, enter)
+	timeline := lm.end()
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	}
 	obs.Apply(extra)
 	doc := docOf(obs)
-	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.pathFor(rs), Pinned: pl.pinned, RunCPU: runCPU}}
+	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.pathFor(rs), Pinned: pl.pinned, RunCPU: runCPU, Load: timeline}}
 	if findRateLimit(kr.PathCfg) != nil { // read now: the stream may go with dir
 		sp, err := k6Span(stream)
 		kr.Arrivals = func() (arrivalSpan, error) { return sp, err }
@@ -120,6 +121,7 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 		if srd.Schedule, srd.Origin, err = k6Schedule(rs, stream); err != nil {
 			return nil, fmt.Errorf("k6's NDJSON stream: %w", err)
 		}
+		kr.Origin = srd.Origin
 	}
 	sobs, err := srd.ReadFile(ctx, stream)
 	if err != nil {
@@ -298,6 +300,7 @@ func (rn *Runner) runAllK6(ctx context.Context, x *ExperimentResult) error {
 			continue
 		}
 		for _, c := range kr.Spec.Expect.checkCodes(kr.Stream.Codes(), kr.streamUnshown) {
+			c = judge(c, kr.runDisturbance())
 			c.What = "stream: " + c.What
 			if c.failed() {
 				c.Msg = "on k6's NDJSON stream: " + c.Msg
@@ -337,7 +340,7 @@ func unshownBy(o *diagnose.Observation) *unshown {
 // made, what failed and, apart, what the files could not show.
 func (kr *K6Run) verdict() string {
 	passed, made := 0, 0
-	var failed, skipped []string
+	var failed, busy, skipped []string
 	for _, c := range kr.Checks {
 		switch {
 		case c.Skipped != "":
@@ -345,14 +348,19 @@ func (kr *K6Run) verdict() string {
 			continue
 		case c.OK:
 			passed++
+		case c.Busy:
+			busy = append(busy, c.Msg+" ("+busyNote(c.Disturbance)+")")
 		default:
 			failed = append(failed, c.Msg)
 		}
 		made++
 	}
 	v := fmt.Sprintf("✅ %d/%d", passed, made)
-	if len(failed) > 0 {
+	switch {
+	case len(failed) > 0:
 		v = fmt.Sprintf("❌ %d/%d: %s", passed, made, strings.Join(failed, "; "))
+	case len(busy) > 0:
+		v = fmt.Sprintf("⏸ %d/%d, not measured: %s", passed, made, strings.Join(busy, "; "))
 	}
 	if len(skipped) > 0 {
 		v += fmt.Sprintf("; ⏭ %d skipped: %s", len(skipped), strings.Join(skipped, "; "))

@@ -214,22 +214,7 @@ func (r *RunResult) stepLookup(w []string, ref string) (float64, error) {
 	if len(steps) == 0 {
 		return 0, fmt.Errorf("%q: this run has no steps", ref)
 	}
-	var s *metrics.Step
-	switch w[0] {
-	case "first":
-		s = &steps[0]
-	case "last":
-		s = &steps[len(steps)-1]
-	default:
-		if i, err := strconv.Atoi(w[0]); err == nil && i >= 1 && i <= len(steps) {
-			s = &steps[i-1]
-		}
-		for i := range steps {
-			if s == nil && steps[i].Name == w[0] {
-				s = &steps[i]
-			}
-		}
-	}
+	s := r.stepNamed(w[0])
 	if s == nil {
 		return 0, fmt.Errorf("%q: no step %s (the run has %d)", ref, w[0], len(steps))
 	}
@@ -265,6 +250,30 @@ func (r *RunResult) stepLookup(w []string, ref string) (float64, error) {
 		return 0, fmt.Errorf("%q: want step %s METRIC STAT", ref, w[0])
 	}
 	return metricStat(s.Metrics, w[1], w[2])
+}
+
+// stepNamed is the step a reference names: a 1-based index, first, last
+// or a name; nil for none.
+func (r *RunResult) stepNamed(which string) *metrics.Step {
+	steps := r.Doc.Steps
+	if len(steps) == 0 {
+		return nil
+	}
+	switch which {
+	case "first":
+		return &steps[0]
+	case "last":
+		return &steps[len(steps)-1]
+	}
+	if i, err := strconv.Atoi(which); err == nil && i >= 1 && i <= len(steps) {
+		return &steps[i-1]
+	}
+	for i := range steps {
+		if steps[i].Name == which {
+			return &steps[i]
+		}
+	}
+	return nil
 }
 
 func sortedStrings(s []string) []string {

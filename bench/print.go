@@ -62,7 +62,8 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	passed, failed := 0, 0
+	printDisturbance(w, x)
+	passed, failed, busy := 0, 0, 0
 	for _, r := range x.Runs {
 		for _, c := range r.Checks {
 			switch {
@@ -70,16 +71,21 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 				passed++
 			case c.failed():
 				failed++
+			case c.Busy:
+				busy++
 			}
 		}
 	}
-	verdict := "PASS"
-	if !x.Passed() {
-		verdict = "FAIL"
+	fmt.Fprintf(w, "  %s: %d checks passed, %d failed", x.outcome().mark(), passed, failed)
+	if busy > 0 {
+		fmt.Fprintf(w, ", %d not measured (failed while the machine was busy)", busy)
 	}
-	fmt.Fprintf(w, "  %s: %d checks passed, %d failed (%s)\n", verdict, passed, failed, x.Elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(w, " (%s)\n", x.Elapsed.Round(100*time.Millisecond))
 	for _, f := range x.Failures() {
 		fmt.Fprintln(w, "  ✗ "+f)
+	}
+	for _, f := range x.NotMeasured() {
+		fmt.Fprintln(w, "  ⏸ "+f)
 	}
 	for _, r := range x.K6 {
 		for _, c := range r.Checks {
@@ -124,4 +130,24 @@ func fmtMs(ms float64) string {
 		return "−" + metrics.HumanizeDuration(-ms, "")
 	}
 	return metrics.HumanizeDuration(ms, "")
+}
+
+// printDisturbance says, per run (and step of a sweep), what other
+// processes took of the CPUs and what was stolen, and why runs were
+// measured again.
+func printDisturbance(w io.Writer, x *ExperimentResult) {
+	var parts []string
+	for _, r := range x.Runs {
+		p := fmt.Sprintf("%s %s", r.Spec.Name, r.runDisturbance())
+		if st := r.stepsDisturbance(); st != "" {
+			p += " (steps " + st + ")"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "  machine (of the CPUs, beside this experiment): %s\n", strings.Join(parts, "; "))
+	}
+	for _, n := range x.Remeasured {
+		fmt.Fprintln(w, "  ↻ "+n)
+	}
 }

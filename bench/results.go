@@ -57,6 +57,7 @@ func writeHeader(b *bytes.Buffer, s *Summary) {
 	fmt.Fprintf(b, "; %s. The generator, the middleboxes and the server share these CPUs on loopback unless an experiment says it pinned them apart.\n\n", m.Go)
 	b.WriteString("Times are milliseconds unless marked (µs, s). *server* is the time the server reports for its work (Server-Timing app), *queue* its wait for a worker (queue), *outside* = waiting − server − queue: the part of waiting the server did not see. The article's figures come from k6 v1.4.2 on a 12-core Mac against a Python server; ours from middlebench's engine, which measures phases as k6 does.\n\n")
 
+	writeVerdicts(b, s)
 	b.WriteString("## Summary\n\n| experiment | the article | ours | findings | expectations |\n|---|---|---|---|---|\n")
 	for _, x := range s.Experiments {
 		article, ours := "", ""
@@ -68,6 +69,29 @@ func writeHeader(b *bytes.Buffer, s *Summary) {
 		fmt.Fprintf(b, "| [%s](#%s) | %s | %s | %s | %s |\n", mdEscape(x.Exp.Title), anchor(x.Exp.ID), mdEscape(article), ours, mdEscape(x.codeSummary()), x.verdict())
 	}
 	b.WriteString("\n")
+}
+
+// writeVerdicts says which verdicts the document holds and what each
+// mark means, so that no ❌ or ⏸ below goes unexplained.
+func writeVerdicts(b *bytes.Buffer, s *Summary) {
+	p, f, n := s.Counts()
+	fmt.Fprintf(b, "**Verdicts: %d PASS, %d FAIL, %d not measured** of %d experiments (engine", p, f, n, len(s.Experiments))
+	if s.K6Version != "" {
+		b.WriteString(" and k6")
+	}
+	fmt.Fprintf(b, "; load average %s before, %s after).", s.LoadBefore, s.LoadAfter)
+	fmt.Fprintf(b, " ✅ every expectation held; ❌ one failed while the machine was quiet (other processes and the hypervisor took under %.0f %% of the CPUs over what it read), "+
+		"or where load cannot have put it (a time below its band, work done above it, an exact count off), or the run could not complete; "+
+		"⏸ not measured: every failure came while other processes took at least %.0f %% of the CPUs, in each of up to %d attempts.", busyThreshold, busyThreshold, maxAttempts)
+	for _, x := range s.Experiments {
+		for _, f := range x.Failures() {
+			fmt.Fprintf(b, "\n- ❌ %s", mdEscape(f))
+		}
+		for _, m := range x.NotMeasured() {
+			fmt.Fprintf(b, "\n- ⏸ %s", mdEscape(m))
+		}
+	}
+	b.WriteString("\n\n")
 }
 
 func (x *ExperimentResult) codeSummary() string {
@@ -88,8 +112,11 @@ func (x *ExperimentResult) verdict() string {
 			}
 		}
 	}
-	if x.Passed() {
+	switch x.outcome() {
+	case outcomePass:
 		return fmt.Sprintf("✅ %d/%d", passed, total)
+	case outcomeNotMeasured:
+		return fmt.Sprintf("⏸ not measured (%d/%d; the rest failed while the machine was busy)", passed, total)
 	}
 	if x.Err != nil {
 		return "❌ " + mdEscape(x.Err.Error())
@@ -157,6 +184,7 @@ func writeExperiment(b *bytes.Buffer, x *ExperimentResult, charts []string, rel 
 		return
 	}
 	writePhaseTable(b, x)
+	writeDisturbance(b, x)
 	for _, c := range charts {
 		fmt.Fprintf(b, "![%s](%s)\n\n", mdEscape(e.Title), filepath.ToSlash(filepath.Join(rel, c)))
 	}
@@ -196,6 +224,25 @@ func writePhaseTable(b *bytes.Buffer, x *ExperimentResult) {
 			fmt.Fprintf(b, "Isolation (%s): %s.\n\n", mdEscape(r.Spec.Name), r.Pinned)
 			break
 		}
+	}
+}
+
+// writeDisturbance says what other processes took of the CPUs during each
+// run, and why runs were measured again.
+func writeDisturbance(b *bytes.Buffer, x *ExperimentResult) {
+	var parts []string
+	for _, r := range x.Runs {
+		parts = append(parts, fmt.Sprintf("*%s* %s", mdEscape(r.Spec.Name), r.runDisturbance()))
+	}
+	for _, r := range x.K6 {
+		parts = append(parts, fmt.Sprintf("*%s* with k6 %s", mdEscape(r.Spec.Name), r.runDisturbance()))
+	}
+	fmt.Fprintf(b, "The machine beside each run (of its CPUs): %s.\n\n", strings.Join(parts, "; "))
+	for _, n := range x.Remeasured {
+		fmt.Fprintf(b, "- Measured again: %s\n", mdEscape(n))
+	}
+	if len(x.Remeasured) > 0 {
+		b.WriteString("\n")
 	}
 }
 
@@ -239,7 +286,7 @@ func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
 		if len(steps) < 2 {
 			continue
 		}
-		fmt.Fprintf(b, "**Steps of %s**\n\n| step | target | req/s | duration p95 | waiting avg | receiving avg | server p95 | outside avg | dropped | failed | generator CPU |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", mdEscape(r.Spec.Name))
+		fmt.Fprintf(b, "**Steps of %s**\n\n| step | target | req/s | duration p95 | waiting avg | receiving avg | server p95 | outside avg | dropped | failed | generator CPU | other processes, stolen |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", mdEscape(r.Spec.Name))
 		for i := range steps {
 			q := func(ref string) float64 {
 				v, err := r.lookup(fmt.Sprintf("step %d %s", i+1, ref))
@@ -256,10 +303,10 @@ func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
 			if c := steps[i].GeneratorCPU; c != nil {
 				cpu = fmt.Sprintf("%.0f %%", c.Percent)
 			}
-			fmt.Fprintf(b, "| %d | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, target, q("tps"),
+			fmt.Fprintf(b, "| %d | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, target, q("tps"),
 				fmtMs(q("http_req_duration p(95)")), fmtMs(q("http_req_waiting avg")), fmtMs(q("http_req_receiving avg")),
 				fmtMs(q("server_time p(95)")), fmtMs(q("outside avg")), countOr(q("dropped_iterations count")),
-				pctOf(q("http_req_failed rate")), cpu)
+				pctOf(q("http_req_failed rate")), cpu, r.stepDisturbance(&steps[i]).pair())
 		}
 		b.WriteString("\n")
 	}
@@ -335,7 +382,12 @@ func writeChecks(b *bytes.Buffer, x *ExperimentResult) {
 	for _, r := range x.Runs {
 		for _, c := range r.Checks {
 			mark := "✅"
-			if !c.OK {
+			switch {
+			case c.Busy:
+				mark = "⏸ " + mdEscape(busyNote(c.Disturbance)+": "+c.Msg)
+			case c.Skipped != "":
+				mark = "⏭ " + mdEscape(c.Skipped)
+			case !c.OK:
 				mark = "❌ " + mdEscape(c.Msg)
 			}
 			measured := fmtNum(c.Value)

@@ -29,6 +29,8 @@ type Runner struct {
 
 	Observer load.Observer                         // if set, sees every request (the live dashboard)
 	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
+
+	cpus []int // the CPUs the experiments may use, read before any run pins this process
 }
 
 // RunResult is one run of an experiment: what the engine measured, what
@@ -57,6 +59,10 @@ type RunResult struct {
 	// target used together over the generator's run (see runMeter); NaN
 	// when not measured.
 	RunCPU float64
+	// Load is how the machine's CPUs went during the run (see
+	// disturbance); Origin is when its steps' times count from.
+	Load   *loadTimeline
+	Origin time.Time
 }
 
 // ExperimentResult is every run of one experiment.
@@ -67,33 +73,10 @@ type ExperimentResult struct {
 	Fair    []fairRound // runs with a phase out of tolerance, re-measured by both generators alike
 	Err     error       // an experiment that could not run at all, or was interrupted
 	Elapsed time.Duration
+	// Remeasured says, per earlier attempt, what failed while the machine
+	// was busy and made the harness measure again.
+	Remeasured []string
 }
-
-// Failures lists every failed check as "experiment / run: message".
-func (x *ExperimentResult) Failures() []string {
-	var out []string
-	if x.Err != nil {
-		out = append(out, fmt.Sprintf("%s: %v", x.Exp.ID, x.Err))
-	}
-	for _, r := range x.Runs {
-		for _, c := range r.Checks {
-			if c.failed() {
-				out = append(out, fmt.Sprintf("%s / run %q: %s", x.Exp.ID, r.Spec.Name, c.Msg))
-			}
-		}
-	}
-	for _, r := range x.K6 {
-		for _, c := range r.Checks {
-			if c.failed() {
-				out = append(out, fmt.Sprintf("%s / run %q with k6: %s", x.Exp.ID, r.Spec.Name, c.Msg))
-			}
-		}
-	}
-	return out
-}
-
-// Passed reports whether every run ran and every check held.
-func (x *ExperimentResult) Passed() bool { return len(x.Failures()) == 0 }
 
 func (rn *Runner) now() time.Time {
 	if rn.Now != nil {
@@ -111,30 +94,34 @@ func (rn *Runner) out() io.Writer {
 
 // Run replays one experiment: each run against a fresh server and path.
 // A cancelled ctx stops it after the current run, whose measurements are
-// kept; the result then carries the interruption as its error.
+// kept; the result then carries the interruption as its error. Runs whose
+// checks failed only while the machine was busy are measured again (see
+// remeasure), the engine's and k6's apart.
 func (rn *Runner) Run(ctx context.Context, e *Experiment) *ExperimentResult {
 	x := &ExperimentResult{Exp: e}
 	t0 := rn.now()
+	if rn.cpus == nil {
+		rn.cpus = allCPUs() // before any run pins this process
+	}
 	fmt.Fprintf(rn.out(), "\n▶ %s — %s\n", e.ID, e.Title)
-	for i := range e.Runs {
-		if ctx.Err() != nil {
-			x.Err = fmt.Errorf("interrupted before run %q", e.Runs[i].Name)
-			break
+	remeasure(maxAttempts, func(attempt int) outcome {
+		rn.noteAttempt(x, attempt, "", x.Runs)
+		x.Runs, x.Err = rn.runEngine(ctx, e)
+		if x.Err != nil {
+			return outcomeFail
 		}
-		r, err := rn.runOne(ctx, e, &e.Runs[i])
-		if r != nil {
-			x.Runs = append(x.Runs, r)
-		}
-		if err != nil {
-			x.Err = fmt.Errorf("run %q: %w", e.Runs[i].Name, err)
-			break
-		}
-	}
-	if x.Err == nil {
 		checkAll(x.Runs)
-	}
+		return outcomeOf(checksOf(x.Runs))
+	})
 	if x.Err == nil && rn.K6 != "" {
-		x.Err = rn.runAllK6(ctx, x)
+		remeasure(maxAttempts, func(attempt int) outcome {
+			rn.noteAttempt(x, attempt, " with k6", k6Results(x.K6))
+			x.K6 = nil
+			if x.Err = rn.runAllK6(ctx, x); x.Err != nil {
+				return outcomeFail
+			}
+			return outcomeOf(checksOf(k6Results(x.K6)))
+		})
 	}
 	if x.Err == nil && rn.K6 != "" {
 		x.Fair, x.Err = rn.fairRounds(ctx, x)
@@ -146,23 +133,29 @@ func (rn *Runner) Run(ctx context.Context, e *Experiment) *ExperimentResult {
 }
 
 // checkAll evaluates every run's expectations once all runs exist, since a
-// band may be relative to another run.
+// band may be relative to another run, and judges each failure by how busy
+// the machine was over what it read (see judge).
 func checkAll(runs []*RunResult) {
 	others := map[string]metricSource{}
+	byName := map[string]*RunResult{}
 	for _, r := range runs {
-		others[r.Spec.Name] = r
+		others[r.Spec.Name], byName[r.Spec.Name] = r, r
 	}
 	for _, r := range runs {
-		r.Checks = r.Spec.Expect.checkCodes(r.Report.Codes(), r.Unshown)
+		whole := r.runDisturbance()
+		r.Checks = nil
+		for _, c := range r.Spec.Expect.checkCodes(r.Report.Codes(), r.Unshown) {
+			r.Checks = append(r.Checks, judge(c, whole))
+		}
 		if !r.Spec.Expect.AllowFailures {
-			r.Checks = append(r.Checks, r.noFailures())
+			r.Checks = append(r.Checks, judge(r.noFailures(), whole))
 		}
 		for _, b := range r.Spec.Expect.Bands {
 			c := b.check(r, others)
 			if b.Why != "" && !c.OK {
 				c.Msg += " — " + b.Why
 			}
-			r.Checks = append(r.Checks, c)
+			r.Checks = append(r.Checks, judge(c, r.bandDisturbance(b, byName)))
 		}
 	}
 }
@@ -196,9 +189,9 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *R
 		so := newSpanObserver(rn.Observer)
 		observer, rr.Arrivals = so, so.span
 	}
-	meter := startRunMeter(tgt)
+	meter, lm := startRunMeter(tgt), startLoadMeter(rn.cpus)
 	res, err := load.Run(ctx, cfg, load.Options{Progress: line.update, Dial: wireDial(tgt), Observer: observer})
-	rr.RunCPU = meter.percent(0)
+	rr.RunCPU, rr.Load = meter.percent(0), lm.end()
 	line.done()
 	if err != nil {
 		return nil, err
@@ -235,6 +228,9 @@ func (rn *Runner) finishRun(ctx context.Context, e *Experiment, tgt target, rr *
 		}
 	}
 	rr.Doc = doc
+	if rr.Origin.IsZero() {
+		rr.Origin = originOf(doc)
+	}
 	obs, err := diagnose.FromDocument(doc)
 	if err != nil {
 		return fmt.Errorf("diagnose: %w", err)
@@ -263,7 +259,7 @@ func undo(tgt target, restore func() error) error {
 
 // noFailures checks that every request of the run succeeded.
 func (r *RunResult) noFailures() Check {
-	c := Check{What: "failed requests", Value: float64(r.Result.Failed), Hi: 0, Band: "none", OK: r.Result.Failed == 0}
+	c := Check{What: "failed requests", Value: float64(r.Result.Failed), Hi: 0, Band: "none", OK: r.Result.Failed == 0, Side: loadNeither}
 	if !c.OK {
 		var why []string
 		for _, code := range sortedKeys(r.Doc.Statuses) {

@@ -91,7 +91,7 @@ func BenchmarkWireBulk(b *testing.B) {
 
 // lineProcessCPU is the CPU time of the wire's own process (0 when the
 // line runs in this one): utime + stime of /proc/PID/stat, in clock ticks.
-func lineProcessCPU(b *testing.B, w *Wire) time.Duration {
+func lineProcessCPU(b testing.TB, w *Wire) time.Duration {
 	if w.remote == nil {
 		return 0
 	}

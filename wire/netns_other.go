@@ -54,6 +54,7 @@ func (*tunDev) Read([]byte) (int, error)  { return 0, checkAvailable() }
 func (*tunDev) Write([]byte) (int, error) { return 0, checkAvailable() }
 func (*tunDev) shutdown()                 {}
 func (*tunDev) Close() error              { return nil }
+func (*tunDev) keepWarm()                 {}
 
 func (n *Namespace) remove() error { return nil }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,8 +17,15 @@ import (
 // time unused).
 type tunDev struct {
 	fd   int
-	stop int // eventfd: written by shutdown to end a waiting Read
+	stop int     // eventfd: written by shutdown to end a waiting Read
+	warm *warmer // the reader's own (see warmer); made by its first Read
+	made bool    // warm was made (or could not be)
+	hot  bool    // keep the reader warm (Options.KeepWarm)
 }
+
+// keepWarm makes the reader keep warm while packets flow; call it before
+// the first Read.
+func (d *tunDev) keepWarm() { d.hot = true }
 
 // openTUN creates a TUN device (IFF_TUN: IP packets, IFF_NO_PI: no
 // 4-byte header) in the calling thread's namespace.
@@ -46,21 +54,37 @@ func openTUN(name string) (*tunDev, error) {
 
 // Read returns the next packet, waiting for one; after shutdown it
 // returns os.ErrClosed.
+// Kept warm, it also wakes every warmEvery while packets flow (see warmer).
 func (d *tunDev) Read(p []byte) (int, error) {
+	if d.hot && !d.made {
+		d.warm, d.made = newWarmer(), true
+	}
 	fds := []unix.PollFd{{Fd: int32(d.fd), Events: unix.POLLIN}, {Fd: int32(d.stop), Events: unix.POLLIN}}
+	if d.warm != nil {
+		fds = append(fds, unix.PollFd{Fd: int32(d.warm.fd), Events: unix.POLLIN})
+	}
 	for {
 		n, err := unix.Read(d.fd, p)
 		if err == nil {
+			if d.warm != nil {
+				d.warm.packet(time.Now())
+			}
 			return n, nil
 		}
 		if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
 			return 0, fmt.Errorf("read tun: %w", err)
+		}
+		if d.warm != nil {
+			d.warm.beforeWait(time.Now())
 		}
 		if _, err := unix.Ppoll(fds, nil, nil); err != nil && !errors.Is(err, unix.EINTR) {
 			return 0, fmt.Errorf("poll tun: %w", err)
 		}
 		if fds[1].Revents != 0 {
 			return 0, os.ErrClosed
+		}
+		if d.warm != nil && fds[2].Revents != 0 {
+			d.warm.drain()
 		}
 	}
 }
@@ -84,5 +108,9 @@ func (d *tunDev) shutdown() {
 
 // Close closes the fds; no Read or Write may be running.
 func (d *tunDev) Close() error {
-	return errors.Join(unix.Close(d.fd), unix.Close(d.stop))
+	err := errors.Join(unix.Close(d.fd), unix.Close(d.stop))
+	if d.warm != nil {
+		err = errors.Join(err, d.warm.close())
+	}
+	return err
 }

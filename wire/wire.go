@@ -43,6 +43,11 @@ type Options struct {
 	// InProcess keeps the delay line in this process even where the
 	// binary can run it in a child (EnableLineProcess).
 	InProcess bool
+	// KeepWarm wakes each reader every 250 µs while packets flow through
+	// it (and for 250 ms after), so that a packet after a quiet moment
+	// finds its path warm (see warmer); it costs CPU while packets flow,
+	// none on an idle wire.
+	KeepWarm bool
 }
 
 // Wire is a running link between a generator and a server namespace.
@@ -71,6 +76,11 @@ type localLines struct {
 
 func startLocalLines(up, down Link, upSeed, downSeed uint64, mtu int, tuns [2]*tunDev, opts Options) *localLines {
 	ls := &localLines{tuns: tuns}
+	if opts.KeepWarm {
+		for _, d := range tuns {
+			d.keepWarm()
+		}
+	}
 	ls.lines[0] = newLine("up", NewShaper(up, upSeed), tuns[0], tuns[1], mtu, time.Now)
 	ls.lines[1] = newLine("down", NewShaper(down, downSeed), tuns[1], tuns[0], mtu, time.Now)
 	lctx, cancel := context.WithCancel(context.Background())

@@ -27,6 +27,19 @@ It prints a table per experiment and a summary, writes RESULTS.md (with SVG
 charts in results/) and exits non-zero when an expectation fails, naming the
 experiment, the run, the metric, the band and the value.
 
+Each run (and each step of a sweep) says what processes outside the
+experiment took of its CPUs and what the hypervisor stole. A check that
+fails while that share is 10 % or more is measured again (the experiment's
+runs, up to 3 attempts in all); if every attempt was disturbed the
+experiment is NOT MEASURED, with how busy the machine was, instead of FAIL.
+A value where load cannot have put it (a time below its band, work done
+above it, an exact count off it), and any failure on a quiet machine,
+stays FAIL.
+
+Exit status: 0 every experiment passed; 1 an expectation failed (FAIL) or
+the replay could not run; 3 nothing failed but some expectations could not
+be measured on a machine this busy (NOT MEASURED).
+
 With k6 (on PATH, or --k6 PATH) it replays every run a second time with real k6 as the generator:
 the script is generated from the same YAML (see run --k6-script), aimed at
 a fresh server and path, pinned where the experiment pins the generator; k6
@@ -67,7 +80,8 @@ of k6 against the engine per run and phase.`,
 }
 
 // replay runs the experiments and turns failed expectations into exit
-// status 1 (the failures themselves are in the report).
+// status 1, and expectations not measured into 3 (the failures themselves
+// are in the report).
 func replay(cmd *cobra.Command, o bench.Options, dash *dashFlags) error {
 	o.Out = cmd.OutOrStdout()
 	o.Live = console.IsTerminal(o.Out)
@@ -82,8 +96,15 @@ func replay(cmd *cobra.Command, o bench.Options, dash *dashFlags) error {
 	if f := s.Failures(); len(f) > 0 {
 		return &exitError{code: 1, err: fmt.Errorf("%d expectations failed", len(f))}
 	}
+	if m := s.NotMeasured(); len(m) > 0 {
+		return &exitError{code: exitNotMeasured, err: fmt.Errorf("%d expectations not measured: the machine was busy", len(m))}
+	}
 	return nil
 }
+
+// exitNotMeasured is bench's and run's exit status when nothing failed but
+// some expectations failed only while the machine was busy.
+const exitNotMeasured = 3
 
 // addK6Flag adds --k6 PATH (default: k6 from PATH, when there is one).
 func addK6Flag(f *pflag.FlagSet, dst *string) {

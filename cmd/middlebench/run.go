@@ -20,7 +20,8 @@ func newRunCmd() *cobra.Command {
 		Use:   "run FILE.yaml",
 		Short: "Replay one experiment, or serve its server and path for real k6",
 		Long: `Replay one experiment and print its report (exit status 1 when an
-expectation fails). With --serve-only it runs no load: it starts the server
+expectation fails, 3 when it could not be measured because the machine was
+busy: see bench --help). With --serve-only it runs no load: it starts the server
 and the path of one run (--run, default the first) on 127.0.0.1, prints the
 URL to aim a generator at — real k6 with the script --k6-script generates
 from the same YAML — and serves until Ctrl-C; then analyse k6's output with

@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
+
+// runDisturbance is the disturbance over the whole run.
+func (r *RunResult) runDisturbance() disturbance {
+	d := r.Load.whole()
+	d.Window = "run"
+	return d
+}
+
+// stepDisturbance is the disturbance over one step of a sweep, or unknown
+// when the run's steps have no origin on the wall clock.
+func (r *RunResult) stepDisturbance(s *metrics.Step) disturbance {
+	if r.Origin.IsZero() || s == nil {
+		return disturbance{}
+	}
+	at := func(ms float64) time.Time { return r.Origin.Add(time.Duration(ms * float64(time.Millisecond))) }
+	d := r.Load.over(at(s.StartMs), at(s.EndMs))
+	d.Window = "step"
+	return d
+}
+
+// bandDisturbance is the disturbance over what a band reads: the step it
+// names, or the whole run, and the most disturbed of what its bounds read
+// (another run for near, a step or the run for @{…}).
+func (r *RunResult) bandDisturbance(b Band, byName map[string]*RunResult) disturbance {
+	d := r.runDisturbance()
+	if w := strings.Fields(b.Metric); len(w) > 1 && w[0] == "step" {
+		d = r.stepDisturbance(r.stepNamed(w[1]))
+	}
+	if o, ok := byName[b.Near]; ok && b.Near != "" {
+		d = d.worse(o.runDisturbance())
+	}
+	for _, m := range runRef.FindAllStringSubmatch(b.Min+" "+b.Max+" "+b.Equals, -1) {
+		w := strings.Fields(m[1])
+		if len(w) > 1 && w[0] == "step" {
+			d = d.worse(r.stepDisturbance(r.stepNamed(w[1])))
+		} else {
+			d = d.worse(r.runDisturbance())
+		}
+	}
+	return d
+}
+
+// originOf is when a document's run began, the zero time if it does not say.
+func originOf(doc *metrics.Document) time.Time {
+	if doc == nil || doc.Run == nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, doc.Run.Start)
+	return t
+}
+
+// stepsDisturbance says each step's disturbance in a line, or "" for a run
+// without steps.
+func (r *RunResult) stepsDisturbance() string {
+	if r.Doc == nil || len(r.Doc.Steps) < 2 {
+		return ""
+	}
+	var parts []string
+	for i := range r.Doc.Steps {
+		d := r.stepDisturbance(&r.Doc.Steps[i])
+		parts = append(parts, fmt.Sprintf("%d: %s", i+1, d.short()))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// short is the disturbance as "12 %" (others + stolen) or "—".
+func (d disturbance) short() string {
+	if !d.Known {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f %%", d.Others+d.Stolen)
+}
+
+// pair is the disturbance as "12 %, 0 %" (others, stolen) or "—".
+func (d disturbance) pair() string {
+	if !d.Known {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f %%, %.0f %%", d.Others, d.Stolen)
+}
