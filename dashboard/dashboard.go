@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Sources are what a dashboard shows; each is optional (nil: that panel
 // is left out). They are read once per tick from the sampler's goroutine.
 type Sources struct {
 	Load     *Aggregator               // the engine's requests
-	Server   func() metrics.ServerView // the fake server's own view (the APM)
+	Server   func() timing.ServerView  // the fake server's own view (the APM)
 	Stages   func() any                // the path's counters, as its admin endpoint serves them
 	Findings func() []diagnose.Finding // findings so far (called every FindingsEvery)
 	// Answer records a mystery's answer from the form (nil: no form):
@@ -44,13 +44,13 @@ type Point struct {
 
 // TotalsView is the run's sums so far, as the page shows them.
 type TotalsView struct {
-	Requests    int64               `json:"requests"`
-	Failed      int64               `json:"failed"`
-	Status      map[string]int64    `json:"status"`
-	DurationAvg float64             `json:"durationAvg"`
-	PhaseAvg    []float64           `json:"phaseAvg"`
-	ServerAvg   *float64            `json:"serverAvg"`
-	APM         *metrics.ServerView `json:"apm,omitempty"`
+	Requests    int64              `json:"requests"`
+	Failed      int64              `json:"failed"`
+	Status      map[string]int64   `json:"status"`
+	DurationAvg float64            `json:"durationAvg"`
+	PhaseAvg    []float64          `json:"phaseAvg"`
+	ServerAvg   *float64           `json:"serverAvg"`
+	APM         *timing.ServerView `json:"apm,omitempty"`
 }
 
 // State is everything the page draws; the report inlines it.
@@ -101,7 +101,7 @@ type Dashboard struct {
 	mu       sync.Mutex
 	state    State
 	prev     Totals
-	prevAPM  metrics.ServerView
+	prevAPM  timing.ServerView
 	subs     map[chan []byte]struct{}
 	lastFind time.Time
 }
@@ -160,7 +160,7 @@ func (d *Dashboard) tickLocked(now time.Time, last bool) {
 		findings = d.src.Findings()
 		d.lastFind = now
 	}
-	var apm *metrics.ServerView
+	var apm *timing.ServerView
 	if d.src.Server != nil {
 		if v := d.src.Server(); known(v) {
 			apm = &v
@@ -265,7 +265,7 @@ func (d *Dashboard) sampleLoad(p *Point, dt float64) {
 
 // sampleAPM turns the server's cumulative view into the tick's rate and
 // mean own time (avg × count differences).
-func (d *Dashboard) sampleAPM(p *Point, v metrics.ServerView, dt float64) {
+func (d *Dashboard) sampleAPM(p *Point, v timing.ServerView, dt float64) {
 	n := v.ServerTime["count"] - d.prevAPM.ServerTime["count"]
 	sum := v.ServerTime["avg"]*v.ServerTime["count"] - d.prevAPM.ServerTime["avg"]*d.prevAPM.ServerTime["count"]
 	if v.Requests < d.prevAPM.Requests { // the server's window was reset

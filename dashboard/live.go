@@ -6,7 +6,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // LiveFindings returns a Sources.Findings that runs the analyzer on the
@@ -14,7 +14,7 @@ import (
 // with only count and average as it reads an APM figure copied by hand:
 // its tail is its average). server, if set, is the APM's view. cfg says
 // what was asked (executor, VUs, rate), as `analyze` is told.
-func LiveFindings(a *Aggregator, started time.Time, cfg *load.Config, server func() metrics.ServerView) func() []diagnose.Finding {
+func LiveFindings(a *Aggregator, started time.Time, cfg *load.Config, server func() timing.ServerView) func() []diagnose.Finding {
 	return func() []diagnose.Finding {
 		t := a.Totals()
 		if t.Requests == 0 {
@@ -54,7 +54,7 @@ func observationOf(t Totals, seconds float64) *diagnose.Observation {
 
 // FinalFindings is the analyzer on the run's results document, with the
 // server's view when known: what `middlebench analyze` would print.
-func FinalFindings(res *load.Result, server *metrics.ServerView) []diagnose.Finding {
+func FinalFindings(res *load.Result, server *timing.ServerView) []diagnose.Finding {
 	if res == nil {
 		return nil
 	}

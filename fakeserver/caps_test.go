@@ -70,7 +70,7 @@ func TestReadRateCap(t *testing.T) {
 	active.Store(0)
 	want := msOf(time.Second - time.Duration(32<<10)*time.Second/(8<<20))
 	assertWithin(t, "fake ms for 8 MiB at 8 MiB/s", msOf(fc.Now().Sub(t0)), want, want+msOf(clockStep))
-	st := timing(t, resp.Header)
+	st := parseServerTiming(t, resp.Header)
 	assertWithin(t, "Server-Timing read (ms)", st["read"], want-0.001, want+msOf(clockStep))
 	if st["app"] != 0 {
 		t.Errorf("Server-Timing app %v ms, want 0: the upload is not the app's time", st["app"])

@@ -52,8 +52,8 @@ func get(t testing.TB, c *http.Client, url string, header ...string) (*http.Resp
 // ;param=value pairs where value is a token or a quoted string.
 var serverTimingEntry = regexp.MustCompile(`^[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+(\s*;\s*[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+\s*=\s*([!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+|"[^"]*"))*$`)
 
-// timing parses Server-Timing strictly and returns each metric's dur in ms.
-func timing(t testing.TB, h http.Header) map[string]float64 {
+// parseServerTiming parses Server-Timing strictly and returns each metric's dur in ms.
+func parseServerTiming(t testing.TB, h http.Header) map[string]float64 {
 	t.Helper()
 	vals := h.Values("Server-Timing")
 	if len(vals) == 0 {

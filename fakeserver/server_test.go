@@ -46,7 +46,7 @@ func TestWorkModels(t *testing.T) {
 				sum := 0.0
 				for range tt.n {
 					resp, _ := get(t, nil, srv.URL()+"/")
-					d := timing(t, resp.Header)["app"]
+					d := parseServerTiming(t, resp.Header)["app"]
 					r.Band("app;dur (ms)", d, tt.lo, tt.hi)
 					durs = append(durs, d)
 					sum += d
@@ -70,7 +70,7 @@ func TestServerTimingMatchesStats(t *testing.T) {
 	var sum float64
 	for range 5 {
 		resp, _ := get(t, nil, srv.URL()+"/")
-		sum += timing(t, resp.Header)["app"]
+		sum += parseServerTiming(t, resp.Header)["app"]
 	}
 	v := srv.Stats()
 	assertWithin(t, "stats avg − header avg (ms)", v.ServerTime["avg"]-sum/5, -0.001, 0.001)
@@ -93,7 +93,7 @@ func TestWorkerPoolQueues(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			resp, _ := get(t, nil, srv.URL()+"/")
-			st := timing(t, resp.Header)
+			st := parseServerTiming(t, resp.Header)
 			mu.Lock()
 			queues, apps = append(queues, st["queue"]), append(apps, st["app"])
 			mu.Unlock()
@@ -182,7 +182,7 @@ func TestBodySizeStatusAndOverrides(t *testing.T) {
 			if len(body) != tt.wantLen {
 				t.Errorf("body %d bytes, want %d", len(body), tt.wantLen)
 			}
-			timing(t, resp.Header) // every answer carries a well-formed Server-Timing
+			parseServerTiming(t, resp.Header) // every answer carries a well-formed Server-Timing
 		})
 	}
 }
@@ -236,7 +236,7 @@ func TestCPUBurnCountsCPUTime(t *testing.T) {
 		srv := start(t, Config{CPU: units.Duration(20 * time.Millisecond)})
 		resp, _ := get(t, nil, srv.URL()+"/")
 		// Alone, CPU time ≈ wall time; the race detector or a busy machine only adds.
-		r.Band("app ms for cpu=20ms", timing(t, resp.Header)["app"], 20, 80)
+		r.Band("app ms for cpu=20ms", parseServerTiming(t, resp.Header)["app"], 20, 80)
 	})
 }
 
@@ -244,7 +244,7 @@ func TestQueryOverridesCPUAndWork(t *testing.T) {
 	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
 		srv := start(t, Config{})
 		resp, _ := get(t, nil, srv.URL()+"/?work=30ms&cpu=5ms")
-		r.Band("app ms for work=30ms cpu=5ms", timing(t, resp.Header)["app"], 35, 60)
+		r.Band("app ms for work=30ms cpu=5ms", parseServerTiming(t, resp.Header)["app"], 35, 60)
 	})
 }
 

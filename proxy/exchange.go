@@ -14,13 +14,13 @@ import (
 // each stage added, for the ledger and the optional Server-Timing entries.
 type exchange struct {
 	conn, req uint64
-	timings   []timing
+	timings   []stageTiming
 	body      *clientBody // the request's body as read from the client; nil without one
 	abort     bool        // the client left: abort its connection rather than answer
 	answer    answerWriter
 }
 
-type timing struct {
+type stageTiming struct {
 	name string
 	dur  time.Duration
 }
@@ -37,7 +37,7 @@ func exchangeFrom(ctx context.Context) *exchange {
 
 // addTiming notes that a stage added d (only read when ledgerHeader is on).
 func (ex *exchange) addTiming(name string, d time.Duration) {
-	ex.timings = append(ex.timings, timing{name, d})
+	ex.timings = append(ex.timings, stageTiming{name, d})
 }
 
 // timingWriter appends the box's Server-Timing entries to the response

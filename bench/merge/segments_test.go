@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -53,7 +53,7 @@ func TestSegmentsMergeToOneProcess(t *testing.T) {
 	}
 	wg.Wait()
 	var in []Input
-	union := metrics.NewTrend()
+	union := timing.NewTrend()
 	total := int64(0)
 	for i, r := range results {
 		if errs[i] != nil {

@@ -9,11 +9,12 @@ import (
 
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/atomicfile"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 func writeSegmentDoc(t *testing.T, dir, seg string, n int64, threshold string) string {
 	t.Helper()
-	tr := metrics.NewTrend()
+	tr := timing.NewTrend()
 	for i := range n {
 		tr.Add(time.Duration(i+1) * time.Millisecond)
 	}
