@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
@@ -89,8 +90,10 @@ func TestSegmentsMergeToOneProcess(t *testing.T) {
 			t.Errorf("merged %s %v, the union of the segments' trends %v", st, got, w)
 		}
 	}
-	if _, err := Analyze(res.Doc, "merged"); err != nil {
+	if obs, err := diagnose.FromDocument(res.Doc); err != nil {
 		t.Errorf("analyze the merge: %v", err)
+	} else {
+		diagnose.Analyze(obs, diagnose.DefaultConfig())
 	}
 }
 

@@ -58,6 +58,9 @@ func TestMergeExitStatus(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Errorf("merged document not written: %v", err)
 	}
+	if !strings.Contains(text, out+" (") || !strings.Contains(text, ": 120 requests") {
+		t.Errorf("merge prints no analysis of %s with its 120 requests\n%s", out, text)
+	}
 	c := writeSegmentDoc(t, dir, "0:1/2", 40, "count<100")
 	d := writeSegmentDoc(t, dir, "1/2:1", 40, "count<100")
 	if text, code := runCLI(t, "merge", c, d); code != 0 {
