@@ -121,24 +121,40 @@ func TestWorkerPoolQueues(t *testing.T) {
 	}
 }
 
+// TestMaxQueueAnswers503: one worker, a queue of one: the first request in
+// service, the second queued, the third is answered 503. On a fake clock
+// the first's work does not end before the third arrives.
 func TestMaxQueueAnswers503(t *testing.T) {
-	srv := start(t, Config{Workers: 1, MaxQueue: 1, Work: units.Fixed(150 * time.Millisecond)})
-	var wg sync.WaitGroup
+	srv, fc := fakeClockServer(t, Config{Workers: 1, MaxQueue: 1, Work: units.Fixed(150 * time.Millisecond)})
 	codes := make(chan int, 3)
-	for i := range 3 {
-		wg.Add(1)
+	send := func() {
 		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 20 * time.Millisecond) // arrive in order
 			resp, _ := get(t, nil, srv.URL()+"/")
 			codes <- resp.StatusCode
 		}()
 	}
-	wg.Wait()
-	close(codes)
+	send()
+	if !fc.WaitPending(1, 5*time.Second) {
+		t.Fatal("the first request did not begin its work within 5 s")
+	}
+	send()
+	for deadline := time.Now().Add(5 * time.Second); srv.queued.Load() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests queued after 5 s, want the second", srv.queued.Load())
+		}
+	}
+	send()
 	var got []int
-	for c := range codes {
-		got = append(got, c)
+	for len(got) < 3 {
+		select {
+		case c := <-codes:
+			got = append(got, c)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("statuses %v after 5 s, want 3", got)
+		}
+		if len(got) < 3 && fc.WaitPending(1, 5*time.Second) {
+			fc.Advance(150 * time.Millisecond) // the one in service ends, the queued one begins
+		}
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, []int{200, 200, 503}) {
@@ -310,9 +326,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 		resp, body := get(t, nil, srv.URL()+"/")
 		done <- resp.StatusCode*10 + len(body)
 	}()
-	for srv.Stats().InFlight == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitBusy(t, srv, 1)
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
