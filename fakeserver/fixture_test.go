@@ -91,8 +91,6 @@ func assertWithin(t testing.TB, name string, got, lo, hi float64) {
 	}
 }
 
-func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 // waitRequests waits (up to 5 s) until the server has recorded n requests:
 // a handler records after its last write, which a client may see first.
 func waitRequests(t testing.TB, srv *Server, n int64) {

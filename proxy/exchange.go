@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // exchange is one request's passage through a box: its ids and the time
@@ -64,7 +66,7 @@ func (w *timingWriter) WriteHeader(code int) {
 				}
 				buf = append(buf, t.name...)
 				buf = append(buf, ";dur="...)
-				buf = strconv.AppendFloat(buf, ms(t.dur), 'f', 1, 64)
+				buf = strconv.AppendFloat(buf, timing.Millis(t.dur), 'f', 1, 64)
 				buf = append(buf, `;desc="`...)
 				buf = append(buf, w.desc...)
 				buf = append(buf, '"')

@@ -165,15 +165,6 @@ func (f *facts) generatorLine() string {
 		cpu, float64(f.cfg.Generator.CPU), f.w.Dropped)
 }
 
-// fmtMs prints a time in ms as k6's summary does (one printer for the
-// repository: metrics.HumanizeDuration; units switch at 1 µs, 1 ms, 1 s).
-func fmtMs(v float64) string {
-	if v < 0 {
-		return "-" + metrics.HumanizeDuration(-v, "")
-	}
-	return metrics.HumanizeDuration(v, "")
-}
-
 // fmtBytes prints a byte count in k6's decimal units (metrics.HumanizeBytes).
 func fmtBytes(v float64) string { return metrics.HumanizeBytes(v) }
 

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
 
 // throughputCeiling is seed 002's "ceiling RPS": across the steps of a
 // sweep, throughput stops growing while latency climbs — more offered load
@@ -89,7 +93,7 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 		unit = "req/s offered"
 	}
 	fd.Summary = fmt.Sprintf("Throughput stops at about %.0f req/s (reached at %.0f %s): at %.0f %s it is %.0f req/s while p95 climbs from %s to %s. "+
-		"Past the ceiling, more load only queues.", a.tps, a.load, unit, b.load, unit, b.tps, fmtMs(a.p95), fmtMs(b.p95))
+		"Past the ceiling, more load only queues.", a.tps, a.load, unit, b.load, unit, b.tps, metrics.FormatMs(a.p95), metrics.FormatMs(b.p95))
 	fd.Suspect = []string{
 		"whatever saturates first: see the other findings (server-slow: the server; download-limited: the line; path-latency: a device)",
 		"the server's CPU, workers or DB pool; a device's capacity; the link's bandwidth",
@@ -149,7 +153,7 @@ func ceilingAtOneRate(f *facts) *Finding {
 	fd.add("offered_per_s", offered).add("served_per_s", served).add("p95_first_s_ms", first).add("p95_last_s_ms", last)
 	fd.Summary = fmt.Sprintf("Iterations arrived at %.0f/s and %.0f/s were served while p95 climbed from %s to %s: "+
 		"the run's one rate is above what the system serves, and the arrivals it cannot serve queue (an open model past its ceiling). "+
-		"Steps of rising rates (ramping-arrival-rate) show where the ceiling is.", offered, served, fmtMs(first), fmtMs(last))
+		"Steps of rising rates (ramping-arrival-rate) show where the ceiling is.", offered, served, metrics.FormatMs(first), metrics.FormatMs(last))
 	fd.Suspect = []string{
 		"whatever caps throughput: the server's workers or pools, a proxy's connection limit (maxconn, max_conns), a device",
 	}
