@@ -147,7 +147,7 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 // way. So a set blocks only when its box was made for a process of its own
 // (PathConfig.OwnProcess: the proxy command) with more than one P, and then
 // always: switching to the poller while the loop is mostly idle (c9327fe,
-// reverted; its figures are in that commit) saved CPU at light load but put
+// reverted; its figures are in d6acac6) saved CPU at light load but put
 // a wake-up through the runtime's poller on every request's path, adding
 // to each hop's latency. What a box adds to latency is error in every
 // measurement made through it; its CPU at light load is not.
