@@ -229,12 +229,12 @@ func (d *Dashboard) sampleLoad(p *Point, dt float64) {
 	p.Phases = make([]float64, nPhases)
 	if n > 0 {
 		for i := range nPhases {
-			p.Phases[i] = msOf(t.Phase[i]-d.prev.Phase[i]) / float64(n)
+			p.Phases[i] = timing.Millis(t.Phase[i]-d.prev.Phase[i]) / float64(n)
 		}
-		p.Duration = msOf(t.Duration-d.prev.Duration) / float64(n)
+		p.Duration = timing.Millis(t.Duration-d.prev.Duration) / float64(n)
 	}
 	if ns := t.WithServer - d.prev.WithServer; ns > 0 {
-		v := msOf(t.Server-d.prev.Server) / float64(ns)
+		v := timing.Millis(t.Server-d.prev.Server) / float64(ns)
 		p.Server = &v
 	}
 	p.Status = map[string]int64{}
@@ -252,12 +252,12 @@ func (d *Dashboard) sampleLoad(p *Point, dt float64) {
 	tv.PhaseAvg = make([]float64, nPhases)
 	if t.Requests > 0 {
 		for i := range nPhases {
-			tv.PhaseAvg[i] = msOf(t.Phase[i]) / float64(t.Requests)
+			tv.PhaseAvg[i] = timing.Millis(t.Phase[i]) / float64(t.Requests)
 		}
-		tv.DurationAvg = msOf(t.Duration) / float64(t.Requests)
+		tv.DurationAvg = timing.Millis(t.Duration) / float64(t.Requests)
 	}
 	if t.WithServer > 0 {
-		v := msOf(t.Server) / float64(t.WithServer)
+		v := timing.Millis(t.Server) / float64(t.WithServer)
 		tv.ServerAvg = &v
 	}
 	d.prev = t
@@ -319,8 +319,6 @@ func (d *Dashboard) Snapshot() State {
 	s.Points = append([]Point(nil), s.Points...)
 	return s
 }
-
-func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // event encodes one server-sent event.
 func event(name string, v any) []byte {

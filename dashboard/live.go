@@ -39,7 +39,9 @@ func LiveFindings(a *Aggregator, started time.Time, cfg *load.Config, server fun
 
 func observationOf(t Totals, seconds float64) *diagnose.Observation {
 	n := float64(t.Requests)
-	avg := func(d time.Duration) diagnose.Stat { return diagnose.Stat{Count: t.Requests, Avg: msOf(d) / n} }
+	avg := func(d time.Duration) diagnose.Stat {
+		return diagnose.Stat{Count: t.Requests, Avg: timing.Millis(d) / n}
+	}
 	w := diagnose.Window{Seconds: seconds, Requests: t.Requests, Failed: t.Failed, Statuses: map[string]int64{}}
 	for code, c := range t.Status {
 		w.Statuses[strconv.Itoa(code)] = c
@@ -47,7 +49,7 @@ func observationOf(t Totals, seconds float64) *diagnose.Observation {
 	w.Phases = diagnose.Phases{Blocked: avg(t.Phase[0]), Connecting: avg(t.Phase[1]), TLS: avg(t.Phase[2]),
 		Sending: avg(t.Phase[3]), Waiting: avg(t.Phase[4]), Receiving: avg(t.Phase[5]), Duration: avg(t.Duration)}
 	if t.WithServer > 0 {
-		w.Phases.Server = diagnose.Stat{Count: t.WithServer, Avg: msOf(t.Server) / float64(t.WithServer)}
+		w.Phases.Server = diagnose.Stat{Count: t.WithServer, Avg: timing.Millis(t.Server) / float64(t.WithServer)}
 	}
 	return &diagnose.Observation{Source: "live", Run: diagnose.RunInfo{Tool: "middlebench"}, Window: w}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Analyze walks the rules table (rules.go): the sweep rules across the
@@ -219,7 +220,7 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 		return false
 	}
 	wait := f.served.Waiting.Tail()
-	if !f.hasServer && wait >= ms(f.cfg.ServerSlow.Slow) &&
+	if !f.hasServer && wait >= timing.Millis(f.cfg.ServerSlow.Slow) &&
 		!explained(CodeClosedModelBacklog, CodeGeneratorSaturated, CodeUploadLimited, CodeToolBlocked, CodeThroughputCeiling, CodeDownloadLimited) {
 		r.Notes = append(r.Notes, fmt.Sprintf("waiting p95 is %s and the file has no server time: give the server's own time "+
 			"(--server-avg/--server-p95 from the APM, --server-stats, or a Server-Timing trend) to tell the server (rule 5) from the path (rule 6)", metrics.FormatMs(wait)))
@@ -294,5 +295,5 @@ func healthy(f *facts) Finding {
 func material(fd *Finding, f *facts) bool {
 	c := f.cfg.Material
 	cost := f.all.Duration.Avg + f.all.Connecting.Avg
-	return fd.ExplainsMs >= ms(c.Min) && fd.ExplainsMs >= float64(c.Share)*cost
+	return fd.ExplainsMs >= timing.Millis(c.Min) && fd.ExplainsMs >= float64(c.Share)*cost
 }

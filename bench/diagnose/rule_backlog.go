@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // closedModelBacklog is seed 003's lesson: with a closed model (N VUs, each
@@ -77,7 +78,7 @@ func closedModelBacklog(f *facts) *Finding {
 		unloaded, queued = d.Min, max(lat-d.Min, 0)
 	}
 	queueShare := share(queued, lat)
-	if queued < max(f.floor, ms(c.Min)) {
+	if queued < max(f.floor, timing.Millis(c.Min)) {
 		return nil
 	}
 	// A summary of a VU ramp mixes its loads: the VUs in flight on

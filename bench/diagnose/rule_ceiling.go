@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // throughputCeiling is seed 002's "ceiling RPS": across the steps of a
@@ -58,7 +59,7 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 				// its queue grew while it ran.
 				unserved = b.load > a.load && (b.tps-a.tps <= float64(c.Absorb)*(b.load-a.load) || b.tps <= (1-float64(c.Lag))*b.load)
 			}
-			if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= ms(cfg.Floor) {
+			if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= timing.Millis(cfg.Floor) {
 				names = append(names, b.name)
 				last = j
 			}
@@ -77,7 +78,7 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 	if open {
 		var early []string
 		for _, p := range pts[:k+1] {
-			if p.tps <= (1-float64(c.Lag))*p.load && p.p95 >= float64(c.Latency)*pts[0].p95 && p.p95-pts[0].p95 >= ms(cfg.Floor) {
+			if p.tps <= (1-float64(c.Lag))*p.load && p.p95 >= float64(c.Latency)*pts[0].p95 && p.p95-pts[0].p95 >= timing.Millis(cfg.Floor) {
 				early = append(early, p.name)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Connection phases happen only on a new connection: with k6's default
@@ -67,7 +68,7 @@ func tlsHandshakeSlow(f *facts) *Finding {
 	if t, cn := f.all.TLS, f.all.Connecting; most && t.Med > 0 && cn.Med > 0 {
 		typical, typicalConnect = t.Med, cn.Med
 	}
-	if v < ms(c.Slow) || typical < float64(c.ConnectRatio)*typicalConnect || explained(f, lineTLS, most) {
+	if v < timing.Millis(c.Slow) || typical < float64(c.ConnectRatio)*typicalConnect || explained(f, lineTLS, most) {
 		return nil
 	}
 	fd := &Finding{Code: CodeTLSHandshakeSlow, Severity: SeverityWarning, Confidence: ConfidenceHigh, ExplainsMs: f.all.TLS.Avg}
@@ -99,7 +100,7 @@ func tlsHandshakeSlow(f *facts) *Finding {
 // server with no room to accept (SYN drops show as 1 s, 3 s steps).
 func connectSlow(f *facts) *Finding {
 	v, most := connValue(f.all.Connecting)
-	if v < ms(f.cfg.Connect.Slow) || explained(f, lineConnecting, most) {
+	if v < timing.Millis(f.cfg.Connect.Slow) || explained(f, lineConnecting, most) {
 		return nil
 	}
 	fd := &Finding{Code: CodeConnectSlow, Severity: SeverityWarning, Confidence: ConfidenceMedium, ExplainsMs: f.all.Connecting.Avg}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // generatorSaturated is rule 10: the load generator cannot keep up, so its
@@ -31,10 +32,10 @@ func generatorSaturated(f *facts) *Finding {
 	outside := f.outside >= f.floor && f.outside >= float64(f.cfg.PathLatency.Share)*wait
 	client := f.served.Sending.Avg + f.served.Receiving.Avg
 	small := f.bytesPer(w.DataReceived) < float64(f.cfg.Upload.Body) && f.bytesPer(w.DataSent) < float64(f.cfg.Upload.Body)
-	inflated := client >= ms(c.OwnMin) && client >= float64(c.OwnShare)*f.outside && small
+	inflated := client >= timing.Millis(c.OwnMin) && client >= float64(c.OwnShare)*f.outside && small
 	tail := behindInTail(f)
 	script := scriptTime(f)
-	scripted := script >= ms(c.OwnMin) && script >= float64(c.OwnShare)*f.outside
+	scripted := script >= timing.Millis(c.OwnMin) && script >= float64(c.OwnShare)*f.outside
 	stalls := stalled(f, small)
 	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated || dropped && (tail || scripted || stalls)) {
 		return nil
@@ -95,7 +96,7 @@ func stalled(f *facts, small bool) bool {
 	}
 	avg := s.Avg + r.Avg
 	c := f.cfg.Generator
-	return avg >= ms(c.OwnMin) && s.Med+r.Med <= float64(c.StallMedian)*avg
+	return avg >= timing.Millis(c.OwnMin) && s.Med+r.Med <= float64(c.StallMedian)*avg
 }
 
 // scriptTime is the generator's own time per iteration beside its

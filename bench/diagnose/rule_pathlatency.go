@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // pathLatency is rule 6: waiting is high and the server's time is low —
@@ -86,7 +87,7 @@ func pathLatency(f *facts) *Finding {
 // synRetried: a connect of about k SYN retry timeouts (1, 3, 7 × 1 s,
 // give or take the floor) waited for a SYN or SYN-ACK sent again.
 func synRetried(peak float64, f *facts) bool {
-	r := ms(f.cfg.Accept.SynRetry)
+	r := timing.Millis(f.cfg.Accept.SynRetry)
 	for _, k := range []float64{1, 3, 7} {
 		if peak >= k*r-f.floor && peak <= k*r+f.floor+0.05*k*r {
 			return true

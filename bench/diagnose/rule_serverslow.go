@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // serverSlow is rule 5: waiting is high and the server's own time is high
@@ -37,13 +38,13 @@ func serverSlow(f *facts) *Finding {
 	// the server must then hold what the path would need to be named (all
 	// but path_latency's share).
 	need := float64(c.Share)
-	if med := f.srv.Med; med > 0 && med < ms(c.Slow) || tail < ms(c.Slow) {
+	if med := f.srv.Med; med > 0 && med < timing.Millis(c.Slow) || tail < timing.Millis(c.Slow) {
 		need = max(need, 1-float64(f.cfg.PathLatency.Share))
 	}
-	if tail < ms(c.Slow) && !grows || share(total, wait.Avg) < need {
+	if tail < timing.Millis(c.Slow) && !grows || share(total, wait.Avg) < need {
 		return nil
 	}
-	if tail < ms(c.Slow) {
+	if tail < timing.Millis(c.Slow) {
 		fd := serverFinding(f, wait, ConfidenceMedium)
 		fd.add("server_time_min_ms", f.srv.Min)
 		fd.Summary = fmt.Sprintf("The server's own time spreads from %s to %s (p95) across the run and holds %s of waiting: "+

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // toolBlocked is rule 9: (nearly) all requests fail fast, mostly with 403,
@@ -40,7 +41,7 @@ func toolBlocked(f *facts) *Finding {
 		return nil
 	}
 	dur := f.all.Duration.Avg
-	fast := dur <= ms(c.Fast) || (f.hasServer && dur < float64(c.FastServer)*f.srv.Avg)
+	fast := dur <= timing.Millis(c.Fast) || (f.hasServer && dur < float64(c.FastServer)*f.srv.Avg)
 	if !fast && !serverFew {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Evidence sanity, before any rule: a figure the file cannot hold for the
@@ -24,7 +25,7 @@ func foreignServerTime(obs *Observation, cfg *Config) string {
 		return ""
 	}
 	wait, own := f.served.Waiting.Avg, f.srv.Avg+f.queue.Avg
-	noise := max(ms(cfg.Evidence.ClockNoise), float64(cfg.Evidence.ClockNoiseShare)*wait)
+	noise := max(timing.Millis(cfg.Evidence.ClockNoise), float64(cfg.Evidence.ClockNoiseShare)*wait)
 	if !f.served.Waiting.Present() || own <= wait+noise {
 		return ""
 	}
