@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/middlebench/middlebench/bench/metrics"
 )
 
 // fidelityPhases are the phases compared between the two generators: the
@@ -175,7 +177,7 @@ func (r fidelityRow) selfSpread() string {
 		replay, fair float64
 	}{{"avg", r.EngAvg, r.Fair.EngAvg}, {"p95", r.EngP95, r.Fair.EngP95}} {
 		if !within(m.replay, m.fair) {
-			s = append(s, fmt.Sprintf("%s %s vs %s", m.name, fmtMs(m.replay), fmtMs(m.fair)))
+			s = append(s, fmt.Sprintf("%s %s vs %s", m.name, metrics.FormatMs(m.replay), metrics.FormatMs(m.fair)))
 		}
 	}
 	if len(s) == 0 {
@@ -192,8 +194,8 @@ func (f *fairRow) cell() string {
 	if f == nil {
 		return ""
 	}
-	s := fmt.Sprintf("median of %d: %s / %s %s; %s / %s %s (rounds, avg; p95:", len(f.Rounds), fmtMs(f.EngAvg), fmtMs(f.K6Avg), mark(f.AvgOK),
-		fmtMs(f.EngP95), fmtMs(f.K6P95), mark(f.P95OK))
+	s := fmt.Sprintf("median of %d: %s / %s %s; %s / %s %s (rounds, avg; p95:", len(f.Rounds), metrics.FormatMs(f.EngAvg), metrics.FormatMs(f.K6Avg), mark(f.AvgOK),
+		metrics.FormatMs(f.EngP95), metrics.FormatMs(f.K6P95), mark(f.P95OK))
 	for i, r := range f.Rounds {
 		first := "engine first"
 		if r.K6First {
@@ -203,11 +205,11 @@ func (f *fairRow) cell() string {
 		if i == 0 {
 			sep = ""
 		}
-		s += fmt.Sprintf("%s %d) %s / %s; %s / %s (%s)", sep, i+1, fmtMs(r.EngAvg), fmtMs(r.K6Avg), fmtMs(r.EngP95), fmtMs(r.K6P95), first)
+		s += fmt.Sprintf("%s %d) %s / %s; %s / %s (%s)", sep, i+1, metrics.FormatMs(r.EngAvg), metrics.FormatMs(r.K6Avg), metrics.FormatMs(r.EngP95), metrics.FormatMs(r.K6P95), first)
 	}
 	s += fmt.Sprintf("; load %s → %s", f.Load[0], f.Load[1])
 	if f.Reason == "" {
-		return s + fmt.Sprintf("; CPU per request %s / %s)", fmtMs(f.EngCPUms), fmtMs(f.K6CPUms))
+		return s + fmt.Sprintf("; CPU per request %s / %s)", metrics.FormatMs(f.EngCPUms), metrics.FormatMs(f.K6CPUms))
 	}
 	return s + "; " + f.Reason + ")"
 }
@@ -241,7 +243,7 @@ func printK6(w io.Writer, x *ExperimentResult) {
 	for _, r := range fidelity(x) {
 		if !r.AvgOK || !r.P95OK {
 			fmt.Fprintf(w, "  k6 ≠ engine › %s %s: avg %s vs %s, p95 %s vs %s (%s)\n", r.Run, r.Phase,
-				fmtMs(r.K6Avg), fmtMs(r.EngAvg), fmtMs(r.K6P95), fmtMs(r.EngP95), r.Reason)
+				metrics.FormatMs(r.K6Avg), metrics.FormatMs(r.EngAvg), metrics.FormatMs(r.K6P95), metrics.FormatMs(r.EngP95), r.Reason)
 			if r.Fair != nil {
 				fmt.Fprintf(w, "    again, both alike: avg; p95, engine / k6: %s\n", r.Fair.cell())
 			}
@@ -312,7 +314,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 				}
 			}
 			fmt.Fprintf(&body, "| %s | %s | %s | %s / %s %s | %s / %s %s | %s | %s |\n", x.Exp.ID, mdEscape(r.Run), r.Phase,
-				fmtMs(r.EngAvg), fmtMs(r.K6Avg), verdict(r.AvgOK, fa, r.Exempt != ""), fmtMs(r.EngP95), fmtMs(r.K6P95), verdict(r.P95OK, fp, r.Exempt != ""),
+				metrics.FormatMs(r.EngAvg), metrics.FormatMs(r.K6Avg), verdict(r.AvgOK, fa, r.Exempt != ""), metrics.FormatMs(r.EngP95), metrics.FormatMs(r.K6P95), verdict(r.P95OK, fp, r.Exempt != ""),
 				r.Fair.cell(), mdEscape(why))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/load"
+	"github.com/middlebench/middlebench/bench/metrics"
 )
 
 // The issue exempts one case from the fidelity bar: a figure where both
@@ -153,7 +154,7 @@ func (r fidelityRow) generatorBound(pairs [][2]*RunResult, stats []string) strin
 		}
 	}
 	return fmt.Sprintf("generator-bound (a closed model with no think time, and the server and stages report 0 for this phase in the replay and in every round: each VU's next request leaves the moment its last ends, so the figures are each generator's own speed; CPU per request in the replay: engine %s (%.0f %% of %s), k6 %s (%.0f %% of %s), %.1f× the engine's)",
-		fmtMs(r.EngCPUms), r.EngCPU, coresOf(r.eng), fmtMs(r.K6CPUms), r.K6CPU, coresOf(r.k6), r.K6CPUms/r.EngCPUms)
+		metrics.FormatMs(r.EngCPUms), r.EngCPU, coresOf(r.eng), metrics.FormatMs(r.K6CPUms), r.K6CPU, coresOf(r.k6), r.K6CPUms/r.EngCPUms)
 }
 
 // share is a CPU share for a row, "unmeasured" where nothing said.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/proxy"
 )
 
@@ -55,14 +56,14 @@ func targetTime(r *RunResult, phase, stat string) (float64, []string) {
 		}{{"server work", r.Server.ServerTime}, {"server queue", r.Server.QueueTime}} {
 			if v, ok := t.m[stat]; ok {
 				total += v
-				parts = append(parts, t.name+" "+fmtMs(v))
+				parts = append(parts, t.name+" "+metrics.FormatMs(v))
 			}
 		}
 	}
 	for _, st := range stagesOf(r.Path, targetStages[phase]) {
 		if v, ok := st.s.Delay[stat]; ok {
 			total += v
-			parts = append(parts, fmt.Sprintf("%s.%s delay %s", st.box, st.s.Kind, fmtMs(v)))
+			parts = append(parts, fmt.Sprintf("%s.%s delay %s", st.box, st.s.Kind, metrics.FormatMs(v)))
 		}
 	}
 	if len(parts) == 0 {
@@ -120,7 +121,7 @@ func (r fidelityRow) why() string {
 		why = append(why, r.statWhy(m.stat, m.eng, m.gen)...)
 	}
 	why = append(why, fmt.Sprintf("CPU per request: engine %s (%.0f %% of %s, with the server and path in its process unless isolated), k6 %s (%.0f %% of %s, k6 alone)",
-		fmtMs(r.EngCPUms), r.EngCPU, coresOf(r.eng), fmtMs(r.K6CPUms), r.K6CPU, coresOf(r.k6)))
+		metrics.FormatMs(r.EngCPUms), r.EngCPU, coresOf(r.eng), metrics.FormatMs(r.K6CPUms), r.K6CPU, coresOf(r.k6)))
 	if r.eng != nil && r.eng.Doc != nil && len(r.eng.Doc.Steps) > 0 {
 		why = append(why, fmt.Sprintf("CPU in the busiest steps that hold half of the requests: engine %.0f %%, k6 %.0f %%",
 			boundShare(r.eng), boundShare(r.k6)))
@@ -164,11 +165,11 @@ func (r fidelityRow) statWhy(stat string, eng, k6 float64) []string {
 			why = append(why, name+": the target took no time in either round (server and stages report 0): the gap is the generators' own")
 			return append(why, r.fewWhy(stat)...)
 		}
-		s := fmt.Sprintf("%s: the target's own time %s → %s (%s → %s)", name, fmtMs(te), fmtMs(tk),
+		s := fmt.Sprintf("%s: the target's own time %s → %s (%s → %s)", name, metrics.FormatMs(te), metrics.FormatMs(tk),
 			strings.Join(partsE, " + "), strings.Join(partsK, " + "))
 		if !math.IsNaN(shift) && within(eng, eng+gap-shift) {
 			s += fmt.Sprintf(": it moved %s of the %s gap between the rounds; the rest, %s, is within max(5 %%, 1 ms)",
-				fmtMs(shift), fmtMs(gap), fmtMs(gap-shift))
+				metrics.FormatMs(shift), metrics.FormatMs(gap), metrics.FormatMs(gap-shift))
 		}
 		why = append(why, s)
 	}

@@ -52,7 +52,7 @@ func recorder(t *testing.T) (*httptest.Server, func() []seenRequest) {
 func TestK6ScriptSendsWhatTheEngineSends(t *testing.T) {
 	k6 := k6ForTest()
 	if k6 == "" {
-		t.Skip("no k6 (neither /work/tools/bin/k6 nor k6 on PATH): the k6 side cannot run")
+		t.Skip("no k6: set MIDDLEBENCH_K6 or put k6 on PATH; the k6 side cannot run")
 	}
 	src := `title: same work
 runs:

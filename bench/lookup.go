@@ -9,6 +9,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/proxy"
 )
 
@@ -111,7 +112,7 @@ func metricStat(ms map[string]metrics.Metric, name, stat string) (float64, error
 	return v, nil
 }
 
-func serverLookup(v *metrics.ServerView, w []string, ref string) (float64, error) {
+func serverLookup(v *timing.ServerView, w []string, ref string) (float64, error) {
 	if len(w) == 0 {
 		return 0, fmt.Errorf("%q: want server FIELD", ref)
 	}

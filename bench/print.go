@@ -49,7 +49,7 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 	for _, r := range x.Runs {
 		row := fmt.Sprintf("  %s\t%d\t%s\t%.0f", r.Spec.Name, r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), r.tps())
 		for _, c := range phaseColumns {
-			row += "\t" + fmtMs(r.phaseValue(c.ref, "avg"))
+			row += "\t" + metrics.FormatMs(r.phaseValue(c.ref, "avg"))
 		}
 		fmt.Fprintln(tw, row+"\t")
 	}
@@ -116,20 +116,6 @@ func pct(n, of int64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
-}
-
-// fmtMs prints a time in ms as k6's summary does (metrics.HumanizeDuration:
-// 946ns, 26.41µs, 51.37ms, 1.5s), with "-" for no value (the report shows
-// no time outside the server when fast rejections would make it negative:
-// E5).
-func fmtMs(ms float64) string {
-	switch {
-	case math.IsNaN(ms):
-		return "-"
-	case ms < 0:
-		return "−" + metrics.HumanizeDuration(-ms, "")
-	}
-	return metrics.HumanizeDuration(ms, "")
 }
 
 // printDisturbance says, per run (and step of a sweep), what other

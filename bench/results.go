@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
@@ -167,7 +168,7 @@ func formatUnit(v float64, f Figure) string {
 		if strings.Contains(f.Metric, "tps") || strings.HasSuffix(f.Metric, " count") || strings.HasPrefix(f.Metric, "server requests") {
 			return fmtNum(v)
 		}
-		return fmtMs(v)
+		return metrics.FormatMs(v)
 	}
 	return fmtNum(v) + " " + f.Unit
 }
@@ -214,7 +215,7 @@ func writePhaseTable(b *bytes.Buffer, x *ExperimentResult) {
 	for _, r := range x.Runs {
 		fmt.Fprintf(b, "| %s | %d | %s | %.1f |", mdEscape(r.Spec.Name), r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), r.tps())
 		for _, c := range phaseColumns {
-			fmt.Fprintf(b, " %s / %s |", fmtMs(r.phaseValue(c.ref, "avg")), fmtMs(r.phaseValue(c.ref, "p(95)")))
+			fmt.Fprintf(b, " %s / %s |", metrics.FormatMs(r.phaseValue(c.ref, "avg")), metrics.FormatMs(r.phaseValue(c.ref, "p(95)")))
 		}
 		b.WriteString("\n")
 	}
@@ -265,7 +266,7 @@ func writeDirectDiff(b *bytes.Buffer, x *ExperimentResult) {
 		fmt.Fprintf(b, "**Straight at the server vs %s** (avg)\n\n| phase | %s | %s | difference |\n|---|--:|--:|--:|\n", mdEscape(r.Spec.Name), mdEscape(base.Spec.Name), mdEscape(r.Spec.Name))
 		for _, c := range phaseColumns {
 			a, p := base.phaseValue(c.ref, "avg"), r.phaseValue(c.ref, "avg")
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", c.head, fmtMs(a), fmtMs(p), signedMs(p-a))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", c.head, metrics.FormatMs(a), metrics.FormatMs(p), signedMs(p-a))
 		}
 		b.WriteString("\n")
 	}
@@ -304,8 +305,8 @@ func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
 				cpu = fmt.Sprintf("%.0f %%", c.Percent)
 			}
 			fmt.Fprintf(b, "| %d | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, target, q("tps"),
-				fmtMs(q("http_req_duration p(95)")), fmtMs(q("http_req_waiting avg")), fmtMs(q("http_req_receiving avg")),
-				fmtMs(q("server_time p(95)")), fmtMs(q("outside avg")), countOr(q("dropped_iterations count")),
+				metrics.FormatMs(q("http_req_duration p(95)")), metrics.FormatMs(q("http_req_waiting avg")), metrics.FormatMs(q("http_req_receiving avg")),
+				metrics.FormatMs(q("server_time p(95)")), metrics.FormatMs(q("outside avg")), countOr(q("dropped_iterations count")),
 				pctOf(q("http_req_failed rate")), cpu, r.stepDisturbance(&steps[i]).pair())
 		}
 		b.WriteString("\n")
@@ -336,11 +337,11 @@ func writeStages(b *bytes.Buffer, x *ExperimentResult) {
 				}
 				delay := "-"
 				if st.Delay["count"] > 0 {
-					delay = fmtMs(st.Delay["avg"]) + " / " + fmtMs(st.Delay["p(95)"])
+					delay = metrics.FormatMs(st.Delay["avg"]) + " / " + metrics.FormatMs(st.Delay["p(95)"])
 				}
 				queued := "-"
 				if st.Queued["count"] > 0 {
-					queued = fmtMs(st.Queued["avg"])
+					queued = metrics.FormatMs(st.Queued["avg"])
 				}
 				fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s | %s | %s | %d | %s |\n", mdEscape(r.Spec.Name), box.Name, st.Kind,
 					st.Seen, st.Passed, orDash(strings.Join(rejected, " ")), delay, queued, st.Bytes, orDash(strings.Join(extra, ", ")))
@@ -419,9 +420,9 @@ func orDash(s string) string {
 
 func signedMs(v float64) string {
 	if v > 0 {
-		return "+" + fmtMs(v)
+		return "+" + metrics.FormatMs(v)
 	}
-	return fmtMs(v)
+	return metrics.FormatMs(v)
 }
 
 func countOr(v float64) string {

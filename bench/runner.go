@@ -15,6 +15,7 @@ import (
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/proxy"
 )
 
@@ -39,7 +40,7 @@ type RunResult struct {
 	Spec    *RunSpec
 	Result  *load.Result
 	Doc     *metrics.Document
-	Server  metrics.ServerView
+	Server  timing.ServerView
 	Path    *proxy.PathStats
 	Report  diagnose.Report
 	Checks  []Check

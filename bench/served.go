@@ -4,7 +4,7 @@ import (
 	"context"
 	"os/exec"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/proxy"
 )
 
@@ -43,7 +43,7 @@ func (s *Served) ServerURL() string { return s.info.Server }
 
 // ServerView is what the server saw, once the requests in flight have
 // ended (at most 5 s later).
-func (s *Served) ServerView(ctx context.Context) metrics.ServerView {
+func (s *Served) ServerView(ctx context.Context) timing.ServerView {
 	settle(ctx, s.t)
 	return s.t.srv.Stats()
 }

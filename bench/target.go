@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/fakeserver"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/proxy"
 	"github.com/middlebench/middlebench/wire"
 )
@@ -25,7 +25,7 @@ import (
 type target interface {
 	entry() string // the URL the load goes to
 	serverURL() string
-	serverView(ctx context.Context) (metrics.ServerView, error)
+	serverView(ctx context.Context) (timing.ServerView, error)
 	pathStats(ctx context.Context) (*proxy.PathStats, error) // nil without a path
 	close() error
 }
@@ -90,7 +90,7 @@ func (t *localTarget) info() serveInfo {
 	return i
 }
 
-func (t *localTarget) serverView(context.Context) (metrics.ServerView, error) {
+func (t *localTarget) serverView(context.Context) (timing.ServerView, error) {
 	return t.srv.Stats(), nil
 }
 
@@ -174,8 +174,8 @@ func startChild(ctx context.Context, cpus []int, env []string) (*childTarget, er
 func (t *childTarget) entry() string     { return t.info.Entry }
 func (t *childTarget) serverURL() string { return t.info.Server }
 
-func (t *childTarget) serverView(ctx context.Context) (metrics.ServerView, error) {
-	var v metrics.ServerView
+func (t *childTarget) serverView(ctx context.Context) (timing.ServerView, error) {
+	var v timing.ServerView
 	return v, t.getJSON(ctx, t.info.Server+"/_mb/stats", &v)
 }
 

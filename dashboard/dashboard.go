@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Sources are what a dashboard shows; each is optional (nil: that panel
 // is left out). They are read once per tick from the sampler's goroutine.
 type Sources struct {
 	Load     *Aggregator               // the engine's requests
-	Server   func() metrics.ServerView // the fake server's own view (the APM)
+	Server   func() timing.ServerView  // the fake server's own view (the APM)
 	Stages   func() any                // the path's counters, as its admin endpoint serves them
 	Findings func() []diagnose.Finding // findings so far (called every FindingsEvery)
 	// Answer records a mystery's answer from the form (nil: no form):
@@ -44,13 +44,13 @@ type Point struct {
 
 // TotalsView is the run's sums so far, as the page shows them.
 type TotalsView struct {
-	Requests    int64               `json:"requests"`
-	Failed      int64               `json:"failed"`
-	Status      map[string]int64    `json:"status"`
-	DurationAvg float64             `json:"durationAvg"`
-	PhaseAvg    []float64           `json:"phaseAvg"`
-	ServerAvg   *float64            `json:"serverAvg"`
-	APM         *metrics.ServerView `json:"apm,omitempty"`
+	Requests    int64              `json:"requests"`
+	Failed      int64              `json:"failed"`
+	Status      map[string]int64   `json:"status"`
+	DurationAvg float64            `json:"durationAvg"`
+	PhaseAvg    []float64          `json:"phaseAvg"`
+	ServerAvg   *float64           `json:"serverAvg"`
+	APM         *timing.ServerView `json:"apm,omitempty"`
 }
 
 // State is everything the page draws; the report inlines it.
@@ -101,7 +101,7 @@ type Dashboard struct {
 	mu       sync.Mutex
 	state    State
 	prev     Totals
-	prevAPM  metrics.ServerView
+	prevAPM  timing.ServerView
 	subs     map[chan []byte]struct{}
 	lastFind time.Time
 }
@@ -160,7 +160,7 @@ func (d *Dashboard) tickLocked(now time.Time, last bool) {
 		findings = d.src.Findings()
 		d.lastFind = now
 	}
-	var apm *metrics.ServerView
+	var apm *timing.ServerView
 	if d.src.Server != nil {
 		if v := d.src.Server(); known(v) {
 			apm = &v
@@ -229,12 +229,12 @@ func (d *Dashboard) sampleLoad(p *Point, dt float64) {
 	p.Phases = make([]float64, nPhases)
 	if n > 0 {
 		for i := range nPhases {
-			p.Phases[i] = msOf(t.Phase[i]-d.prev.Phase[i]) / float64(n)
+			p.Phases[i] = timing.Millis(t.Phase[i]-d.prev.Phase[i]) / float64(n)
 		}
-		p.Duration = msOf(t.Duration-d.prev.Duration) / float64(n)
+		p.Duration = timing.Millis(t.Duration-d.prev.Duration) / float64(n)
 	}
 	if ns := t.WithServer - d.prev.WithServer; ns > 0 {
-		v := msOf(t.Server-d.prev.Server) / float64(ns)
+		v := timing.Millis(t.Server-d.prev.Server) / float64(ns)
 		p.Server = &v
 	}
 	p.Status = map[string]int64{}
@@ -252,12 +252,12 @@ func (d *Dashboard) sampleLoad(p *Point, dt float64) {
 	tv.PhaseAvg = make([]float64, nPhases)
 	if t.Requests > 0 {
 		for i := range nPhases {
-			tv.PhaseAvg[i] = msOf(t.Phase[i]) / float64(t.Requests)
+			tv.PhaseAvg[i] = timing.Millis(t.Phase[i]) / float64(t.Requests)
 		}
-		tv.DurationAvg = msOf(t.Duration) / float64(t.Requests)
+		tv.DurationAvg = timing.Millis(t.Duration) / float64(t.Requests)
 	}
 	if t.WithServer > 0 {
-		v := msOf(t.Server) / float64(t.WithServer)
+		v := timing.Millis(t.Server) / float64(t.WithServer)
 		tv.ServerAvg = &v
 	}
 	d.prev = t
@@ -265,7 +265,7 @@ func (d *Dashboard) sampleLoad(p *Point, dt float64) {
 
 // sampleAPM turns the server's cumulative view into the tick's rate and
 // mean own time (avg × count differences).
-func (d *Dashboard) sampleAPM(p *Point, v metrics.ServerView, dt float64) {
+func (d *Dashboard) sampleAPM(p *Point, v timing.ServerView, dt float64) {
 	n := v.ServerTime["count"] - d.prevAPM.ServerTime["count"]
 	sum := v.ServerTime["avg"]*v.ServerTime["count"] - d.prevAPM.ServerTime["avg"]*d.prevAPM.ServerTime["count"]
 	if v.Requests < d.prevAPM.Requests { // the server's window was reset
@@ -319,8 +319,6 @@ func (d *Dashboard) Snapshot() State {
 	s.Points = append([]Point(nil), s.Points...)
 	return s
 }
-
-func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // event encodes one server-sent event.
 func event(name string, v any) []byte {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 func obs(ms float64, status int) load.Observation {
@@ -58,17 +58,17 @@ func TestAggregatorTotalsAreExactUnderConcurrency(t *testing.T) {
 // phases, its statuses; the server's view becomes its rate and mean time.
 func TestTickIsTheSecondsDifference(t *testing.T) {
 	var a Aggregator
-	view := metrics.ServerView{}
-	d := New("t", Sources{Load: &a, Server: func() metrics.ServerView { return view }})
+	view := timing.ServerView{}
+	d := New("t", Sources{Load: &a, Server: func() timing.ServerView { return view }})
 	for range 10 {
 		a.Observe(0, obs(10, 200))
 	}
-	view = metrics.ServerView{Requests: 10, ServerTime: map[string]float64{"avg": 4, "count": 10}}
+	view = timing.ServerView{Requests: 10, ServerTime: map[string]float64{"avg": 4, "count": 10}}
 	d.Tick(d.start.Add(time.Second))
 	for range 5 {
 		a.Observe(1, obs(40, 503))
 	}
-	view = metrics.ServerView{Requests: 15, ServerTime: map[string]float64{"avg": 6, "count": 15}} // 5 more at 10 ms
+	view = timing.ServerView{Requests: 15, ServerTime: map[string]float64{"avg": 6, "count": 15}} // 5 more at 10 ms
 	d.Tick(d.start.Add(2 * time.Second))
 	s := d.Snapshot()
 	if len(s.Points) != 2 {

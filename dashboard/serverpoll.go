@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // maxStatsBytes bounds what PollServer reads of one /_mb/stats answer.
@@ -18,11 +18,11 @@ const maxStatsBytes = 4 << 20
 // from url (its /_mb/stats) each time it is called, within a second; when
 // a read fails it returns the last view it read (the zero view before the
 // first, which the page shows as unknown, never as zeros).
-func PollServer(url string) func() metrics.ServerView {
+func PollServer(url string) func() timing.ServerView {
 	client := &http.Client{Timeout: time.Second}
 	var mu sync.Mutex
-	var last metrics.ServerView
-	return func() metrics.ServerView {
+	var last timing.ServerView
+	return func() timing.ServerView {
 		v, err := fetchServerView(client, url)
 		mu.Lock()
 		defer mu.Unlock()
@@ -33,8 +33,8 @@ func PollServer(url string) func() metrics.ServerView {
 	}
 }
 
-func fetchServerView(c *http.Client, url string) (metrics.ServerView, error) {
-	var v metrics.ServerView
+func fetchServerView(c *http.Client, url string) (timing.ServerView, error) {
+	var v timing.ServerView
 	err := fetchJSON(c, url, &v)
 	return v, err
 }
@@ -79,4 +79,4 @@ func fetchJSON(c *http.Client, url string, v any) error {
 
 // known says whether v is a view a server gave (a server's view always
 // covers some time); the zero view is "not read yet".
-func known(v metrics.ServerView) bool { return v.WindowMs > 0 || v.Requests > 0 || v.ServerTime != nil }
+func known(v timing.ServerView) bool { return v.WindowMs > 0 || v.Requests > 0 || v.ServerTime != nil }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -68,10 +69,10 @@ func TestReadRateCap(t *testing.T) {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	active.Store(0)
-	want := msOf(time.Second - time.Duration(32<<10)*time.Second/(8<<20))
-	assertWithin(t, "fake ms for 8 MiB at 8 MiB/s", msOf(fc.Now().Sub(t0)), want, want+msOf(clockStep))
-	st := timing(t, resp.Header)
-	assertWithin(t, "Server-Timing read (ms)", st["read"], want-0.001, want+msOf(clockStep))
+	want := timing.Millis(time.Second - time.Duration(32<<10)*time.Second/(8<<20))
+	assertWithin(t, "fake ms for 8 MiB at 8 MiB/s", timing.Millis(fc.Now().Sub(t0)), want, want+timing.Millis(clockStep))
+	st := parseServerTiming(t, resp.Header)
+	assertWithin(t, "Server-Timing read (ms)", st["read"], want-0.001, want+timing.Millis(clockStep))
 	if st["app"] != 0 {
 		t.Errorf("Server-Timing app %v ms, want 0: the upload is not the app's time", st["app"])
 	}
@@ -103,8 +104,8 @@ func TestReadRateIsShared(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	want := msOf(time.Second - time.Duration(32<<10)*time.Second/(4<<20))
-	assertWithin(t, "fake ms for 2 × 2 MiB at 4 MiB/s shared", msOf(fc.Now().Sub(t0)), want, want+msOf(clockStep))
+	want := timing.Millis(time.Second - time.Duration(32<<10)*time.Second/(4<<20))
+	assertWithin(t, "fake ms for 2 × 2 MiB at 4 MiB/s shared", timing.Millis(fc.Now().Sub(t0)), want, want+timing.Millis(clockStep))
 }
 
 // TestWriteRateCap: E4's server sends 256 KiB responses at 10 MiB/s for all
@@ -144,8 +145,8 @@ func TestWriteRateCap(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	want := msOf(time.Second - time.Duration(32<<10)*time.Second/(10<<20))
-	assertWithin(t, "fake ms for 40 × 256 KiB at 10 MiB/s", msOf(fc.Now().Sub(t0)), want, want+msOf(clockStep))
+	want := timing.Millis(time.Second - time.Duration(32<<10)*time.Second/(10<<20))
+	assertWithin(t, "fake ms for 40 × 256 KiB at 10 MiB/s", timing.Millis(fc.Now().Sub(t0)), want, want+timing.Millis(clockStep))
 	waitRequests(t, srv, 40)
 	if out := srv.Stats().BytesOut; out != 40*256*1024 {
 		t.Errorf("bytesOut %d", out)

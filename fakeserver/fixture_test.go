@@ -52,8 +52,8 @@ func get(t testing.TB, c *http.Client, url string, header ...string) (*http.Resp
 // ;param=value pairs where value is a token or a quoted string.
 var serverTimingEntry = regexp.MustCompile(`^[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+(\s*;\s*[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+\s*=\s*([!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+|"[^"]*"))*$`)
 
-// timing parses Server-Timing strictly and returns each metric's dur in ms.
-func timing(t testing.TB, h http.Header) map[string]float64 {
+// parseServerTiming parses Server-Timing strictly and returns each metric's dur in ms.
+func parseServerTiming(t testing.TB, h http.Header) map[string]float64 {
 	t.Helper()
 	vals := h.Values("Server-Timing")
 	if len(vals) == 0 {
@@ -90,8 +90,6 @@ func assertWithin(t testing.TB, name string, got, lo, hi float64) {
 		t.Errorf("%s = %.4g, want within %.4g..%.4g", name, got, lo, hi)
 	}
 }
-
-func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // waitRequests waits (up to 5 s) until the server has recorded n requests:
 // a handler records after its last write, which a client may see first.

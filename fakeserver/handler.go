@@ -15,6 +15,7 @@ import (
 	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/internal/cpuburn"
 	"github.com/middlebench/middlebench/internal/reqbody"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // ServeHTTP serves one request: admin paths, or queue → read → work → answer.
@@ -188,15 +189,13 @@ func (s *Server) work(ctx context.Context, cs *connState, sp spec) error {
 func serverTiming(t timings) string {
 	var b [96]byte
 	out := append(b[:0], "app;dur="...)
-	out = strconv.AppendFloat(out, ms(t.app), 'f', 3, 64)
+	out = strconv.AppendFloat(out, timing.Millis(t.app), 'f', 3, 64)
 	out = append(out, ", queue;dur="...)
-	out = strconv.AppendFloat(out, ms(t.queue), 'f', 3, 64)
+	out = strconv.AppendFloat(out, timing.Millis(t.queue), 'f', 3, 64)
 	out = append(out, ", read;dur="...)
-	out = strconv.AppendFloat(out, ms(t.read), 'f', 3, 64)
+	out = strconv.AppendFloat(out, timing.Millis(t.read), 'f', 3, 64)
 	return string(out)
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // gzipFor returns the gzip pool when the server gzips and the client accepts it.
 func (s *Server) gzipFor(r *http.Request) *sync.Pool {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/hostiletest"
 	"github.com/middlebench/middlebench/internal/realtimetest"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // TestSlowlorisDoesNotSlowOthers: 1,000 connections sending their headers
@@ -28,6 +29,6 @@ func TestSlowlorisDoesNotSlowOthers(t *testing.T) {
 		loaded, nLoaded := hostiletest.P99(t, c, url, 2500*time.Millisecond)
 		stop()
 		t.Logf("p99 %v alone (%d requests), %v beside 1,000 slowloris connections (%d requests)", base, nBase, loaded, nLoaded)
-		r.Band("p99 rise beside 1,000 slowloris connections (ms)", msOf(loaded-base), -1e9, 10)
+		r.Band("p99 rise beside 1,000 slowloris connections (ms)", timing.Millis(loaded-base), -1e9, 10)
 	})
 }

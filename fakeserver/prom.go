@@ -3,7 +3,7 @@ package fakeserver
 import (
 	"strconv"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -46,7 +46,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descBytesIn, prometheus.CounterValue, float64(st.bytesIn.Load()))
 	ch <- prometheus.MustNewConstMetric(descBytesOut, prometheus.CounterValue, float64(st.bytesOut.Load()))
 	app, queue, read, handler := st.merged()
-	for name, t := range map[string]*metrics.Trend{"server_time": app, "queue_time": queue, "read_time": read, "handler_time": handler} {
+	for name, t := range map[string]*timing.Trend{"server_time": app, "queue_time": queue, "read_time": read, "handler_time": handler} {
 		q := make(map[float64]float64, len(summaryQuantiles))
 		for _, p := range summaryQuantiles {
 			q[p] = t.Percentile(p * 100).Seconds()

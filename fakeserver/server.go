@@ -16,11 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/internal/pace"
 	"github.com/middlebench/middlebench/internal/precise"
 	"github.com/middlebench/middlebench/internal/selfsigned"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -168,7 +168,7 @@ func (s *Server) AdminURL() string { return s.adminURL }
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Stats returns the server's own view since start or the last Reset.
-func (s *Server) Stats() metrics.ServerView { return s.stats.view(s.cfg.Workers) }
+func (s *Server) Stats() timing.ServerView { return s.stats.view(s.cfg.Workers) }
 
 // Reset starts a new window of the server's view (the harness resets
 // between runs of one experiment).

@@ -46,7 +46,7 @@ func TestWorkModels(t *testing.T) {
 				sum := 0.0
 				for range tt.n {
 					resp, _ := get(t, nil, srv.URL()+"/")
-					d := timing(t, resp.Header)["app"]
+					d := parseServerTiming(t, resp.Header)["app"]
 					r.Band("app;dur (ms)", d, tt.lo, tt.hi)
 					durs = append(durs, d)
 					sum += d
@@ -70,7 +70,7 @@ func TestServerTimingMatchesStats(t *testing.T) {
 	var sum float64
 	for range 5 {
 		resp, _ := get(t, nil, srv.URL()+"/")
-		sum += timing(t, resp.Header)["app"]
+		sum += parseServerTiming(t, resp.Header)["app"]
 	}
 	v := srv.Stats()
 	assertWithin(t, "stats avg − header avg (ms)", v.ServerTime["avg"]-sum/5, -0.001, 0.001)
@@ -93,7 +93,7 @@ func TestWorkerPoolQueues(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			resp, _ := get(t, nil, srv.URL()+"/")
-			st := timing(t, resp.Header)
+			st := parseServerTiming(t, resp.Header)
 			mu.Lock()
 			queues, apps = append(queues, st["queue"]), append(apps, st["app"])
 			mu.Unlock()
@@ -121,24 +121,40 @@ func TestWorkerPoolQueues(t *testing.T) {
 	}
 }
 
+// TestMaxQueueAnswers503: one worker, a queue of one: the first request in
+// service, the second queued, the third is answered 503. On a fake clock
+// the first's work does not end before the third arrives.
 func TestMaxQueueAnswers503(t *testing.T) {
-	srv := start(t, Config{Workers: 1, MaxQueue: 1, Work: units.Fixed(150 * time.Millisecond)})
-	var wg sync.WaitGroup
+	srv, fc := fakeClockServer(t, Config{Workers: 1, MaxQueue: 1, Work: units.Fixed(150 * time.Millisecond)})
 	codes := make(chan int, 3)
-	for i := range 3 {
-		wg.Add(1)
+	send := func() {
 		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 20 * time.Millisecond) // arrive in order
 			resp, _ := get(t, nil, srv.URL()+"/")
 			codes <- resp.StatusCode
 		}()
 	}
-	wg.Wait()
-	close(codes)
+	send()
+	if !fc.WaitPending(1, 5*time.Second) {
+		t.Fatal("the first request did not begin its work within 5 s")
+	}
+	send()
+	for deadline := time.Now().Add(5 * time.Second); srv.queued.Load() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests queued after 5 s, want the second", srv.queued.Load())
+		}
+	}
+	send()
 	var got []int
-	for c := range codes {
-		got = append(got, c)
+	for len(got) < 3 {
+		select {
+		case c := <-codes:
+			got = append(got, c)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("statuses %v after 5 s, want 3", got)
+		}
+		if len(got) < 3 && fc.WaitPending(1, 5*time.Second) {
+			fc.Advance(150 * time.Millisecond) // the one in service ends, the queued one begins
+		}
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, []int{200, 200, 503}) {
@@ -182,7 +198,7 @@ func TestBodySizeStatusAndOverrides(t *testing.T) {
 			if len(body) != tt.wantLen {
 				t.Errorf("body %d bytes, want %d", len(body), tt.wantLen)
 			}
-			timing(t, resp.Header) // every answer carries a well-formed Server-Timing
+			parseServerTiming(t, resp.Header) // every answer carries a well-formed Server-Timing
 		})
 	}
 }
@@ -236,7 +252,7 @@ func TestCPUBurnCountsCPUTime(t *testing.T) {
 		srv := start(t, Config{CPU: units.Duration(20 * time.Millisecond)})
 		resp, _ := get(t, nil, srv.URL()+"/")
 		// Alone, CPU time ≈ wall time; the race detector or a busy machine only adds.
-		r.Band("app ms for cpu=20ms", timing(t, resp.Header)["app"], 20, 80)
+		r.Band("app ms for cpu=20ms", parseServerTiming(t, resp.Header)["app"], 20, 80)
 	})
 }
 
@@ -244,7 +260,7 @@ func TestQueryOverridesCPUAndWork(t *testing.T) {
 	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
 		srv := start(t, Config{})
 		resp, _ := get(t, nil, srv.URL()+"/?work=30ms&cpu=5ms")
-		r.Band("app ms for work=30ms cpu=5ms", timing(t, resp.Header)["app"], 35, 60)
+		r.Band("app ms for work=30ms cpu=5ms", parseServerTiming(t, resp.Header)["app"], 35, 60)
 	})
 }
 
@@ -310,9 +326,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 		resp, body := get(t, nil, srv.URL()+"/")
 		done <- resp.StatusCode*10 + len(body)
 	}()
-	for srv.Stats().InFlight == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitBusy(t, srv, 1)
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // stats is the server's own view. Counters are atomics; the histograms are
@@ -25,7 +25,7 @@ type stats struct {
 
 type shard struct {
 	mu                        sync.Mutex
-	app, queue, read, handler *metrics.Trend
+	app, queue, read, handler *timing.Trend
 	_                         [64]byte // keep neighbouring shards' locks off one cache line
 }
 
@@ -38,7 +38,7 @@ func newStats(shards int) *stats {
 	s := &stats{shards: make([]shard, shards)}
 	for i := range s.shards {
 		sh := &s.shards[i]
-		sh.app, sh.queue, sh.read, sh.handler = metrics.NewTrend(), metrics.NewTrend(), metrics.NewTrend(), metrics.NewTrend()
+		sh.app, sh.queue, sh.read, sh.handler = timing.NewTrend(), timing.NewTrend(), timing.NewTrend(), timing.NewTrend()
 	}
 	s.since.Store(time.Now().UnixNano())
 	return s
@@ -79,8 +79,8 @@ func (s *stats) reset() {
 }
 
 // merged returns the four trends merged over all shards.
-func (s *stats) merged() (app, queue, read, handler *metrics.Trend) {
-	app, queue, read, handler = metrics.NewTrend(), metrics.NewTrend(), metrics.NewTrend(), metrics.NewTrend()
+func (s *stats) merged() (app, queue, read, handler *timing.Trend) {
+	app, queue, read, handler = timing.NewTrend(), timing.NewTrend(), timing.NewTrend(), timing.NewTrend()
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
@@ -94,14 +94,14 @@ func (s *stats) merged() (app, queue, read, handler *metrics.Trend) {
 }
 
 // view renders the server's view as the results document carries it.
-func (s *stats) view(workers int) metrics.ServerView {
+func (s *stats) view(workers int) timing.ServerView {
 	app, queue, read, handler := s.merged()
-	stats := append(metrics.FullTrendStats(), "count")
-	values := func(t *metrics.Trend) map[string]float64 {
+	stats := append(timing.FullTrendStats(), "count")
+	values := func(t *timing.Trend) map[string]float64 {
 		v, _ := t.Values(stats) // the stat names are fixed and valid
 		return v
 	}
-	v := metrics.ServerView{
+	v := timing.ServerView{
 		Requests:    s.requests.Load(),
 		InFlight:    s.inFlight.Load(),
 		Statuses:    map[string]int64{},
@@ -120,7 +120,7 @@ func (s *stats) view(workers int) metrics.ServerView {
 			v.Statuses[strconv.Itoa(code)] = n
 		}
 	}
-	for name, t := range map[string]*metrics.Trend{"server_time": app, "queue_time": queue, "read_time": read, "handler_time": handler} {
+	for name, t := range map[string]*timing.Trend{"server_time": app, "queue_time": queue, "read_time": read, "handler_time": handler} {
 		if enc, err := t.Encode(); err == nil {
 			v.Histograms[name] = enc
 		}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 	"golang.org/x/time/rate"
 )
@@ -104,7 +105,7 @@ func (l *acceptListener) Accept() (net.Conn, error) {
 	l.s.c.passed.Add(1)
 	if held > 0 {
 		l.s.c.addDelay(held)
-		l.s.env.record(LedgerEntry{Conn: connID(c), Action: ActDelayed, AskedMs: ms(held), AppliedMs: ms(held),
+		l.s.env.record(LedgerEntry{Conn: connID(c), Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held),
 			Note: "accept(2) held for a token; connections meanwhile wait in the kernel's queue"})
 	}
 	return c, nil

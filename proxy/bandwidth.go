@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/pace"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -147,7 +148,7 @@ func (c *bandwidthConn) finish() {
 		s.bytesDown.Add(down)
 		if waited > 0 {
 			s.c.addDelay(waited)
-			s.env.record(LedgerEntry{Conn: connID(c.Conn), Action: ActShaped, Bytes: up + down, AppliedMs: ms(waited),
+			s.env.record(LedgerEntry{Conn: connID(c.Conn), Action: ActShaped, Bytes: up + down, AppliedMs: timing.Millis(waited),
 				Note: "time the connection's bytes waited for the cap"})
 		}
 	}

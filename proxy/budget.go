@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 	"golang.org/x/time/rate"
 )
@@ -112,7 +113,7 @@ func (s *budgetStage) Wrap(next http.Handler) http.Handler {
 			s.c.addDelay(held)
 			ex := exchangeFrom(r.Context())
 			ex.addTiming("budget", held)
-			s.env.record(LedgerEntry{Conn: ex.conn, Req: ex.req, Action: ActDelayed, AskedMs: ms(held), AppliedMs: ms(held),
+			s.env.record(LedgerEntry{Conn: ex.conn, Req: ex.req, Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held),
 				Note: "the box's own load budget held it for its turn"})
 		}
 		s.c.passed.Add(1)
@@ -216,7 +217,7 @@ func (l *budgetListener) Accept() (net.Conn, error) {
 	if held > 0 {
 		l.s.held.Add(1)
 		l.s.c.addDelay(held)
-		l.s.env.record(LedgerEntry{Conn: connID(c), Action: ActDelayed, AskedMs: ms(held), AppliedMs: ms(held),
+		l.s.env.record(LedgerEntry{Conn: connID(c), Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held),
 			Note: "the box's own load budget held accept(2) for its turn"})
 	}
 	return c, nil

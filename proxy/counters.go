@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // StageStats is one stage's counters, as the admin endpoint, the harness
@@ -23,7 +23,7 @@ type StageStats struct {
 	Queued   map[string]float64 `json:"queued,omitempty"` // time spent waiting for capacity (ms)
 	Bytes    int64              `json:"bytes,omitempty"`  // bytes shaped or delayed
 	Extra    map[string]int64   `json:"extra,omitempty"`  // kind-specific counts (handshakes, resumed, resets …)
-	// Histograms are the exact delay and queue histograms (metrics.Trend
+	// Histograms are the exact delay and queue histograms (timing.Trend
 	// encoding), so that runs can be merged.
 	Histograms map[string]string `json:"histograms,omitempty"`
 }
@@ -48,14 +48,14 @@ type counters struct {
 	status [600]atomic.Int64 // rejected, by HTTP status; 0 = connection reset or closed
 
 	mu     sync.Mutex
-	delay  *metrics.Trend
-	queued *metrics.Trend
+	delay  *timing.Trend
+	queued *timing.Trend
 }
 
 // newCounters makes a stage's counters; the box calls it with the stage's
 // kind and place, so no stage can forget to.
 func newCounters(kind string, index int) *counters {
-	return &counters{kind: kind, index: index, delay: metrics.NewTrend(), queued: metrics.NewTrend()}
+	return &counters{kind: kind, index: index, delay: timing.NewTrend(), queued: timing.NewTrend()}
 }
 
 func (c *counters) reject(status int) {
@@ -95,7 +95,7 @@ func (c *counters) stats() StageStats {
 	defer c.mu.Unlock()
 	s.Delay = trendStats(c.delay)
 	s.Queued = trendStats(c.queued)
-	for name, t := range map[string]*metrics.Trend{"delay": c.delay, "queued": c.queued} {
+	for name, t := range map[string]*timing.Trend{"delay": c.delay, "queued": c.queued} {
 		if t.Count() == 0 {
 			continue
 		}
@@ -109,11 +109,11 @@ func (c *counters) stats() StageStats {
 	return s
 }
 
-func trendStats(t *metrics.Trend) map[string]float64 {
+func trendStats(t *timing.Trend) map[string]float64 {
 	if t.Count() == 0 {
 		return nil
 	}
-	v, err := t.Values(append(metrics.FullTrendStats(), "count"))
+	v, err := t.Values(append(timing.FullTrendStats(), "count"))
 	if err != nil {
 		return nil // cannot happen: the stat names are fixed
 	}

@@ -137,31 +137,19 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 // scheduler while it sleeps (a system call), until sysmon hands the P on
 // (a wait over 10 ms; waitBlocked keeps a busy loop's waits shorter):
 // cheapest when the loop is its process's only work and busy, the kernel
-// waking the loop's own thread (a box under wrk -c50 on a 2-core VM,
-// 2026-12-03: the byte relay 15.6-17.3 µs of CPU per request, the HTTP
-// loop 17.5-22.7, against 22.8-25.4 and 27.4-34.8 in the poller).
-// Waiting in the runtime's poller for the set to become readable (a set
-// is while it holds events), the goroutine parks and holds no P, and
-// epoll_wait does not wait: what a loop must do in a
+// waking the loop's own thread. Waiting in the runtime's poller for the set
+// to become readable (a set is while it holds events), the goroutine parks
+// and holds no P, and epoll_wait does not wait: what a loop must do in a
 // process with other work — a harness whose load engine, server and boxes
-// share its Ps, where a blocked loop left the others one P of two (through
-// an HTTP box at one connection in a test's process: 570 ms for 8,000
-// requests blocked, 117 in the poller) — and with one P (GOMAXPROCS 1, as
-// under taskset to one CPU), where a blocked loop held the process's only
-// P (the proxy command on one CPU, bench-proxy.sh PIN_TARGET=1, 3 rounds,
-// 2026-12-03: blocked, the HTTP box read 0.88-0.90× toxiproxy's req/s at
-// 1.13× its CPU per request; in the poller, the same rounds, 1.60-1.73× at
-// 0.62×); at light load it is also the cheaper way (2,000 requests/s: 40-63 µs
-// per request against 63-69 for the HTTP loop). So a set blocks only when
-// its box was made for a process of its own (PathConfig.OwnProcess: the
-// proxy command) with more than one P, and then always: a gauge that
-// waited in the poller while its loop was mostly idle (c9327fe, reverted)
-// cut the HTTP box's CPU at 2,000 req/s (hey's bursts) from 67 to 45 µs
-// per request and kept blocking's figures at saturation, but at one
-// connection it added 28 µs to each hop (p50 above the origin's: HTTP
-// box 52 -> 82 µs, byte box 38 -> 60, 3 interleaved hoplat runs,
-// 2026-12-03 13:50 UTC), the wake-up through the runtime's poller on
-// every request's path. What a box adds to latency is error in every
+// share its Ps, where a blocked loop left the others one P of two — and
+// with one P (GOMAXPROCS 1, as under taskset to one CPU), where a blocked
+// loop held the process's only P; at light load it is also the cheaper
+// way. So a set blocks only when its box was made for a process of its own
+// (PathConfig.OwnProcess: the proxy command) with more than one P, and then
+// always: switching to the poller while the loop is mostly idle (c9327fe,
+// reverted; its figures are in d6acac6) saved CPU at light load but put
+// a wake-up through the runtime's poller on every request's path, adding
+// to each hop's latency. What a box adds to latency is error in every
 // measurement made through it; its CPU at light load is not.
 func (s *eventSet) wait(events []unix.EpollEvent) (int, error) {
 	if s.epc == nil {
@@ -186,10 +174,9 @@ func (s *eventSet) wait(events []unix.EpollEvent) (int, error) {
 // and, as it is in epoll_wait, hands its P on, and each hand-off sets
 // sysmon polling every 20 µs again; a wait over 10 ms is handed on too. So
 // while the loop is busy it yields every blockedYield and waits at most
-// blockedWaitMs at a time, neither reaching sysmon's 10 ms (the byte box
-// under hey -c50, 5 s: 12,129 sysmon nanosleeps and 163 tgkills for 91,000
-// requests, 2026-12-03); after blockedActive without events it blocks
-// until the next, and an idle box costs no wake-ups.
+// blockedWaitMs at a time, neither reaching sysmon's 10 ms; after
+// blockedActive without events it blocks until the next, and an idle box
+// costs no wake-ups.
 const (
 	blockedYield  = 3 * time.Millisecond
 	blockedWaitMs = 3
@@ -221,16 +208,10 @@ func (s *eventSet) waitBlocked(events []unix.EpollEvent) (int, error) {
 // read, write and splice are the loops' calls on their non-blocking
 // descriptors, EINTR retried. A set in the runtime's poller makes them raw
 // (rawio): through the runtime's entry the first call after a park woke
-// sysmon whenever the process had been idle (pinned to one CPU, 3 rounds
-// beside the build before, 2026-12-03 15:35-15:44: the HTTP box's CPU per
-// request 19.2 µs against 20.5, the byte box's 17.4 against 18.3). What
-// it does to latency there is within the noise: added p50 37 µs against
-// 66 in that run, but 50-53 against 44-48 in three hoplat runs of the two
-// builds alone (16:49), where the byte box read 8-13 against 17-21. A blocked
-// set keeps the entry: raw there, sysmon woke and preempted more (the
-// byte box at 2,000 req/s in hey's bursts, 4 rounds, 15:55: 71-77 µs per
-// request against 48-55, nanosleeps 9.8k against 4.0-4.9k and tgkills 170
-// against 46-62 per 5 s), though it was 3-21 % cheaper under wrk -c50.
+// sysmon whenever the process had been idle, which cost CPU per request
+// and nothing measurable in latency. A blocked set keeps the entry: raw
+// there, sysmon woke and preempted more at light load, though raw was
+// cheaper at saturation. (The measurements are in the commit history.)
 func (s *eventSet) read(fd int, b []byte) (int, error) {
 	if s.epc != nil {
 		return retryEINTR(func() (int, error) { return rawio.Read(fd, b) })

@@ -8,19 +8,21 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // exchange is one request's passage through a box: its ids and the time
 // each stage added, for the ledger and the optional Server-Timing entries.
 type exchange struct {
 	conn, req uint64
-	timings   []timing
+	timings   []stageTiming
 	body      *clientBody // the request's body as read from the client; nil without one
 	abort     bool        // the client left: abort its connection rather than answer
 	answer    answerWriter
 }
 
-type timing struct {
+type stageTiming struct {
 	name string
 	dur  time.Duration
 }
@@ -37,7 +39,7 @@ func exchangeFrom(ctx context.Context) *exchange {
 
 // addTiming notes that a stage added d (only read when ledgerHeader is on).
 func (ex *exchange) addTiming(name string, d time.Duration) {
-	ex.timings = append(ex.timings, timing{name, d})
+	ex.timings = append(ex.timings, stageTiming{name, d})
 }
 
 // timingWriter appends the box's Server-Timing entries to the response
@@ -64,7 +66,7 @@ func (w *timingWriter) WriteHeader(code int) {
 				}
 				buf = append(buf, t.name...)
 				buf = append(buf, ";dur="...)
-				buf = strconv.AppendFloat(buf, ms(t.dur), 'f', 1, 64)
+				buf = strconv.AppendFloat(buf, timing.Millis(t.dur), 'f', 1, 64)
 				buf = append(buf, `;desc="`...)
 				buf = append(buf, w.desc...)
 				buf = append(buf, '"')

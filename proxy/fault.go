@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sync/atomic"
 
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -139,7 +140,7 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 			s.delays.Add(1)
 			s.c.addDelay(applied)
 			ex.addTiming("fault", applied)
-			entry.Action, entry.AskedMs, entry.AppliedMs = ActDelayed, ms(asked), ms(applied)
+			entry.Action, entry.AskedMs, entry.AppliedMs = ActDelayed, timing.Millis(asked), timing.Millis(applied)
 			if err != nil {
 				s.env.recordClientGone(r, entry, err)
 				return

@@ -140,3 +140,24 @@ func closeWithin(t testing.TB, p *Path, what string) {
 		t.Fatalf("the box did not close in 5 s with %s", what)
 	}
 }
+
+// waitSteady waits until read gives the same value for still (read every
+// 10 ms) and returns it; the test fails when it has not settled within
+// limit. A stall has no event to wait on: its condition is a value that
+// stops moving.
+func waitSteady(t testing.TB, what string, read func() int64, still, limit time.Duration) int64 {
+	t.Helper()
+	t0 := time.Now()
+	v, since := read(), time.Now()
+	for time.Since(since) < still {
+		if time.Since(t0) > limit {
+			t.Fatalf("%s still moving after %v (now %d)", what, limit, v)
+		}
+		time.Sleep(10 * time.Millisecond)
+		if n := read(); n != v {
+			v, since = n, time.Now()
+		}
+	}
+	t.Logf("%s steady at %d after %v", what, v, time.Since(t0).Round(time.Millisecond))
+	return v
+}

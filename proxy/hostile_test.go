@@ -76,17 +76,12 @@ func TestClientThatNeverReadsHoldsBoundedMemory(t *testing.T) {
 		}
 		// Wait until the transfers stall: the box's bytes stop moving.
 		waitStats(t, p, func(s BoxStats) bool { return s.Requests == clients })
-		var last int64 = -1
-		for range 50 {
-			time.Sleep(100 * time.Millisecond) // polling a counter until it stops: a stall has no event to wait on
+		waitSteady(t, "the heap", func() int64 {
 			runtime.GC()
 			var m runtime.MemStats
 			runtime.ReadMemStats(&m)
-			if int64(m.HeapAlloc) == last {
-				break
-			}
-			last = int64(m.HeapAlloc)
-		}
+			return int64(m.HeapAlloc)
+		}, 100*time.Millisecond, 10*time.Second)
 		runtime.GC()
 		var after runtime.MemStats
 		runtime.ReadMemStats(&after)

@@ -46,8 +46,8 @@ func reply(w http.ResponseWriter, status int, body string) {
 // precise.Sleeper (the runtime's timers wake 0.1–1 ms late on Linux: their
 // poller has millisecond timeouts). The wait is made in two legs, most of
 // it then the last 1 % (at least 2 ms) to the deadline: with 16 clients
-// waiting at once a short last leg lands closer (BenchmarkDelayAccuracy,
-// 50 ms delays: error p50 161–200 µs in two legs, 292–336 µs in one).
+// waiting at once a short last leg lands closer (BenchmarkDelayAccuracy
+// measures the error of each way).
 func (e *stageEnv) wait(ctx context.Context, d time.Duration) (time.Duration, error) {
 	if d <= 0 {
 		return 0, ctx.Err()

@@ -18,10 +18,10 @@ import (
 // next hop answers within watchAfter is woken 1/watchTickMax times a
 // second, not 1/watchAfter. A tick costs far more than its own work: it
 // wakes a process that was idle, and the runtime's sysmon then polls
-// every 20 µs for a millisecond. At 2,000 requests/s on a 2-core VM the
-// box's CPU per request read about 20 µs more with 1 ms ticks, and
-// 64-71 µs with gaps up to 8 ms, 54-61 up to 32 ms and 52-57 up to
-// 64 ms, against toxiproxy's 54-57 (same run, 2026-12-02). A client's
+// every 20 µs for a millisecond: at a light steady load 1 ms ticks cost
+// the box more CPU per request than the requests' own work, and the
+// longer the longest gap the less (64 ms brought the box to toxiproxy's
+// cost; the figures are in the commit history). A client's
 // end or bytes while its request waits are then seen at most
 // watchAfter + watchTickMax after they come; a stage's delay (Done)
 // watches at once.

@@ -182,23 +182,26 @@ func waitBriefly(l *waitList, ctx *leanCtx) {
 // TestWaitListTicksBackOff: while no request waits longer than
 // watchAfter, the gaps between ticks double up to watchTickMax, so a box
 // whose next hop answers at once is not woken every millisecond (the
-// 1 ms ticker it had woke it 1,000 times a second: about 20 µs of CPU per
-// request at 2,000 requests/s). A busy machine can only make fewer ticks.
+// 1 ms ticker it had woke it 1,000 times a second). The test waits for
+// each of the first ticks and checks it came no earlier than the gaps
+// allow: a busy machine can only make them later.
 func TestWaitListTicksBackOff(t *testing.T) {
 	l := tickedWaitList(t)
 	ctx := &leanCtx{}
+	t0 := time.Now()
 	l.add(ctx, time.Now().Add(time.Hour)) // waiting, but never longer than watchAfter
-	const watched = 400 * time.Millisecond
-	time.Sleep(watched)
-	ticks := int(l.ticks.Load())
-	// The gaps watchAfter, 2×, 4× … up to watchTickMax: the ticks that fit
-	// in watched (a busy machine can only make fewer).
-	most := 0
-	for at, gap := time.Duration(0), watchAfter; at+gap <= watched; at, gap = at+gap, min(gap*2, watchTickMax) {
-		most++
-	}
-	if ticks > most || ticks < 1 {
-		t.Errorf("%d ticks in %v with nothing waiting long, want 1..%d (gaps up to %v)", ticks, watched, most, watchTickMax)
+	earliest, gap := time.Duration(0), watchAfter
+	for k := int64(1); k <= 12; k++ { // the gaps watchAfter, 2×, 4× … then watchTickMax, six times
+		earliest += gap
+		gap = min(gap*2, watchTickMax)
+		for deadline := time.Now().Add(5 * time.Second); l.ticks.Load() < k; time.Sleep(100 * time.Microsecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("tick %d not come 5 s after tick %d", k, k-1)
+			}
+		}
+		if at := time.Since(t0); at < earliest {
+			t.Errorf("tick %d at %v, before %v: the gaps do not double up to %v", k, at, earliest, watchTickMax)
+		}
 	}
 }
 

@@ -42,8 +42,6 @@ const (
 // statusClientGone counts requests whose client left mid-way (nginx's 499).
 const statusClientGone = 499
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 // ledger keeps the last limit entries of one box in memory and, when a
 // writer is set, every entry as JSON lines. Stages write to it only when
 // they act, so an inactive stage costs nothing here.

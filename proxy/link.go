@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -292,7 +293,7 @@ func (c *linkConn) Close() error {
 	c.s.bytesDown.Add(down)
 	if n := c.chunks.Load(); n > 0 {
 		c.s.env.record(LedgerEntry{Conn: c.id, Action: ActDelayed, Bytes: up + down,
-			AskedMs: ms(time.Duration(c.asked.Load() / n)), Note: "mean one-way delay per chunk"})
+			AskedMs: timing.Millis(time.Duration(c.asked.Load() / n)), Note: "mean one-way delay per chunk"})
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +53,7 @@ func dialPath(t *testing.T, p *Path) *net.TCPConn {
 
 func TestRelayCarries(t *testing.T) {
 	const bulk = 16 << 20 // more than loopback's socket buffers hold: the relay must hold back
+	var bulkWritten atomic.Int64
 	for _, tt := range []struct {
 		name     string
 		serve    func(net.Conn)
@@ -91,15 +93,29 @@ func TestRelayCarries(t *testing.T) {
 			defer c.Close()
 			n, _ := io.Copy(io.Discard, c) // until the client's half-close comes through
 			fmt.Fprintf(c, "%d\n", n)
-			c.Write(bytes.Repeat([]byte{'x'}, bulk))
+			chunk := bytes.Repeat([]byte{'x'}, 64<<10)
+			for range bulk / len(chunk) {
+				if _, err := c.Write(chunk); err != nil {
+					return
+				}
+				bulkWritten.Add(int64(len(chunk)))
+			}
 		},
 		client: func(t *testing.T, c *net.TCPConn) (sent, got int64) {
+			bulkWritten.Store(0) // the origin writes nothing before the client's half-close
 			up := bytes.Repeat([]byte{'u'}, 3<<20)
 			if _, err := c.Write(up); err != nil {
 				t.Fatal(err)
 			}
 			c.CloseWrite()
-			time.Sleep(300 * time.Millisecond) // the answer fills the sockets' buffers meanwhile
+			// The answer fills the sockets' buffers and the relay's before the
+			// client reads: the origin's writes stop.
+			for deadline := time.Now().Add(10 * time.Second); bulkWritten.Load() == 0; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the origin wrote none of its answer within 10 s")
+				}
+			}
+			waitSteady(t, "the origin's bytes written", bulkWritten.Load, 100*time.Millisecond, 10*time.Second)
 			b, err := io.ReadAll(c)
 			if err != nil {
 				t.Fatal(err)

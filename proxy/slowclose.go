@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -132,7 +133,7 @@ func (c *slowCloseConn) end(how func()) {
 			s := c.s
 			s.c.passed.Add(1)
 			s.c.addDelay(held)
-			s.env.record(LedgerEntry{Conn: c.id, Action: ActDelayed, AskedMs: ms(c.delay), AppliedMs: ms(held),
+			s.env.record(LedgerEntry{Conn: c.id, Action: ActDelayed, AskedMs: timing.Millis(c.delay), AppliedMs: timing.Millis(held),
 				Note: "the connection's close held"})
 		})
 	})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/realtimetest"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // TestSlowCloseHoldsTheEnd: the upstream's end of the exchange reaches the
@@ -43,7 +44,7 @@ func TestSlowCloseHoldsTheEnd(t *testing.T) {
 					t.Fatalf("ledger %+v", entries)
 				}
 				for _, e := range entries {
-					if e.Action != ActDelayed || e.AskedMs != ms(tt.held) {
+					if e.Action != ActDelayed || e.AskedMs != timing.Millis(tt.held) {
 						t.Errorf("ledger entry %+v", e)
 					}
 					r.Within("applied", time.Duration(e.AppliedMs*1e6), tt.held+time.Millisecond, time.Millisecond)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/selfsigned"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -235,7 +236,7 @@ func (s *tlsStage) handshake(c *tlsConn) error {
 		}
 		defer func() { <-s.slots }()
 		if now := s.env.clock.Now(); now.After(start) {
-			entry.QueuedMs = ms(now.Sub(start))
+			entry.QueuedMs = timing.Millis(now.Sub(start))
 			s.c.addQueued(now.Sub(start))
 			start = now
 		}
@@ -247,7 +248,7 @@ func (s *tlsStage) handshake(c *tlsConn) error {
 		}
 		applied := s.env.clock.Now().Sub(start)
 		s.c.addDelay(applied)
-		entry.AskedMs, entry.AppliedMs = ms(asked), ms(applied)
+		entry.AskedMs, entry.AppliedMs = timing.Millis(asked), timing.Millis(applied)
 	}
 	// Handshake, not HandshakeContext: that one starts a goroutine per
 	// handshake to watch ctx and, done, waits for it to answer — a wake-up

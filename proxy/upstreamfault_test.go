@@ -152,17 +152,28 @@ func malformedChunked(t *testing.T, stage string) {
 
 // TestIdleUpstreamConnectionsDoNotStayInCloseWait: the origin closes its
 // keep-alive connection after answering; the box closes its side within
-// the sweep (1 s), not at the next request.
+// the sweep (1 s), not at the next request. The origin's socket in
+// TIME-WAIT is the proof the test saw what it claims: the origin closed
+// first and the box closed after it, with no request in between (a box that
+// closed first would leave the origin's side without TIME-WAIT).
 func TestIdleUpstreamConnectionsDoNotStayInCloseWait(t *testing.T) {
 	onBothLoops(t, func(t *testing.T, start pathStarter) {
 		if _, err := os.Stat("/proc/net/tcp"); err != nil {
 			t.Skip("needs /proc/net/tcp")
 		}
+		answered, originClosed := make(chan struct{}), make(chan struct{}, 1)
 		addr := tcptest.Serve(t, func(c net.Conn) {
-			defer c.Close()
 			readHead(c)
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-			time.Sleep(50 * time.Millisecond) // the box has put the connection back
+			select { // close once the client has its answer
+			case <-answered:
+			case <-time.After(5 * time.Second):
+			}
+			c.Close()
+			select {
+			case originClosed <- struct{}{}:
+			default:
+			}
 		})
 		p := start(t, "boxes: [{stages: [{kind: waf}]}]", "http://"+addr)
 		resp, err := http.Get(p.URL() + "/")
@@ -171,40 +182,56 @@ func TestIdleUpstreamConnectionsDoNotStayInCloseWait(t *testing.T) {
 		}
 		io.ReadAll(resp.Body)
 		resp.Body.Close()
+		close(answered)
+		select {
+		case <-originClosed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the origin did not close its connection within 5 s")
+		}
 		_, port, _ := net.SplitHostPort(addr)
-		sawCloseWait := false
 		deadline := time.Now().Add(3 * sweepEvery)
 		for {
-			n := closeWaitTo(t, port)
-			sawCloseWait = sawCloseWait || n > 0
-			if n == 0 && sawCloseWait || time.Now().After(deadline) {
-				if n > 0 {
-					t.Fatalf("%d connections to the origin still in CLOSE-WAIT after %v", n, 3*sweepEvery)
+			closeWait, timeWait := socketsIn(t, tcpCloseWait, "", port), socketsIn(t, tcpTimeWait, port, "")
+			if closeWait == 0 && timeWait > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				if closeWait > 0 {
+					t.Fatalf("%d connections to the origin still in CLOSE-WAIT %v after the origin closed", closeWait, 3*sweepEvery)
 				}
-				break
+				t.Fatalf("no origin socket in TIME-WAIT %v after the origin closed: the box did not close its side after the origin's", 3*sweepEvery)
 			}
 			time.Sleep(10 * time.Millisecond)
-		}
-		if !sawCloseWait {
-			t.Log("the connection left CLOSE-WAIT before the first look")
 		}
 	})
 }
 
-// closeWaitTo counts sockets in CLOSE-WAIT (state 08) whose remote port is
-// port, from /proc/net/tcp.
-func closeWaitTo(t *testing.T, port string) int {
+// TCP states as /proc/net/tcp writes them.
+const (
+	tcpTimeWait  = "06"
+	tcpCloseWait = "08"
+)
+
+// socketsIn counts the sockets in state whose local port is local and
+// remote port is remote ("" matches any), from /proc/net/tcp.
+func socketsIn(t *testing.T, state, local, remote string) int {
 	b, err := os.ReadFile("/proc/net/tcp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p int
-	fmt.Sscan(port, &p)
-	want := fmt.Sprintf(":%04X", p)
+	hexPort := func(port string) string {
+		if port == "" {
+			return ""
+		}
+		var p int
+		fmt.Sscan(port, &p)
+		return fmt.Sprintf(":%04X", p)
+	}
+	wantLocal, wantRemote := hexPort(local), hexPort(remote)
 	n := 0
 	for _, line := range strings.Split(string(b), "\n")[1:] {
 		f := strings.Fields(line)
-		if len(f) > 3 && strings.HasSuffix(f[2], want) && f[3] == "08" {
+		if len(f) > 3 && strings.HasSuffix(f[1], wantLocal) && strings.HasSuffix(f[2], wantRemote) && f[3] == state {
 			n++
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/reqbody"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -178,7 +179,7 @@ func (s *wafStage) Wrap(next http.Handler) http.Handler {
 			s.c.addDelay(applied)
 			ex.addTiming("waf", queued+applied)
 		}
-		entry.AskedMs, entry.AppliedMs, entry.QueuedMs = ms(asked), ms(applied), ms(queued)
+		entry.AskedMs, entry.AppliedMs, entry.QueuedMs = timing.Millis(asked), timing.Millis(applied), timing.Millis(queued)
 		if err != nil {
 			s.env.recordClientGone(r, entry, err)
 			return

@@ -52,9 +52,8 @@ func (n *Namespace) dialTCP4(ctx context.Context, network string, ap netip.AddrP
 // ownNetns is the namespace this process's threads run in, opened once
 // (on a fresh goroutine, so on a thread no one has switched: every thread
 // this package switches is switched back, or ends with its goroutine).
-// Opened for each dial (netns.Get: an open(2) of /proc, 15-18 µs, and
-// its close) it was half the socket's cost. It never changes: computed
-// once, not state.
+// Opened for each dial (netns.Get: an open(2) of /proc and its close) it
+// was half the socket's cost. It never changes: computed once, not state.
 var ownNetns = sync.OnceValues(func() (netns.NsHandle, error) {
 	type got struct {
 		h   netns.NsHandle
@@ -71,8 +70,8 @@ var ownNetns = sync.OnceValues(func() (netns.NsHandle, error) {
 // released: no goroutine to start and hand the result back, so no
 // scheduling point before the connect. A helper goroutine per dial (as Do
 // has) made the dialer wait for it and then for its own turn again, after
-// the runtime had woken a thread for it: from DialContext to ConnectStart
-// 97-135 µs against 55-74 µs here, in the engine at load 7. The thread was
+// the runtime had woken a thread for it, which lengthened the time from
+// DialContext to ConnectStart under load. The thread was
 // in the process's own namespace — the caller must not be switched into
 // another (inside a Namespace.Do) — and goes back to it; one that cannot
 // be switched back stays locked to the caller and ends with it.

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // packetIO is a TUN device's file: each Read returns one whole packet and
@@ -75,7 +75,7 @@ type pacer interface {
 func newLine(name string, s *Shaper, src, dst packetIO, mtu int, now func() time.Time) *line {
 	l := &line{name: name, shaper: s, src: src, dst: dst, mtu: mtu, now: now, lead: spinBelow}
 	l.pool.New = func() any { b := make([]byte, mtu+64); return &b }
-	l.c.delay, l.c.queued, l.c.late = metrics.NewTrend(), metrics.NewTrend(), metrics.NewTrend()
+	l.c.delay, l.c.queued, l.c.late = timing.NewTrend(), timing.NewTrend(), timing.NewTrend()
 	return l
 }
 
@@ -199,7 +199,7 @@ type dirCounters struct {
 	dropped                                                         [Overflow + 1]atomic.Int64
 
 	mu                  sync.Mutex
-	delay, queued, late *metrics.Trend
+	delay, queued, late *timing.Trend
 }
 
 func (c *dirCounters) record(v Verdict) {
@@ -252,10 +252,10 @@ func (l *line) stats() DirStats {
 			s.Dropped[why.String()] = n
 		}
 	}
-	stats := append(metrics.FullTrendStats(), "count")
+	stats := append(timing.FullTrendStats(), "count")
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for name, t := range map[string]*metrics.Trend{"delay": c.delay, "queued": c.queued, "late": c.late} {
+	for name, t := range map[string]*timing.Trend{"delay": c.delay, "queued": c.queued, "late": c.late} {
 		if t.Count() == 0 {
 			continue
 		}

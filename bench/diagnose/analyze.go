@@ -5,6 +5,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Analyze walks the rules table (rules.go): the sweep rules across the
@@ -217,10 +220,10 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 		return false
 	}
 	wait := f.served.Waiting.Tail()
-	if !f.hasServer && wait >= ms(f.cfg.ServerSlow.Slow) &&
+	if !f.hasServer && wait >= timing.Millis(f.cfg.ServerSlow.Slow) &&
 		!explained(CodeClosedModelBacklog, CodeGeneratorSaturated, CodeUploadLimited, CodeToolBlocked, CodeThroughputCeiling, CodeDownloadLimited) {
 		r.Notes = append(r.Notes, fmt.Sprintf("waiting p95 is %s and the file has no server time: give the server's own time "+
-			"(--server-avg/--server-p95 from the APM, --server-stats, or a Server-Timing trend) to tell the server (rule 5) from the path (rule 6)", fmtMs(wait)))
+			"(--server-avg/--server-p95 from the APM, --server-stats, or a Server-Timing trend) to tell the server (rule 5) from the path (rule 6)", metrics.FormatMs(wait)))
 		found = true
 	}
 	// A queue in front of the server's workers is a cause only a rule can
@@ -231,7 +234,7 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 	if f.hasServer && f.queue.Avg >= f.floor && !explained(CodeClosedModelBacklog, CodeServerSlow, CodeThroughputCeiling, CodeToolBlocked) {
 		r.Notes = append(r.Notes, fmt.Sprintf("the server's queue averages %s (p95 %s) of the %s waiting and no finding explains it: "+
 			"requests waited for a worker. A summary mixes the run's loads; analyse k6's NDJSON (--out json) per step, "+
-			"with --executor, to see at which load the queue builds and why", fmtMs(f.queue.Avg), fmtMs(f.queue.Tail()), fmtMs(f.served.Waiting.Avg)))
+			"with --executor, to see at which load the queue builds and why", metrics.FormatMs(f.queue.Avg), metrics.FormatMs(f.queue.Tail()), metrics.FormatMs(f.served.Waiting.Avg)))
 		found = true
 	}
 	w := f.w
@@ -274,9 +277,9 @@ func healthy(f *facts) Finding {
 		fd.add("server_time_avg_ms", f.srv.Avg).add("outside_server_ms", f.outside)
 	}
 	fd.add("failed_share", share(float64(f.w.Failed), float64(f.w.Requests))).add("rps", f.w.RPS())
-	fd.Summary = fmt.Sprintf("Nothing stands out: duration %s (p95 %s)", fmtMs(d.Avg), fmtMs(d.Tail()))
+	fd.Summary = fmt.Sprintf("Nothing stands out: duration %s (p95 %s)", metrics.FormatMs(d.Avg), metrics.FormatMs(d.Tail()))
 	if f.hasServer {
-		fd.Summary += fmt.Sprintf(", of which the server accounts for %s", fmtMs(f.srv.Avg))
+		fd.Summary += fmt.Sprintf(", of which the server accounts for %s", metrics.FormatMs(f.srv.Avg))
 	}
 	fd.Summary += "; connection setup, uploads, downloads and failures are small."
 	fd.Next = []string{"to see what users on the real path get, run the same scenario through it and compare phase by phase (rule 11)"}
@@ -292,5 +295,5 @@ func healthy(f *facts) Finding {
 func material(fd *Finding, f *facts) bool {
 	c := f.cfg.Material
 	cost := f.all.Duration.Avg + f.all.Connecting.Avg
-	return fd.ExplainsMs >= ms(c.Min) && fd.ExplainsMs >= float64(c.Share)*cost
+	return fd.ExplainsMs >= timing.Millis(c.Min) && fd.ExplainsMs >= float64(c.Share)*cost
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/middlebench/middlebench/bench/metrics"
 )
 
 // Synthetic observations built from the article's numbers (the article,
@@ -401,6 +403,6 @@ func assertCodes(t *testing.T, r Report, want ...string) {
 		t.Fatalf("codes %v, want %v\n%s", got, want, b.String())
 	}
 	for _, f := range r.Findings {
-		t.Logf("%s [%s/%s] explains %s: %s", f.Code, f.Severity, f.Confidence, fmtMs(f.ExplainsMs), f.Summary)
+		t.Logf("%s [%s/%s] explains %s: %s", f.Code, f.Severity, f.Confidence, metrics.FormatMs(f.ExplainsMs), f.Summary)
 	}
 }

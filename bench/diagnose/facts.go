@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // facts are the numbers of one window (the whole run or one step) that the
@@ -52,7 +53,7 @@ func newFacts(cfg *Config, obs *Observation, w *Window, name string) *facts {
 		cfg: cfg, obs: obs, w: w, name: name,
 		model:       obs.Run.Model,
 		vus:         w.VUs,
-		floor:       ms(cfg.Floor),
+		floor:       timing.Millis(cfg.Floor),
 		all:         &w.Phases,
 		served:      w.Served(),
 		srvRequests: -1,
@@ -131,9 +132,6 @@ func stepFacts(obs *Observation, cfg *Config, withServer bool) []*facts {
 	return out
 }
 
-// ms converts a configured duration to ms.
-func ms[D ~int64](d D) float64 { return float64(d) / 1e6 }
-
 // share is a/b, 0 when b is not positive.
 func share(a, b float64) float64 {
 	if b <= 0 {
@@ -163,15 +161,6 @@ func (f *facts) generatorLine() string {
 	}
 	return fmt.Sprintf("rule out generator saturation first: generator CPU %s (keep it under %.0f %%), %d dropped iterations",
 		cpu, float64(f.cfg.Generator.CPU), f.w.Dropped)
-}
-
-// fmtMs prints a time in ms as k6's summary does (one printer for the
-// repository: metrics.HumanizeDuration; units switch at 1 µs, 1 ms, 1 s).
-func fmtMs(v float64) string {
-	if v < 0 {
-		return "-" + metrics.HumanizeDuration(-v, "")
-	}
-	return metrics.HumanizeDuration(v, "")
 }
 
 // fmtBytes prints a byte count in k6's decimal units (metrics.HumanizeBytes).

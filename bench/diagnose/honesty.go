@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
 
 // honesty says what the file cannot show and which file would tell, so
 // that a reader does not take a missing finding for a healthy run.
@@ -21,6 +25,6 @@ func (r *Report) honesty(obs *Observation, f *facts) {
 	}
 	if f.hasServer && f.outside < 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("outside server is not shown: the average waiting (%s) is below the server's time (%s), "+
-			"so it mixes requests the server never timed (fast failures); the file does not separate them", fmtMs(f.served.Waiting.Avg), fmtMs(f.srv.Avg+f.queue.Avg)))
+			"so it mixes requests the server never timed (fast failures); the file does not separate them", metrics.FormatMs(f.served.Waiting.Avg), metrics.FormatMs(f.srv.Avg+f.queue.Avg)))
 	}
 }

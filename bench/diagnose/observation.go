@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Format names the kind of file an Observation was read from.
@@ -66,7 +66,7 @@ type ServerSide struct {
 
 // ServerFromView converts the fake server's /_mb/stats (or a document's
 // "server" key).
-func ServerFromView(v *metrics.ServerView, source string) *ServerSide {
+func ServerFromView(v *timing.ServerView, source string) *ServerSide {
 	if v == nil {
 		return nil
 	}

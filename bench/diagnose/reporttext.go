@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/middlebench/middlebench/bench/metrics"
 )
 
 // WriteText prints the report for people: what was read, the phase table
@@ -54,7 +56,7 @@ func (r Report) WriteText(w io.Writer) error {
 		if name == "outside_server" {
 			name = "outside server"
 		}
-		fmt.Fprintf(b, "  %-16s %12s %12s\n", name, fmtMs(row.s.Avg), fmtMs(row.s.P95))
+		fmt.Fprintf(b, "  %-16s %12s %12s\n", name, metrics.FormatMs(row.s.Avg), metrics.FormatMs(row.s.P95))
 	}
 	if !r.Phases.Server.Present() {
 		fmt.Fprintln(b, "  (no server time: waiting cannot be split between the server and the path)")
@@ -80,10 +82,10 @@ func (r Report) WriteText(w io.Writer) error {
 			}
 			srv := "-"
 			if s.ServerTimeP95 > 0 {
-				srv = fmtMs(s.ServerTimeP95)
+				srv = metrics.FormatMs(s.ServerTimeP95)
 			}
 			fmt.Fprintf(b, "  %-24s %8s %9.1f %11s %11s %11s %11s %8d\n", cut(s.Name, 24), load, s.RPS,
-				fmtMs(s.DurationP95), fmtMs(s.WaitingAvg), fmtMs(s.ReceivingAvg), srv, s.Dropped)
+				metrics.FormatMs(s.DurationP95), metrics.FormatMs(s.WaitingAvg), metrics.FormatMs(s.ReceivingAvg), srv, s.Dropped)
 		}
 	}
 	for _, g := range []struct {
@@ -101,7 +103,7 @@ func (r Report) WriteText(w io.Writer) error {
 				break
 			}
 			fmt.Fprintf(b, "  %-32s %9d %8d %11s %11s %11s\n", cut(row.Key, 32), row.Requests, row.Failed,
-				fmtMs(row.DurationAvg), fmtMs(row.DurationP95), fmtMs(row.WaitingAvg))
+				metrics.FormatMs(row.DurationAvg), metrics.FormatMs(row.DurationP95), metrics.FormatMs(row.WaitingAvg))
 		}
 	}
 	fmt.Fprintln(b)
@@ -112,11 +114,11 @@ func (r Report) WriteText(w io.Writer) error {
 	for i, f := range r.Findings {
 		fmt.Fprintf(b, "\n%d. %s [%s, %s confidence]", i+1, f.Code, f.Severity, f.Confidence)
 		if f.ExplainsMs > 0 {
-			fmt.Fprintf(b, " explains %s per request", fmtMs(f.ExplainsMs))
+			fmt.Fprintf(b, " explains %s per request", metrics.FormatMs(f.ExplainsMs))
 			if len(f.Explains) > 1 {
 				var parts []string
 				for _, c := range f.Explains {
-					parts = append(parts, c.Line+" "+fmtMs(c.Ms))
+					parts = append(parts, c.Line+" "+metrics.FormatMs(c.Ms))
 				}
 				fmt.Fprintf(b, " (%s)", strings.Join(parts, ", "))
 			}
@@ -164,16 +166,16 @@ func (r Report) WriteText(w io.Writer) error {
 
 func signed(v float64) string {
 	if v > 0 {
-		return "+" + fmtMs(v)
+		return "+" + metrics.FormatMs(v)
 	}
-	return fmtMs(v)
+	return metrics.FormatMs(v)
 }
 
 // fmtEvidence prints one number by what its name says it is.
 func fmtEvidence(e Fact) string {
 	switch {
 	case strings.HasSuffix(e.Name, "_ms"):
-		return fmtMs(e.Value)
+		return metrics.FormatMs(e.Value)
 	case strings.HasSuffix(e.Name, "_share") || strings.HasSuffix(e.Name, "_use"):
 		return pct(e.Value)
 	case strings.HasSuffix(e.Name, "_Bps"):

@@ -1,6 +1,11 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
+)
 
 // acceptQueue: a listen backlog or an accept-rate limit, with a new
 // connection per request. The kernel completes the handshake and queues
@@ -13,7 +18,7 @@ import "fmt"
 func acceptQueue(f *facts) *Finding {
 	cn := f.all.Connecting
 	c := f.cfg.Accept
-	if cn.Med <= 0 || cn.Peak() < ms(c.SynRetry)-f.floor || !f.hasServer {
+	if cn.Med <= 0 || cn.Peak() < timing.Millis(c.SynRetry)-f.floor || !f.hasServer {
 		return nil
 	}
 	wait := f.served.Waiting
@@ -38,7 +43,7 @@ func acceptQueue(f *facts) *Finding {
 	}
 	fd.Summary = fmt.Sprintf("Most requests open a new connection (connecting median %s) and some connects took %s (p95 %s): SYNs dropped past a full listen backlog and retried after %s. "+
 		"The connections that got in waited to be accepted: %s of the %s waiting is outside the server's %s, at %.0f req/s.",
-		fmtMs(cn.Med), fmtMs(cn.Peak()), fmtMs(cn.Tail()), fmtMs(ms(c.SynRetry)), fmtMs(f.outside), fmtMs(wait.Avg), fmtMs(f.srv.Avg), f.w.RPS())
+		metrics.FormatMs(cn.Med), metrics.FormatMs(cn.Peak()), metrics.FormatMs(cn.Tail()), metrics.FormatMs(timing.Millis(c.SynRetry)), metrics.FormatMs(f.outside), metrics.FormatMs(wait.Avg), metrics.FormatMs(f.srv.Avg), f.w.RPS())
 	fd.Suspect = []string{
 		"the server's listen backlog (somaxconn, the listen() backlog) too small for the connection rate",
 		"a server or proxy that accepts connections slowly (an accept-rate limit, a busy accept loop)",

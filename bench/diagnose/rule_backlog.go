@@ -3,6 +3,9 @@ package diagnose
 import (
 	"fmt"
 	"math"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // closedModelBacklog is seed 003's lesson: with a closed model (N VUs, each
@@ -75,7 +78,7 @@ func closedModelBacklog(f *facts) *Finding {
 		unloaded, queued = d.Min, max(lat-d.Min, 0)
 	}
 	queueShare := share(queued, lat)
-	if queued < max(f.floor, ms(c.Min)) {
+	if queued < max(f.floor, timing.Millis(c.Min)) {
 		return nil
 	}
 	// A summary of a VU ramp mixes its loads: the VUs in flight on
@@ -121,25 +124,25 @@ func closedModelBacklog(f *facts) *Finding {
 	case !f.hasServer && f.unloaded > 0:
 		without = "in the sweep's lightest step"
 	case !f.hasServer:
-		without = "the fastest request; the median is " + fmtMs(f.served.Duration.Med)
+		without = "the fastest request; the median is " + metrics.FormatMs(f.served.Duration.Med)
 	}
 	fd.Summary = fmt.Sprintf("%.0f VUs at %.0f/s: Little's law gives %s per iteration, and requests take %s, of which %s waited in a queue (%s %s). "+
 		"This is the backlog of a closed model driven past its ceiling — each request waits for those ahead of it — "+
-		"not the latency users arriving at %.0f/s would see.", f.vus, x, fmtMs(little), fmtMs(lat), fmtMs(queued), fmtMs(unloaded), without, x)
+		"not the latency users arriving at %.0f/s would see.", f.vus, x, metrics.FormatMs(little), metrics.FormatMs(lat), metrics.FormatMs(queued), metrics.FormatMs(unloaded), without, x)
 	if mixed {
 		fd.add("vus_in_flight_avg", inFlight)
 		fd.Summary = fmt.Sprintf("Up to %.0f VUs at %.0f/s on average: by Little's law %.0f VUs were in flight on average, and requests take %s, of which %s waited in a queue (%s %s). "+
 			"This is the backlog of a closed model driven past its ceiling — each request waits for those ahead of it — not the latency users arriving at %.0f/s would see. "+
-			"A summary mixes the ramp's loads: k6's NDJSON shows at which VUs the queue builds.", f.vus, x, inFlight, fmtMs(lat), fmtMs(queued), fmtMs(unloaded), without, x)
+			"A summary mixes the ramp's loads: k6's NDJSON shows at which VUs the queue builds.", f.vus, x, inFlight, metrics.FormatMs(lat), metrics.FormatMs(queued), metrics.FormatMs(unloaded), without, x)
 	}
 	if f.queue.Avg > 0 {
-		fd.Summary += fmt.Sprintf(" The server's own queue holds %s of it.", fmtMs(f.queue.Avg))
+		fd.Summary += fmt.Sprintf(" The server's own queue holds %s of it.", metrics.FormatMs(f.queue.Avg))
 	}
 	if untimed > 0 {
 		fd.add("untimed_queue_ms", untimed)
 		fd.Summary += fmt.Sprintf(" %s of it is outside the server's own time, and the fastest request waited nothing there: "+
 			"a queue the server does not time (its worker or accept queue) or a load balancer's connection queue in front of it — "+
-			"k6's file cannot tell which.", fmtMs(untimed))
+			"k6's file cannot tell which.", metrics.FormatMs(untimed))
 		fd.alternative("", "a load balancer's or proxy's connection queue (maxconn on a backend) in front of the server looks the same from k6: "+
 			"the balancer's queue counters (haproxy's qcur/qtime, nginx's upstream queue) or the server's own accept and worker counters would tell")
 	}

@@ -1,6 +1,11 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
+)
 
 // throughputCeiling is seed 002's "ceiling RPS": across the steps of a
 // sweep, throughput stops growing while latency climbs — more offered load
@@ -54,7 +59,7 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 				// its queue grew while it ran.
 				unserved = b.load > a.load && (b.tps-a.tps <= float64(c.Absorb)*(b.load-a.load) || b.tps <= (1-float64(c.Lag))*b.load)
 			}
-			if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= ms(cfg.Floor) {
+			if unserved && b.p95 >= float64(c.Latency)*a.p95 && b.p95-a.p95 >= timing.Millis(cfg.Floor) {
 				names = append(names, b.name)
 				last = j
 			}
@@ -73,7 +78,7 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 	if open {
 		var early []string
 		for _, p := range pts[:k+1] {
-			if p.tps <= (1-float64(c.Lag))*p.load && p.p95 >= float64(c.Latency)*pts[0].p95 && p.p95-pts[0].p95 >= ms(cfg.Floor) {
+			if p.tps <= (1-float64(c.Lag))*p.load && p.p95 >= float64(c.Latency)*pts[0].p95 && p.p95-pts[0].p95 >= timing.Millis(cfg.Floor) {
 				early = append(early, p.name)
 			}
 		}
@@ -89,7 +94,7 @@ func throughputCeiling(obs *Observation, cfg *Config) *Finding {
 		unit = "req/s offered"
 	}
 	fd.Summary = fmt.Sprintf("Throughput stops at about %.0f req/s (reached at %.0f %s): at %.0f %s it is %.0f req/s while p95 climbs from %s to %s. "+
-		"Past the ceiling, more load only queues.", a.tps, a.load, unit, b.load, unit, b.tps, fmtMs(a.p95), fmtMs(b.p95))
+		"Past the ceiling, more load only queues.", a.tps, a.load, unit, b.load, unit, b.tps, metrics.FormatMs(a.p95), metrics.FormatMs(b.p95))
 	fd.Suspect = []string{
 		"whatever saturates first: see the other findings (server-slow: the server; download-limited: the line; path-latency: a device)",
 		"the server's CPU, workers or DB pool; a device's capacity; the link's bandwidth",
@@ -149,7 +154,7 @@ func ceilingAtOneRate(f *facts) *Finding {
 	fd.add("offered_per_s", offered).add("served_per_s", served).add("p95_first_s_ms", first).add("p95_last_s_ms", last)
 	fd.Summary = fmt.Sprintf("Iterations arrived at %.0f/s and %.0f/s were served while p95 climbed from %s to %s: "+
 		"the run's one rate is above what the system serves, and the arrivals it cannot serve queue (an open model past its ceiling). "+
-		"Steps of rising rates (ramping-arrival-rate) show where the ceiling is.", offered, served, fmtMs(first), fmtMs(last))
+		"Steps of rising rates (ramping-arrival-rate) show where the ceiling is.", offered, served, metrics.FormatMs(first), metrics.FormatMs(last))
 	fd.Suspect = []string{
 		"whatever caps throughput: the server's workers or pools, a proxy's connection limit (maxconn, max_conns), a device",
 	}

@@ -1,6 +1,11 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
+)
 
 // Connection phases happen only on a new connection: with k6's default
 // reuse, most requests have 0 and only the first one per VU pays, so the
@@ -63,7 +68,7 @@ func tlsHandshakeSlow(f *facts) *Finding {
 	if t, cn := f.all.TLS, f.all.Connecting; most && t.Med > 0 && cn.Med > 0 {
 		typical, typicalConnect = t.Med, cn.Med
 	}
-	if v < ms(c.Slow) || typical < float64(c.ConnectRatio)*typicalConnect || explained(f, lineTLS, most) {
+	if v < timing.Millis(c.Slow) || typical < float64(c.ConnectRatio)*typicalConnect || explained(f, lineTLS, most) {
 		return nil
 	}
 	fd := &Finding{Code: CodeTLSHandshakeSlow, Severity: SeverityWarning, Confidence: ConfidenceHigh, ExplainsMs: f.all.TLS.Avg}
@@ -71,11 +76,11 @@ func tlsHandshakeSlow(f *facts) *Finding {
 	fd.add("tls_avg_ms", f.all.TLS.Avg).add("tls_p95_ms", f.all.TLS.Tail()).add("tls_max_ms", f.all.TLS.Peak()).add("connecting_ms", cv)
 	if most {
 		fd.Summary = fmt.Sprintf("TLS handshakes take %s (p95) against %s for the TCP connect: the TLS terminator is slow to handshake. http_req_duration leaves it out.",
-			fmtMs(v), fmtMs(cv))
+			metrics.FormatMs(v), metrics.FormatMs(cv))
 	} else {
 		fd.Severity = SeverityInfo
 		fd.Summary = fmt.Sprintf("A TLS handshake took up to %s (max), but k6 reused connections, so few requests paid it (avg %s). "+
-			"Real users connect on every visit and would pay it each time.", fmtMs(v), fmtMs(f.all.TLS.Avg))
+			"Real users connect on every visit and would pay it each time.", metrics.FormatMs(v), metrics.FormatMs(f.all.TLS.Avg))
 	}
 	fd.Suspect = []string{
 		"the capacity of the TLS-terminating load balancer or device",
@@ -95,7 +100,7 @@ func tlsHandshakeSlow(f *facts) *Finding {
 // server with no room to accept (SYN drops show as 1 s, 3 s steps).
 func connectSlow(f *facts) *Finding {
 	v, most := connValue(f.all.Connecting)
-	if v < ms(f.cfg.Connect.Slow) || explained(f, lineConnecting, most) {
+	if v < timing.Millis(f.cfg.Connect.Slow) || explained(f, lineConnecting, most) {
 		return nil
 	}
 	fd := &Finding{Code: CodeConnectSlow, Severity: SeverityWarning, Confidence: ConfidenceMedium, ExplainsMs: f.all.Connecting.Avg}
@@ -105,7 +110,7 @@ func connectSlow(f *facts) *Finding {
 	if !most {
 		how, fd.Severity = "max; few requests opened connections", SeverityInfo
 	}
-	fd.Summary = fmt.Sprintf("TCP connects take %s (%s): the generator is far from the server, or something limits new connections. http_req_duration leaves it out.", fmtMs(v), how)
+	fd.Summary = fmt.Sprintf("TCP connects take %s (%s): the generator is far from the server, or something limits new connections. http_req_duration leaves it out.", metrics.FormatMs(v), how)
 	fd.Suspect = []string{
 		"distance: the round-trip time between the generator and the server",
 		"a firewall or load balancer limiting new connections",
@@ -137,7 +142,7 @@ func connectionWait(f *facts) *Finding {
 	fd.claim(lineBlockedRest, restAvg)
 	fd.add("blocked_avg_ms", b.Avg).add("blocked_p95_ms", b.Tail()).add("connecting_avg_ms", cn.Avg).add("tls_avg_ms", t.Avg).add("waiting_for_slot_ms", max(restAvg, restTail))
 	fd.Summary = fmt.Sprintf("Requests waited %s for a connection (blocked avg %s, p95 %s) while connecting (%s) and TLS (%s) were quick: the generator waited for a connection slot, or for DNS.",
-		fmtMs(max(restAvg, restTail)), fmtMs(b.Avg), fmtMs(b.Tail()), fmtMs(cn.Avg), fmtMs(t.Avg))
+		metrics.FormatMs(max(restAvg, restTail)), metrics.FormatMs(b.Avg), metrics.FormatMs(b.Tail()), metrics.FormatMs(cn.Avg), metrics.FormatMs(t.Avg))
 	fd.Suspect = []string{
 		"the generator's connection pool: per-host limits, more requests in flight than connections",
 		"DNS resolution (k6 counts it in blocked)",
@@ -165,7 +170,7 @@ func hiddenConnectionCost(f *facts) *Finding {
 	fd := &Finding{Code: CodeHiddenConnectionCost, Severity: SeverityWarning, Confidence: ConfidenceHigh, ExplainsMs: b.Avg}
 	fd.add("blocked_avg_ms", b.Avg).add("blocked_p95_ms", b.Tail()).add("duration_avg_ms", d.Avg).add("duration_p95_ms", d.Tail())
 	fd.Summary = fmt.Sprintf("Connection setup takes %s on average (p95 %s), but http_req_duration (%s) leaves it out: a request on a new connection costs %s in all, and a duration-only report or threshold does not show it.",
-		fmtMs(b.Avg), fmtMs(b.Tail()), fmtMs(d.Avg), fmtMs(b.Avg+d.Avg))
+		metrics.FormatMs(b.Avg), metrics.FormatMs(b.Tail()), metrics.FormatMs(d.Avg), metrics.FormatMs(b.Avg+d.Avg))
 	fd.Suspect = []string{
 		"whatever makes setup slow (see tls-handshake-slow, connect-slow, connection-wait)",
 		"connections not reused (noConnectionReuse, Connection: close): real visitors connect each time",

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
 
 // downloadLimited is rule 7: receiving is high while waiting stays flat —
 // downlink bandwidth, response size, or the generator's capacity to read.
@@ -58,7 +62,7 @@ func downloadFinding(f *facts, conf Confidence) *Finding {
 	if w.RPS() > 0 {
 		fd.add("rps", w.RPS())
 	}
-	fd.Summary = fmt.Sprintf("Receiving takes %s of %s while waiting stays at %s", fmtMs(recv), fmtMs(f.all.Duration.Avg), fmtMs(f.all.Waiting.Avg))
+	fd.Summary = fmt.Sprintf("Receiving takes %s of %s while waiting stays at %s", metrics.FormatMs(recv), metrics.FormatMs(f.all.Duration.Avg), metrics.FormatMs(f.all.Waiting.Avg))
 	if rate > 0 {
 		fd.Summary += fmt.Sprintf("; %s responses arrive at %s/s in all", fmtBytes(body), fmtBytes(rate))
 	}
@@ -98,7 +102,7 @@ func downloadSweep(obs *Observation, cfg *Config) *Finding {
 	fd := downloadFinding(last, ConfidenceHigh)
 	fd.add("receiving_avg_first_ms", first.all.Receiving.Avg).add("waiting_avg_first_ms", first.all.Waiting.Avg)
 	fd.Summary = fmt.Sprintf("Across the steps receiving grows from %s to %s while waiting stays at %s → %s. ",
-		fmtMs(first.all.Receiving.Avg), fmtMs(last.all.Receiving.Avg), fmtMs(first.all.Waiting.Avg), fmtMs(last.all.Waiting.Avg)) + fd.Summary
+		metrics.FormatMs(first.all.Receiving.Avg), metrics.FormatMs(last.all.Receiving.Avg), metrics.FormatMs(first.all.Waiting.Avg), metrics.FormatMs(last.all.Waiting.Avg)) + fd.Summary
 	fd.Steps = names
 	return fd
 }

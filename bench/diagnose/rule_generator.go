@@ -1,6 +1,11 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
+)
 
 // generatorSaturated is rule 10: the load generator cannot keep up, so its
 // own delay lands in k6's phases. All phases grow together regardless of
@@ -27,10 +32,10 @@ func generatorSaturated(f *facts) *Finding {
 	outside := f.outside >= f.floor && f.outside >= float64(f.cfg.PathLatency.Share)*wait
 	client := f.served.Sending.Avg + f.served.Receiving.Avg
 	small := f.bytesPer(w.DataReceived) < float64(f.cfg.Upload.Body) && f.bytesPer(w.DataSent) < float64(f.cfg.Upload.Body)
-	inflated := client >= ms(c.OwnMin) && client >= float64(c.OwnShare)*f.outside && small
+	inflated := client >= timing.Millis(c.OwnMin) && client >= float64(c.OwnShare)*f.outside && small
 	tail := behindInTail(f)
 	script := scriptTime(f)
-	scripted := script >= ms(c.OwnMin) && script >= float64(c.OwnShare)*f.outside
+	scripted := script >= timing.Millis(c.OwnMin) && script >= float64(c.OwnShare)*f.outside
 	stalls := stalled(f, small)
 	if !(cpuHigh || dropped) || !outside || !(cpuHigh || inflated || dropped && (tail || scripted || stalls)) {
 		return nil
@@ -50,20 +55,20 @@ func generatorSaturated(f *facts) *Finding {
 	}
 	if scripted && !cpuHigh && !inflated {
 		fd.Summary += fmt.Sprintf(" Each iteration spends %s beside its requests (iteration_duration − the requests' time): "+
-			"the script's own work, and %d arrivals found no free VU — the generator is behind its schedule.", fmtMs(script), w.Dropped)
+			"the script's own work, and %d arrivals found no free VU — the generator is behind its schedule.", metrics.FormatMs(script), w.Dropped)
 	}
 	if stalls && !tail && !scripted && !cpuHigh && !inflated {
 		fd.Summary += fmt.Sprintf(" Sending and receiving average %s on small bodies while their medians are %s: some requests' "+
 			"writes and reads waited for the generator, which a device on the path does not make them do. Without the generator's CPU "+
 			"(--generator-cpu) or the steps (k6's NDJSON) this is the likeliest reading, not a proof.",
-			fmtMs(f.served.Sending.Avg+f.served.Receiving.Avg), fmtMs(f.served.Sending.Med+f.served.Receiving.Med))
+			metrics.FormatMs(f.served.Sending.Avg+f.served.Receiving.Avg), metrics.FormatMs(f.served.Sending.Med+f.served.Receiving.Med))
 	}
 	if tail && !scripted && !cpuHigh && !inflated {
 		fd.add("outside_server_median_ms", f.served.Waiting.Med-f.srv.Med-f.queue.Med)
 		fd.Summary += fmt.Sprintf(" The time outside the server is in the tail (median %s, average %s) while the server's own time stays flat: "+
 			"the requests of the busiest seconds waited for the generator, not every request for a device. Without the generator's CPU "+
 			"(--generator-cpu) or the steps (k6's NDJSON) this is the likeliest reading, not a proof.",
-			fmtMs(max(f.served.Waiting.Med-f.srv.Med-f.queue.Med, 0)), fmtMs(f.outside))
+			metrics.FormatMs(max(f.served.Waiting.Med-f.srv.Med-f.queue.Med, 0)), metrics.FormatMs(f.outside))
 		fd.alternative(CodePathLatency, "a path that loses packets delays a few requests by a retransmission (200 ms and more) and leaves the others alone, "+
 			"a tail too: k6's NDJSON shows whether the delay clusters in the seconds the generator was behind or spreads over the run")
 	}
@@ -91,7 +96,7 @@ func stalled(f *facts, small bool) bool {
 	}
 	avg := s.Avg + r.Avg
 	c := f.cfg.Generator
-	return avg >= ms(c.OwnMin) && s.Med+r.Med <= float64(c.StallMedian)*avg
+	return avg >= timing.Millis(c.OwnMin) && s.Med+r.Med <= float64(c.StallMedian)*avg
 }
 
 // scriptTime is the generator's own time per iteration beside its
@@ -151,7 +156,7 @@ func generatorFinding(f *facts, conf Confidence) *Finding {
 	}
 	fd.Summary = fmt.Sprintf("k6's times grow without the server's: waiting %s against a server at %s (%s outside it), sending %s, receiving %s; "+
 		"%d iterations dropped%s. The generator cannot keep up: the time outside the server is its own, not the path's.",
-		fmtMs(f.served.Waiting.Avg), fmtMs(f.srv.Avg), fmtMs(f.outside), fmtMs(f.served.Sending.Avg), fmtMs(f.served.Receiving.Avg), w.Dropped, cpu)
+		metrics.FormatMs(f.served.Waiting.Avg), metrics.FormatMs(f.srv.Avg), metrics.FormatMs(f.outside), metrics.FormatMs(f.served.Sending.Avg), metrics.FormatMs(f.served.Receiving.Avg), w.Dropped, cpu)
 	fd.Suspect = []string{
 		"the generator's CPU: script work per response (checks, parsing, crypto), too many VUs for its cores",
 		"the generator's memory, network (1 Gbit/s), ports (~65 k per IP) or file descriptors",

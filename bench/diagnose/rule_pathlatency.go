@@ -1,6 +1,11 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
+)
 
 // pathLatency is rule 6: waiting is high and the server's time is low —
 // the rest of waiting is outside the server: round trips, a security
@@ -58,13 +63,13 @@ func pathLatency(f *facts) *Finding {
 	}
 	fd.add("dropped_iterations", float64(f.w.Dropped))
 	fd.Summary = fmt.Sprintf("%s of the %s waiting (%s) is outside the server, which reports %s",
-		fmtMs(f.outside), fmtMs(wait.Avg), pct(share(f.outside, wait.Avg)), fmtMs(f.srv.Avg+f.queue.Avg))
+		metrics.FormatMs(f.outside), metrics.FormatMs(wait.Avg), pct(share(f.outside, wait.Avg)), metrics.FormatMs(f.srv.Avg+f.queue.Avg))
 	if rest < f.outside {
-		fd.Summary += fmt.Sprintf("; the other findings explain %s of it and leave %s", fmtMs(f.outside-rest), fmtMs(rest))
+		fd.Summary += fmt.Sprintf("; the other findings explain %s of it and leave %s", metrics.FormatMs(f.outside-rest), metrics.FormatMs(rest))
 	}
 	fd.Summary += ": round trips, a device inspecting or queueing requests, or a load balancer — not the server."
 	if lostSYN {
-		fd.Summary += fmt.Sprintf(" A connect took %s, a SYN retry: the path lost a packet, as it may lose answers.", fmtMs(f.all.Connecting.Peak()))
+		fd.Summary += fmt.Sprintf(" A connect took %s, a SYN retry: the path lost a packet, as it may lose answers.", metrics.FormatMs(f.all.Connecting.Peak()))
 	}
 	fd.Suspect = []string{
 		"round-trip time between the generator and the server",
@@ -82,7 +87,7 @@ func pathLatency(f *facts) *Finding {
 // synRetried: a connect of about k SYN retry timeouts (1, 3, 7 × 1 s,
 // give or take the floor) waited for a SYN or SYN-ACK sent again.
 func synRetried(peak float64, f *facts) bool {
-	r := ms(f.cfg.Accept.SynRetry)
+	r := timing.Millis(f.cfg.Accept.SynRetry)
 	for _, k := range []float64{1, 3, 7} {
 		if peak >= k*r-f.floor && peak <= k*r+f.floor+0.05*k*r {
 			return true

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
 
 // rateLimited is rule 8: failures with 429, the server saw fewer requests
 // than were sent, and the average is below the server's own time — a device
@@ -78,12 +82,12 @@ func rateLimited(f *facts) *Finding {
 		what = "failed (the file has no status codes) while the server saw fewer requests than were sent"
 	case !statusesKnown(w):
 		what = fmt.Sprintf("failed, in %s on average against %s for the others: rejected before any work (the file has no status codes; k6's NDJSON would tell a 429 from a transport error)",
-			fmtMs(fastFailures(f)), fmtMs(w.OK.Duration.Avg))
+			metrics.FormatMs(fastFailures(f)), metrics.FormatMs(w.OK.Duration.Avg))
 	}
 	fd.Summary = fmt.Sprintf("%d of %d requests (%s) %s.", n429, w.Requests, pct(share(float64(n429), float64(w.Requests))), what)
 	if passed > all {
 		fd.Summary += fmt.Sprintf(" The average duration %s is below the %s the served requests took: fast rejections pull the average down and the TPS up — do not read this run as healthy.",
-			fmtMs(all), fmtMs(passed))
+			metrics.FormatMs(all), metrics.FormatMs(passed))
 	}
 	if !statusesKnown(w) {
 		fd.alternative(CodeUpstreamFailing, "a proxy's fast 502 for an upstream it will not open (a connection limit such as nginx's max_conns) "+

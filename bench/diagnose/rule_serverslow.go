@@ -3,6 +3,9 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // serverSlow is rule 5: waiting is high and the server's own time is high
@@ -35,18 +38,18 @@ func serverSlow(f *facts) *Finding {
 	// the server must then hold what the path would need to be named (all
 	// but path_latency's share).
 	need := float64(c.Share)
-	if med := f.srv.Med; med > 0 && med < ms(c.Slow) || tail < ms(c.Slow) {
+	if med := f.srv.Med; med > 0 && med < timing.Millis(c.Slow) || tail < timing.Millis(c.Slow) {
 		need = max(need, 1-float64(f.cfg.PathLatency.Share))
 	}
-	if tail < ms(c.Slow) && !grows || share(total, wait.Avg) < need {
+	if tail < timing.Millis(c.Slow) && !grows || share(total, wait.Avg) < need {
 		return nil
 	}
-	if tail < ms(c.Slow) {
+	if tail < timing.Millis(c.Slow) {
 		fd := serverFinding(f, wait, ConfidenceMedium)
 		fd.add("server_time_min_ms", f.srv.Min)
 		fd.Summary = fmt.Sprintf("The server's own time spreads from %s to %s (p95) across the run and holds %s of waiting: "+
 			"it grows with the load, as a server at capacity does (CPU-bound, a pool). A summary mixes the run's loads; "+
-			"k6's NDJSON shows it step by step. ", fmtMs(f.srv.Min), fmtMs(f.srv.Tail()), pct(share(total, wait.Avg))) + fd.Summary
+			"k6's NDJSON shows it step by step. ", metrics.FormatMs(f.srv.Min), metrics.FormatMs(f.srv.Tail()), pct(share(total, wait.Avg))) + fd.Summary
 		return fd
 	}
 	return serverFinding(f, wait, ConfidenceHigh)
@@ -73,9 +76,9 @@ func serverFinding(f *facts, wait Stat, conf Confidence) *Finding {
 	}
 	fd.add("server_share", share(total, wait.Avg))
 	fd.Summary = fmt.Sprintf("The server itself takes the time: waiting %s (p95 %s), server time %s (p95 %s) — %s of waiting is inside the server.",
-		fmtMs(wait.Avg), fmtMs(wait.Tail()), fmtMs(f.srv.Avg), fmtMs(f.srv.Tail()), pct(share(total, wait.Avg)))
+		metrics.FormatMs(wait.Avg), metrics.FormatMs(wait.Tail()), metrics.FormatMs(f.srv.Avg), metrics.FormatMs(f.srv.Tail()), pct(share(total, wait.Avg)))
 	if f.queue.Avg >= f.floor {
-		fd.Summary += fmt.Sprintf(" Its queue for a worker (%s) is not its work: that is arrivals past its capacity.", fmtMs(f.queue.Avg))
+		fd.Summary += fmt.Sprintf(" Its queue for a worker (%s) is not its work: that is arrivals past its capacity.", metrics.FormatMs(f.queue.Avg))
 	}
 	fd.Suspect = []string{
 		"the application: its code, DB queries, locks, thread and connection pools",
@@ -106,7 +109,7 @@ func serverSweep(obs *Observation, cfg *Config) *Finding {
 	fd := serverFinding(last, last.served.Waiting, ConfidenceHigh)
 	fd.add("server_time_p95_first_ms", first.srv.Tail())
 	fd.Summary = fmt.Sprintf("The server's own time grows with the load: p95 %s at the first step, %s at the last. ",
-		fmtMs(first.srv.Tail()), fmtMs(last.srv.Tail())) + fd.Summary
+		metrics.FormatMs(first.srv.Tail()), metrics.FormatMs(last.srv.Tail())) + fd.Summary
 	fd.Steps = []string{last.name}
 	return fd
 }

@@ -1,6 +1,11 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
+)
 
 // toolBlocked is rule 9: (nearly) all requests fail fast, mostly with 403,
 // TPS is extreme and the average tiny, and the server saw few or none. A
@@ -36,7 +41,7 @@ func toolBlocked(f *facts) *Finding {
 		return nil
 	}
 	dur := f.all.Duration.Avg
-	fast := dur <= ms(c.Fast) || (f.hasServer && dur < float64(c.FastServer)*f.srv.Avg)
+	fast := dur <= timing.Millis(c.Fast) || (f.hasServer && dur < float64(c.FastServer)*f.srv.Avg)
 	if !fast && !serverFew {
 		return nil
 	}
@@ -71,7 +76,7 @@ func toolBlocked(f *facts) *Finding {
 	}
 	fd.Summary = fmt.Sprintf("%d of %d requests (%s) failed, %s, in %s on average at %.0f req/s, and the server saw %s: "+
 		"something in the path rejects the tool itself. The TPS and the average are those of the rejections, not of the service.",
-		w.Failed, w.Requests, pct(share(float64(w.Failed), float64(w.Requests))), with, fmtMs(dur), w.RPS(), seen)
+		w.Failed, w.Requests, pct(share(float64(w.Failed), float64(w.Requests))), with, metrics.FormatMs(dur), w.RPS(), seen)
 	fd.Suspect = []string{
 		"a WAF or bot protection blocking the tool's User-Agent (k6's default \"Grafana k6/<version>\") or request pattern",
 		"an IP block or geo rule on the generator's address",

@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+)
 
 // uploadLimited is rule 4: sending is high — the uplink (the generator's
 // above all), the request body's size, a device inspecting bodies. k6
@@ -54,17 +58,17 @@ func uploadLimited(f *facts) *Finding {
 	if f.obs.UplinkBps > 0 && w.Seconds > 0 {
 		fd.add("uplink_use", float64(w.DataSent)/w.Seconds/f.obs.UplinkBps)
 	}
-	fd.Summary = fmt.Sprintf("Sending takes %s of a %s request", fmtMs(send), fmtMs(dur))
+	fd.Summary = fmt.Sprintf("Sending takes %s of a %s request", metrics.FormatMs(send), metrics.FormatMs(dur))
 	if body > 0 {
 		fd.Summary += fmt.Sprintf(" carrying %s", fmtBytes(body))
 	}
-	fd.Summary += fmt.Sprintf(", and %s of waiting is not the server's: the upload fills sending, and what sat in the OS buffers drains during waiting", fmtMs(drain))
+	fd.Summary += fmt.Sprintf(", and %s of waiting is not the server's: the upload fills sending, and what sat in the OS buffers drains during waiting", metrics.FormatMs(drain))
 	if rate > 0 {
 		fd.Summary += fmt.Sprintf(" (%s/s per request)", fmtBytes(rate))
 	}
 	fd.Summary += ". Read it as the uplink or a body-inspecting device, not as a slow server."
 	if read > 0 {
-		fd.Summary += fmt.Sprintf(" The server spent %s reading each body: its read rate, or the link feeding it, sets the pace.", fmtMs(read))
+		fd.Summary += fmt.Sprintf(" The server spent %s reading each body: its read rate, or the link feeding it, sets the pace.", metrics.FormatMs(read))
 	}
 	fd.Suspect = []string{
 		"the uplink, above all the generator's own",

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // upstreamFailing: requests fail without an HTTP status — connections
@@ -179,7 +181,7 @@ func slowFailures(f *facts) bool {
 	}
 	ok, all := w.OK.Duration.Avg, f.all.Duration.Avg
 	avg := (all*float64(w.Requests) - ok*float64(w.Requests-w.Failed)) / float64(w.Failed)
-	return avg >= ok && avg-ok >= ms(f.cfg.Upstream.Slower)
+	return avg >= ok && avg-ok >= timing.Millis(f.cfg.Upstream.Slower)
 }
 
 // servedAllOK: the server counted (nearly) every request k6 sent and

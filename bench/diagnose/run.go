@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/chart"
-	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/atomicfile"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Options are the inputs of `middlebench analyze`.
@@ -192,7 +192,7 @@ func (o Options) extra() (Extra, error) {
 }
 
 // ReadServerStats reads the fake server's /_mb/stats JSON (a
-// metrics.ServerView) saved to a file, plain or gzipped.
+// timing.ServerView) saved to a file, plain or gzipped.
 func ReadServerStats(path string) (*ServerSide, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -217,7 +217,7 @@ func ReadServerStats(path string) (*ServerSide, error) {
 		return nil, &InputError{Source: path, Msg: "not the server's /_mb/stats: expected keys \"requests\" and \"server_time\", found " + keyList(probe)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
-	var v metrics.ServerView
+	var v timing.ServerView
 	if err := dec.Decode(&v); err != nil {
 		return nil, jsonError(path, b, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // The k6 files in testdata/k6 are real k6 output (see its README): run A's
@@ -199,8 +200,8 @@ func TestCSVAgreesWithNDJSON(t *testing.T) {
 }
 
 func TestDocumentWithHistogramsAndSteps(t *testing.T) {
-	mk := func(ms ...float64) (*metrics.Trend, metrics.Metric) {
-		tr := metrics.NewTrend()
+	mk := func(ms ...float64) (*timing.Trend, metrics.Metric) {
+		tr := timing.NewTrend()
 		for _, v := range ms {
 			tr.Add(time.Duration(v * float64(time.Millisecond)))
 		}
@@ -233,7 +234,7 @@ func TestDocumentWithHistogramsAndSteps(t *testing.T) {
 		Run:          &metrics.RunInfo{Tool: "middlebench/0.1.0", Executor: "constant-vus", VUs: 3, DurationMs: 6000},
 		GeneratorCPU: &metrics.CPUUsage{Percent: 12},
 		Statuses:     map[string]int64{"200": 5},
-		Server:       &metrics.ServerView{Requests: 5, ServerTime: map[string]float64{"avg": 51, "p(95)": 51.5}},
+		Server:       &timing.ServerView{Requests: 5, ServerTime: map[string]float64{"avg": 51, "p(95)": 51.5}},
 		Steps:        []metrics.Step{step},
 	}
 	o, err := FromDocument(doc)

@@ -1,6 +1,11 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
+)
 
 // Evidence sanity, before any rule: a figure the file cannot hold for the
 // requests it describes is set aside, said so, and the run judged without
@@ -20,14 +25,14 @@ func foreignServerTime(obs *Observation, cfg *Config) string {
 		return ""
 	}
 	wait, own := f.served.Waiting.Avg, f.srv.Avg+f.queue.Avg
-	noise := max(ms(cfg.Evidence.ClockNoise), float64(cfg.Evidence.ClockNoiseShare)*wait)
+	noise := max(timing.Millis(cfg.Evidence.ClockNoise), float64(cfg.Evidence.ClockNoiseShare)*wait)
 	if !f.served.Waiting.Present() || own <= wait+noise {
 		return ""
 	}
 	return fmt.Sprintf("the server's own time (%s on average) is above the waiting the client saw (%s), beyond clock noise (%s): "+
 		"a server cannot work longer than its client waited, so the figure is not these requests' — a cache or proxy replaying a stored "+
 		"Server-Timing, an APM's figure of other requests, or another clock. The run is judged without it; compare with the server's "+
-		"own count of these requests (--server-stats) or its log", fmtMs(own), fmtMs(wait), fmtMs(noise))
+		"own count of these requests (--server-stats) or its log", metrics.FormatMs(own), metrics.FormatMs(wait), metrics.FormatMs(noise))
 }
 
 // unservedServerTime returns a note and the server's work per answered
@@ -52,8 +57,8 @@ func unservedServerTime(obs *Observation, cfg *Config) (string, float64) {
 	per := obs.Server.Time.Avg * float64(obs.Server.Requests) / float64(answered)
 	return fmt.Sprintf("every answer carried the server's time (%s on average), yet the server counted %d of the %d requests answered: "+
 		"the others were answered in front of it (a cache replaying its stored Server-Timing), so the figure is not theirs. "+
-		"The run is judged with the server's own work spread over the answers (%s each)", fmtMs(obs.Phases.Server.Avg),
-		obs.Server.Requests, answered, fmtMs(per)), per
+		"The run is judged with the server's own work spread over the answers (%s each)", metrics.FormatMs(obs.Phases.Server.Avg),
+		obs.Server.Requests, answered, metrics.FormatMs(per)), per
 }
 
 // withServerWork returns a copy of o whose server time is the server's

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // windowFromMetrics reads k6-shaped metrics (handleSummary's, or the
@@ -47,7 +48,7 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 		case kPhase:
 			st := statFromValues(v)
 			if enc, has := hists[name]; has {
-				t, err := metrics.DecodeTrend(enc)
+				t, err := timing.DecodeTrend(enc)
 				if err != nil {
 					return w, fmt.Errorf("histograms[%s]: %w", name, err)
 				}
@@ -108,7 +109,7 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 }
 
 // statFromTrend summarises an exact histogram of a results document.
-func statFromTrend(t *metrics.Trend) Stat {
+func statFromTrend(t *timing.Trend) Stat {
 	var s Stat
 	for _, k := range statKeys {
 		if v, err := t.Stat(k); err == nil {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/middlebench/middlebench/bench"
 	"github.com/middlebench/middlebench/bench/diagnose"
-	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/atomicfile"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/proxy"
 )
 
@@ -39,7 +39,7 @@ type Result struct {
 	Route    *route
 	Export   *diagnose.Observation // k6's summary export
 	Stream   *diagnose.Observation // k6's NDJSON stream (statuses, errors)
-	Server   metrics.ServerView
+	Server   timing.ServerView
 	Path     *proxy.PathStats
 	Report   diagnose.Report // on the stream, with the server's view
 }

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // stepAgg aggregates one step of the run (the whole run when it is not a
 // sweep). Trends are allocated when their first value arrives.
 type stepAgg struct {
-	trends                                        [numTrends]*metrics.Trend
+	trends                                        [numTrends]*timing.Trend
 	reqs, iters, interrupted, dropped, sent, recv int64
 	failed                                        metrics.Rate
 	vus, vusMax                                   metrics.Gauge
@@ -23,7 +24,7 @@ type stepAgg struct {
 }
 
 type subAgg struct {
-	trend *metrics.Trend
+	trend *timing.Trend
 	count int64
 	rate  metrics.Rate
 }
@@ -32,9 +33,9 @@ func newStepAgg(nsubs int) *stepAgg {
 	return &stepAgg{statuses: map[int]int64{}, codes: map[uint16]int64{}, subs: make([]subAgg, nsubs)}
 }
 
-func (a *stepAgg) trend(i int) *metrics.Trend {
+func (a *stepAgg) trend(i int) *timing.Trend {
 	if a.trends[i] == nil {
-		a.trends[i] = metrics.NewTrend()
+		a.trends[i] = timing.NewTrend()
 	}
 	return a.trends[i]
 }
@@ -132,7 +133,7 @@ func (c *collector) addTo(a *stepAgg, r *record) {
 			switch {
 			case s.trend >= 0:
 				if sa.trend == nil {
-					sa.trend = metrics.NewTrend()
+					sa.trend = timing.NewTrend()
 				}
 				sa.trend.Add(time.Duration(requestTrend(r, s.trend)))
 			case s.parent == mHTTPFailed:
@@ -197,7 +198,7 @@ func (a *stepAgg) merge(o *stepAgg) {
 	for i := range o.subs {
 		if o.subs[i].trend != nil {
 			if a.subs[i].trend == nil {
-				a.subs[i].trend = metrics.NewTrend()
+				a.subs[i].trend = timing.NewTrend()
 			}
 			a.subs[i].trend.Merge(o.subs[i].trend)
 		}
@@ -212,6 +213,6 @@ func (a *stepAgg) merge(o *stepAgg) {
 // while the run lasts.
 func (c *collector) snapshot(now time.Time) *metrics.Document {
 	d := &metrics.Document{}
-	d.Metrics, d.Histograms = renderAgg(c.total(), c.subs, now.Sub(c.abort.start).Seconds(), metrics.FullTrendStats(), true, nil)
+	d.Metrics, d.Histograms = renderAgg(c.total(), c.subs, now.Sub(c.abort.start).Seconds(), timing.FullTrendStats(), true, nil)
 	return d
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/middlebench/middlebench/internal/realtimetest"
 
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/fakeserver"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -20,7 +20,7 @@ func TestAgainstFakeServer(t *testing.T) {
 	defer cancel()
 	var (
 		res                *load.Result
-		view               metrics.ServerView
+		view               timing.ServerView
 		engineST, serverST float64
 	)
 	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {

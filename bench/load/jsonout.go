@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // jsonOutput writes k6's --out json stream (NDJSON: a Metric line the
@@ -182,8 +183,6 @@ func (o *jsonOutput) point(name string, when []byte, unix int64, value float64, 
 	o.w.Write(b)
 }
 
-func ms(ns int64) float64 { return float64(ns) / 1e6 }
-
 func (o *jsonOutput) write(recs []record) {
 	var when, tags [512]byte
 	var row csvRow
@@ -198,13 +197,13 @@ func (o *jsonOutput) write(recs []record) {
 			tg := o.requestTags(tags[:0], r)
 			o.csv.requestRow(&row, r, sc)
 			o.point(mHTTPReqs, t, unix, 1, tg, &row)
-			o.point(mDuration, t, unix, ms(r.ph.dur), tg, &row)
-			o.point(mBlocked, t, unix, ms(r.ph.blocked), tg, &row)
-			o.point(mConnecting, t, unix, ms(r.ph.connecting), tg, &row)
-			o.point(mTLS, t, unix, ms(r.ph.tls), tg, &row)
-			o.point(mSending, t, unix, ms(r.ph.sending), tg, &row)
-			o.point(mWaiting, t, unix, ms(r.ph.waiting), tg, &row)
-			o.point(mReceiving, t, unix, ms(r.ph.receiving), tg, &row)
+			o.point(mDuration, t, unix, timing.Millis(r.ph.dur), tg, &row)
+			o.point(mBlocked, t, unix, timing.Millis(r.ph.blocked), tg, &row)
+			o.point(mConnecting, t, unix, timing.Millis(r.ph.connecting), tg, &row)
+			o.point(mTLS, t, unix, timing.Millis(r.ph.tls), tg, &row)
+			o.point(mSending, t, unix, timing.Millis(r.ph.sending), tg, &row)
+			o.point(mWaiting, t, unix, timing.Millis(r.ph.waiting), tg, &row)
+			o.point(mReceiving, t, unix, timing.Millis(r.ph.receiving), tg, &row)
 			failed := 0.0
 			if r.failed {
 				failed = 1
@@ -212,17 +211,17 @@ func (o *jsonOutput) write(recs []record) {
 			o.point(mHTTPFailed, t, unix, failed, tg, &row)
 			o.csv.iterRow(&row, sc)
 			if r.hasServer {
-				o.point(mServerTime, t, unix, ms(r.server), sc.iter, &row)
+				o.point(mServerTime, t, unix, timing.Millis(r.server), sc.iter, &row)
 			}
 			if r.hasQueue {
-				o.point(mServerQueue, t, unix, ms(r.queue), sc.iter, &row)
+				o.point(mServerQueue, t, unix, timing.Millis(r.queue), sc.iter, &row)
 			}
 		case kindIteration:
 			o.csv.iterRow(&row, sc)
 			o.point(mDataSent, t, unix, float64(r.sent), sc.iter, &row)
 			o.point(mDataReceived, t, unix, float64(r.recv), sc.iter, &row)
 			if !r.interrupted {
-				o.point(mIterDuration, t, unix, ms(r.iterDur), sc.iter, &row)
+				o.point(mIterDuration, t, unix, timing.Millis(r.iterDur), sc.iter, &row)
 				o.point(mIterations, t, unix, 1, sc.iter, &row)
 			}
 		case kindDropped:

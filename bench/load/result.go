@@ -8,6 +8,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/buildinfo"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Result is what a run measured. Counts are exact; Document renders it
@@ -42,7 +43,7 @@ type Result struct {
 	AbortedByThreshold bool
 
 	doc    *metrics.Document
-	trends map[string]*metrics.Trend
+	trends map[string]*timing.Trend
 }
 
 // Document returns the results document (k6 handleSummary shape, plus
@@ -52,7 +53,7 @@ func (r *Result) Document() *metrics.Document { return r.doc }
 
 // Trend returns a metric's exact trend (e.g. "http_req_waiting",
 // "server_time", "http_req_duration{expected_response:true}"), or nil.
-func (r *Result) Trend(name string) *metrics.Trend { return r.trends[name] }
+func (r *Result) Trend(name string) *timing.Trend { return r.trends[name] }
 
 // Duration is the run's length, from Start to End.
 func (r *Result) Duration() time.Duration { return r.End.Sub(r.Start) }
@@ -73,7 +74,7 @@ func newResult(opts Options, scs []*scenarioRun, p plan, es engines, col *collec
 	res := &Result{Start: start, End: end, Executor: executor, Scenario: scenario,
 		Requests: tot.reqs, Failed: tot.failed.Passes, Iterations: tot.iters, Interrupted: tot.interrupted, Dropped: tot.dropped,
 		Statuses: map[int]int64{}, Errors: map[string]int64{}, ErrorCodes: map[int]int64{}, ErrorExamples: map[int]string{},
-		MaxDurationSkew: time.Duration(tot.maxSkew), Aborted: aborted, trends: map[string]*metrics.Trend{}}
+		MaxDurationSkew: time.Duration(tot.maxSkew), Aborted: aborted, trends: map[string]*timing.Trend{}}
 	for k, v := range tot.statuses {
 		res.Statuses[k] = v
 	}
@@ -142,7 +143,7 @@ func newResult(opts Options, scs []*scenarioRun, p plan, es engines, col *collec
 }
 
 func mergeStats(extra []string) []string {
-	stats := metrics.FullTrendStats()
+	stats := timing.FullTrendStats()
 	for _, s := range extra {
 		found := false
 		for _, have := range stats {
@@ -169,10 +170,10 @@ func keyMap[K int | uint16](m map[K]int64) map[string]int64 {
 
 // renderAgg turns an aggregate into k6 metrics and encoded histograms;
 // trends are also put in keep when it is not nil.
-func renderAgg(a *stepAgg, subs []*submetric, seconds float64, stats []string, arrival bool, keep map[string]*metrics.Trend) (map[string]metrics.Metric, map[string]string) {
+func renderAgg(a *stepAgg, subs []*submetric, seconds float64, stats []string, arrival bool, keep map[string]*timing.Trend) (map[string]metrics.Metric, map[string]string) {
 	ms := map[string]metrics.Metric{}
 	hs := map[string]string{}
-	addTrend := func(name string, t *metrics.Trend) {
+	addTrend := func(name string, t *timing.Trend) {
 		if t == nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Options are what a caller adds to a Config for one run.
@@ -109,7 +110,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 	for _, s := range opts.TrendStats {
-		if _, err := metrics.NewTrend().Stat(s); err != nil {
+		if _, err := timing.NewTrend().Stat(s); err != nil {
 			return nil, fmt.Errorf("%w: summaryTrendStats: %w", ErrConfig, err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -14,7 +14,7 @@ import (
 // scenarios, every scenario as it will run.
 func (c *Config) Validate() error {
 	for _, st := range c.SummaryTrendStats {
-		if _, err := metrics.NewTrend().Stat(st); err != nil {
+		if _, err := timing.NewTrend().Stat(st); err != nil {
 			return configErr("summaryTrendStats", "%v", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // What the receiver holds back from a stranger: a PUT needs the shared
@@ -121,7 +122,7 @@ func checkConsistent(x Input) error {
 	reqs, ok := d.Metrics["http_reqs"]
 	enc, hasHist := d.Histograms["http_req_duration"]
 	if ok && hasHist {
-		tr, err := metrics.DecodeTrend(enc)
+		tr, err := timing.DecodeTrend(enc)
 		if err != nil {
 			return bad("histograms.http_req_duration: %v", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Result is the merged document and how its thresholds fared.
@@ -154,7 +155,7 @@ func busiest(in []Input, cpu func(*metrics.Document) *metrics.CPUUsage) *metrics
 // widestServer is the server's own view (and the middleboxes' counters)
 // from the part that saw most requests: every generator reads the same
 // server, so the views overlap and must not be added.
-func widestServer(in []Input) (*metrics.ServerView, json.RawMessage) {
+func widestServer(in []Input) (*timing.ServerView, json.RawMessage) {
 	var best *metrics.Document
 	for _, x := range in {
 		if s := x.Doc.Server; s != nil && (best == nil || s.Requests > best.Server.Requests) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 var stats = []string{"avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "p(99.9)"}
@@ -16,7 +17,7 @@ var stats = []string{"avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "p(9
 // its histogram, n requests, started at start for 10 s.
 func partDoc(t *testing.T, seg string, start time.Time, samples []time.Duration, thresholds map[string]metrics.Verdict) *metrics.Document {
 	t.Helper()
-	tr := metrics.NewTrend()
+	tr := timing.NewTrend()
 	for _, d := range samples {
 		tr.Add(d)
 	}
@@ -47,7 +48,7 @@ func partDoc(t *testing.T, seg string, start time.Time, samples []time.Duration,
 func TestMergeIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	all := metrics.NewTrend()
+	all := timing.NewTrend()
 	var in []Input
 	for i, seg := range []string{"0:1/4", "1/4:1/2", "1/2:3/4", "3/4:1"} {
 		var s []time.Duration

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // part is one document's metrics and their encoded histograms.
@@ -39,7 +40,7 @@ func mergeMetrics(parts []part, seconds float64) (map[string]metrics.Metric, map
 		var counter metrics.Counter
 		var rate metrics.Rate
 		gauge := map[string]float64{}
-		trend := metrics.NewTrend()
+		trend := timing.NewTrend()
 		for _, p := range parts {
 			m, ok := p.metrics[name]
 			if !ok {
@@ -64,7 +65,7 @@ func mergeMetrics(parts []part, seconds float64) (map[string]metrics.Metric, map
 				if !ok {
 					return nil, nil, fmt.Errorf("%w: %s: trend %q carries no histogram: its percentiles cannot be merged exactly", ErrMismatch, p.name, name)
 				}
-				t, err := metrics.DecodeTrend(enc)
+				t, err := timing.DecodeTrend(enc)
 				if err != nil {
 					return nil, nil, fmt.Errorf("%s: histogram %q: %w", p.name, name, err)
 				}

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -53,7 +54,7 @@ func TestSegmentsMergeToOneProcess(t *testing.T) {
 	}
 	wg.Wait()
 	var in []Input
-	union := metrics.NewTrend()
+	union := timing.NewTrend()
 	total := int64(0)
 	for i, r := range results {
 		if errs[i] != nil {
@@ -89,8 +90,10 @@ func TestSegmentsMergeToOneProcess(t *testing.T) {
 			t.Errorf("merged %s %v, the union of the segments' trends %v", st, got, w)
 		}
 	}
-	if _, err := Analyze(res.Doc, "merged"); err != nil {
+	if obs, err := diagnose.FromDocument(res.Doc); err != nil {
 		t.Errorf("analyze the merge: %v", err)
+	} else {
+		diagnose.Analyze(obs, diagnose.DefaultConfig())
 	}
 }
 

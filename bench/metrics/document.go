@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // Metric types and contents, with k6's spelling.
@@ -35,10 +37,10 @@ type Verdict struct {
 	OK bool `json:"ok"`
 }
 
-// TrendMetric renders a Trend with the given stats (FullTrendStats() if nil).
-func TrendMetric(t *Trend, stats []string) (Metric, error) {
+// TrendMetric renders a Trend with the given stats (timing.FullTrendStats() if nil).
+func TrendMetric(t *timing.Trend, stats []string) (Metric, error) {
 	if stats == nil {
-		stats = FullTrendStats()
+		stats = timing.FullTrendStats()
 	}
 	v, err := t.Values(stats)
 	return Metric{Type: TypeTrend, Contains: ContainsTime, Values: v}, err
@@ -62,7 +64,7 @@ type Document struct {
 	Steps        []Step           `json:"steps,omitempty"`       // per stage / rate step of a sweep
 	// Scenarios holds each scenario's own metrics when the run had several.
 	Scenarios  map[string]ScenarioResult `json:"scenarios,omitempty"`
-	Server     *ServerView               `json:"server,omitempty"`     // the origin's own view (the APM)
+	Server     *timing.ServerView        `json:"server,omitempty"`     // the origin's own view (the APM)
 	Stages     json.RawMessage           `json:"stages,omitempty"`     // middlebox counters, as the proxy reports them
 	Histograms map[string]string         `json:"histograms,omitempty"` // metric → Trend.Encode, for exact merges
 }
@@ -126,16 +128,16 @@ func (c *CPUUsage) Busy() float64 { return c.Percent + c.OthersPercent + c.Stole
 
 // Step is one step of a sweep: a ramping-vus stage or an arrival-rate step.
 type Step struct {
-	Name         string            `json:"name"`
-	StartMs      float64           `json:"startMs"` // since the run began
-	EndMs        float64           `json:"endMs"`
-	VUs          int               `json:"vus,omitempty"`  // target VUs of the step
-	Rate         float64           `json:"rate,omitempty"` // target arrivals per second
-	Metrics      map[string]Metric `json:"metrics"`
-	Statuses     map[string]int64  `json:"statuses,omitempty"`
-	Server       *ServerView       `json:"server,omitempty"`
-	GeneratorCPU *CPUUsage         `json:"generator_cpu,omitempty"`
-	Histograms   map[string]string `json:"histograms,omitempty"`
+	Name         string             `json:"name"`
+	StartMs      float64            `json:"startMs"` // since the run began
+	EndMs        float64            `json:"endMs"`
+	VUs          int                `json:"vus,omitempty"`  // target VUs of the step
+	Rate         float64            `json:"rate,omitempty"` // target arrivals per second
+	Metrics      map[string]Metric  `json:"metrics"`
+	Statuses     map[string]int64   `json:"statuses,omitempty"`
+	Server       *timing.ServerView `json:"server,omitempty"`
+	GeneratorCPU *CPUUsage          `json:"generator_cpu,omitempty"`
+	Histograms   map[string]string  `json:"histograms,omitempty"`
 }
 
 // ScenarioResult is one scenario's metrics (k6's SCENARIO section).
@@ -143,24 +145,6 @@ type ScenarioResult struct {
 	Executor   string            `json:"executor"`
 	Metrics    map[string]Metric `json:"metrics"`
 	Histograms map[string]string `json:"histograms,omitempty"`
-}
-
-// ServerView is what the origin saw, as its /_mb/stats reports it: the
-// stand-in for an APM screen.
-type ServerView struct {
-	Requests int64            `json:"requests"`
-	InFlight int64            `json:"inFlight"`
-	Statuses map[string]int64 `json:"statuses"`
-	BytesIn  int64            `json:"bytesIn"`
-	BytesOut int64            `json:"bytesOut"`
-	WindowMs float64          `json:"windowMs"` // time since start or reset
-	Workers  int              `json:"workers,omitempty"`
-	// Times in ms: avg, min, med, max, p(90), p(95), p(99), count.
-	ServerTime  map[string]float64 `json:"server_time"`            // the work, as Server-Timing app;dur= reports it
-	QueueTime   map[string]float64 `json:"queue_time"`             // waiting for a worker slot
-	ReadTime    map[string]float64 `json:"read_time,omitempty"`    // reading the request body
-	HandlerTime map[string]float64 `json:"handler_time,omitempty"` // queue + read + work + writing the body
-	Histograms  map[string]string  `json:"histograms,omitempty"`
 }
 
 // Write encodes the document as indented JSON.
@@ -174,12 +158,12 @@ func (d *Document) Write(w io.Writer) error {
 }
 
 // Trend decodes the exact histogram of a metric, if the document carries one.
-func (d *Document) Trend(name string) (*Trend, bool, error) {
+func (d *Document) Trend(name string) (*timing.Trend, bool, error) {
 	s, ok := d.Histograms[name]
 	if !ok {
 		return nil, false, nil
 	}
-	t, err := DecodeTrend(s)
+	t, err := timing.DecodeTrend(s)
 	if err != nil {
 		return nil, true, fmt.Errorf("histogram %q: %w", name, err)
 	}

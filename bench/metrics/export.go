@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // rootGroupID is k6's id of the root group: the MD5 of its empty path.
@@ -36,7 +38,7 @@ type ExportGroup struct {
 // lack (p(99.9), count) is computed from the metric's exact histogram.
 func NewSummaryExport(d *Document, trendStats []string) (*SummaryExport, error) {
 	if trendStats == nil {
-		trendStats = DefaultTrendStats()
+		trendStats = timing.DefaultTrendStats()
 	}
 	e := &SummaryExport{
 		RootGroup: ExportGroup{ID: rootGroupID, Groups: map[string]ExportGroup{}, Checks: map[string]any{}},

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // realExport reads a --summary-export real k6 v1.8.1 wrote (testdata/k6-export/*.js say how).
@@ -39,7 +41,7 @@ func exportDoc(t *testing.T, trends []string, thresholds [][2]string, wantFailed
 	t.Helper()
 	d := &Document{Metrics: map[string]Metric{}, Histograms: map[string]string{}}
 	for _, name := range trends {
-		tr := NewTrend()
+		tr := timing.NewTrend()
 		for i := 1; i <= 100; i++ {
 			tr.Add(time.Duration(i) * time.Millisecond)
 		}

@@ -57,6 +57,20 @@ func HumanizeDuration(ms float64, unit string) string {
 	return strconv.FormatInt(rem, 10) + "h" + s
 }
 
+// FormatMs prints a time in ms as HumanizeDuration does, with a minus
+// sign (−) before a negative time and "-" for no value (NaN): the report
+// shows no time outside the server when fast rejections would make it
+// negative (E5).
+func FormatMs(ms float64) string {
+	switch {
+	case math.IsNaN(ms):
+		return "-"
+	case ms < 0:
+		return "−" + HumanizeDuration(-ms, "")
+	}
+	return HumanizeDuration(ms, "")
+}
+
 // HumanizeBytes prints a byte count as k6 does: 39 kB, 7.8 kB, 9 B.
 func HumanizeBytes(b float64) string {
 	units := []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"}

@@ -1,6 +1,9 @@
 package metrics
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestHumanizeLikeK6(t *testing.T) {
 	// Values from k6-samples/summary-full.txt and summary-export.console-run.json.
@@ -33,5 +36,16 @@ func TestHumanizeLikeK6(t *testing.T) {
 	}
 	if got := HumanizeDuration(51.37219, "ms"); got != "51.37ms" {
 		t.Errorf("unit ms = %q", got)
+	}
+}
+
+func TestFormatMs(t *testing.T) {
+	for _, tt := range []struct {
+		ms   float64
+		want string
+	}{{1.5, "1.5ms"}, {-1.5, "−1.5ms"}, {0.0265, "26.5µs"}, {math.NaN(), "-"}} {
+		if got := FormatMs(tt.ms); got != tt.want {
+			t.Errorf("FormatMs(%v) = %q, want %q", tt.ms, got, tt.want)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // SummaryOptions choose what WriteSummary prints.
@@ -23,7 +25,7 @@ type SummaryOptions struct {
 // full mode, STEPS for a sweep.
 func WriteSummary(w io.Writer, d *Document, o SummaryOptions) error {
 	if o.TrendStats == nil {
-		o.TrendStats = DefaultTrendStats()
+		o.TrendStats = timing.DefaultTrendStats()
 	}
 	full := o.Mode == "full"
 	var b strings.Builder

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // k6Doc reads k6's flat --summary-export (testdata, from a real k6 run) into
@@ -47,7 +49,7 @@ func k6Doc(t *testing.T) *Document {
 func TestSummaryMatchesK6(t *testing.T) {
 	d := k6Doc(t)
 	var b strings.Builder
-	if err := WriteSummary(&b, d, SummaryOptions{Mode: "full", TrendStats: FullTrendStats(), Scenario: "origin_ms50"}); err != nil {
+	if err := WriteSummary(&b, d, SummaryOptions{Mode: "full", TrendStats: timing.FullTrendStats(), Scenario: "origin_ms50"}); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()

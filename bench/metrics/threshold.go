@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // ErrThreshold is wrapped by every threshold syntax error.
@@ -81,7 +83,7 @@ func ParseThreshold(metric, source string) (Threshold, error) {
 	switch t.Agg {
 	case "avg", "min", "max", "med", "count", "rate", "value":
 	default:
-		if _, err := ParsePercentile(t.Agg); err != nil {
+		if _, err := timing.ParsePercentile(t.Agg); err != nil {
 			return bad("unknown aggregation %q: want avg, min, max, med, p(N), count, rate or value", t.Agg)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 func TestParseThresholdFlag(t *testing.T) {
@@ -57,7 +59,7 @@ func TestThresholdCheckType(t *testing.T) {
 }
 
 func TestApplyThresholds(t *testing.T) {
-	tr := NewTrend()
+	tr := timing.NewTrend()
 	for i := 1; i <= 1000; i++ {
 		tr.Add(time.Duration(i) * time.Millisecond)
 	}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/load/console"
 	"github.com/middlebench/middlebench/bench/merge"
+	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/spf13/cobra"
 )
 
@@ -69,7 +72,7 @@ within --wait.`,
 				if len(args) > 0 {
 					return &exitError{code: 2, err: fmt.Errorf("--listen receives the documents: give no files")}
 				}
-				ro.Options = merge.Options{Output: o.Output, Stdout: cmd.OutOrStdout()}
+				ro.Options = merge.Options{Output: o.Output, Stdout: cmd.OutOrStdout(), Diagnose: diagnoseMerge}
 				if tokenFile != "" {
 					b, err := os.ReadFile(tokenFile)
 					if ro.Token = strings.TrimSpace(string(b)); err != nil || ro.Token == "" {
@@ -81,7 +84,7 @@ within --wait.`,
 				if len(args) == 0 {
 					return &exitError{code: 2, err: fmt.Errorf("give the results documents to merge, or --listen")}
 				}
-				o.Files, o.Stdout = args, cmd.OutOrStdout()
+				o.Files, o.Stdout, o.Diagnose = args, cmd.OutOrStdout(), diagnoseMerge
 				res, err = merge.Run(o)
 			}
 			if err != nil {
@@ -105,4 +108,16 @@ within --wait.`,
 	f.DurationVar(&ro.Keep, "keep", 0, "with --listen: serve the merged document at GET /merged this long after merging")
 	f.DurationVar(&ro.Due, "results-due", 0, "with --listen: a segment past the start gate (GET /start/INDEX) that sent no document within this fails the merge at once (its schedule with the graceful stop, plus the send and time for a disrupted index's new pod to ask again; 0: only --wait)")
 	return cmd
+}
+
+// diagnoseMerge prints what `middlebench analyze merged.json` would say of
+// the merge, with the default rules.
+func diagnoseMerge(w io.Writer, doc *metrics.Document, source string) error {
+	obs, err := diagnose.FromDocument(doc)
+	if err != nil {
+		return err
+	}
+	r := diagnose.Analyze(obs, diagnose.DefaultConfig())
+	r.Source = source
+	return r.WriteText(w)
 }

@@ -9,11 +9,12 @@ import (
 
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/atomicfile"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 func writeSegmentDoc(t *testing.T, dir, seg string, n int64, threshold string) string {
 	t.Helper()
-	tr := metrics.NewTrend()
+	tr := timing.NewTrend()
 	for i := range n {
 		tr.Add(time.Duration(i+1) * time.Millisecond)
 	}
@@ -56,6 +57,9 @@ func TestMergeExitStatus(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Errorf("merged document not written: %v", err)
+	}
+	if !strings.Contains(text, out+" (") || !strings.Contains(text, ": 120 requests") {
+		t.Errorf("merge prints no analysis of %s with its 120 requests\n%s", out, text)
 	}
 	c := writeSegmentDoc(t, dir, "0:1/2", 40, "count<100")
 	d := writeSegmentDoc(t, dir, "1/2:1", 40, "count<100")

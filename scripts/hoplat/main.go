@@ -88,7 +88,7 @@ func measure(n, warm int, path string, args []string) ([]*target, error) {
 }
 
 // percentiles returns p50, p99 and p99.9 of the round trips (nearest rank).
-// Not metrics.Trend: its 1-µs buckets would quantize a hop's 20-30 µs by
+// Not timing.Trend: its 1-µs buckets would quantize a hop's 20-30 µs by
 // several percent, and 20,000 exact samples per target sort in a moment.
 func percentiles(d []time.Duration) [3]time.Duration {
 	s := slices.Clone(d)

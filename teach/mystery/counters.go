@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/proxy"
 )
 
@@ -14,12 +14,12 @@ import (
 // that a counter moved between the stage's named fields and its "extra"
 // map reads the same.
 type Counters struct {
-	Boxes  []map[string]any   `json:"boxes"`
-	Server metrics.ServerView `json:"server"`
+	Boxes  []map[string]any  `json:"boxes"`
+	Server timing.ServerView `json:"server"`
 }
 
 // Snapshot reads the counters of a running path and server.
-func Snapshot(p *proxy.Path, server metrics.ServerView) (*Counters, error) {
+func Snapshot(p *proxy.Path, server timing.ServerView) (*Counters, error) {
 	b, err := json.Marshal(p.Stats())
 	if err != nil {
 		return nil, fmt.Errorf("mystery: path stats: %w", err)

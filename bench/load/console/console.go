@@ -17,6 +17,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // k6's exit statuses.
@@ -207,7 +208,7 @@ func checkOutputOptions(o *Options) error {
 		return fmt.Errorf("--http-debug %q: want headers (the default) or full", o.HTTPDebug)
 	}
 	for _, s := range o.SummaryTrendStats {
-		if _, err := metrics.NewTrend().Stat(s); err != nil {
+		if _, err := timing.NewTrend().Stat(s); err != nil {
 			return fmt.Errorf("--summary-trend-stats: %w", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package metrics
+package timing
 
 import (
 	"encoding/base64"
@@ -131,10 +131,14 @@ func (t *Trend) atRank(k int64) time.Duration {
 	return min(max(d, t.min), t.max)
 }
 
+// Millis is d in milliseconds, the unit of k6's JSON and of Server-Timing:
+// any count of nanoseconds (time.Duration, units.Duration, int64).
+func Millis[D ~int64](d D) float64 { return float64(d) / float64(time.Millisecond) }
+
 // Stat returns one named statistic in milliseconds, the unit of k6's JSON:
 // avg, min, med, max, count, or p(N) with N in 0–100 ("p(99.9)").
 func (t *Trend) Stat(name string) (float64, error) {
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	ms := Millis[time.Duration]
 	switch name {
 	case "avg":
 		if t.count == 0 {
