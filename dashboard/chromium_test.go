@@ -18,8 +18,8 @@ import (
 )
 
 // chromium finds Debian's chromium; without it the test is skipped,
-// saying why (a test installs nothing: .ci/run installs chromium on a
-// fresh CI machine, apt-get install -y chromium elsewhere).
+// saying why (a test installs nothing: .ci/run installs Debian's chromium
+// package on a fresh CI machine).
 func chromium(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser"} {
@@ -27,7 +27,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run does it on CI)")
+	t.Skip("chromium is not installed (Debian's chromium package; .ci/run installs it on CI)")
 	return ""
 }
 
