@@ -69,27 +69,31 @@ func (s *acceptStage) extraCounts() map[string]int64 {
 }
 
 func (s *acceptStage) WrapListener(l net.Listener) net.Listener {
-	return &acceptListener{Listener: l, s: s, done: make(chan struct{})}
+	return &pacedListener{Listener: l, b: &s.bound, lim: s.lim, held: &s.waits, done: make(chan struct{}),
+		note: "accept(2) held for a token; connections meanwhile wait in the kernel's queue"}
 }
 
-// acceptListener takes a token (when there is a rate) before each
-// accept(2), and counts.
-type acceptListener struct {
+// pacedListener takes a token (when there is a limiter) before each
+// accept(2), and counts: the accept stage's and a connection budget's.
+type pacedListener struct {
 	net.Listener
-	s    *acceptStage
+	b    *bound
+	lim  *rate.Limiter // nil: no rate, it only counts
+	held *atomic.Int64 // accepts held for a token
+	note string        // the ledger's note for a held accept
 	done chan struct{}
 	once sync.Once
 }
 
-func (l *acceptListener) Accept() (net.Conn, error) {
+func (l *pacedListener) Accept() (net.Conn, error) {
 	var held time.Duration
-	if l.s.lim != nil {
-		now := l.s.env.clock.Now()
-		held = l.s.lim.ReserveN(now, 1).DelayFrom(now)
+	if l.lim != nil {
+		now := l.b.env.clock.Now()
+		held = l.lim.ReserveN(now, 1).DelayFrom(now)
 	}
 	if held > 0 {
-		l.s.waits.Add(1)
-		t := l.s.env.clock.NewTimer(held)
+		l.held.Add(1)
+		t := l.b.env.clock.NewTimer(held)
 		select {
 		case <-t.C():
 		case <-l.done:
@@ -101,17 +105,16 @@ func (l *acceptListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.s.c.seen.Add(1)
-	l.s.c.passed.Add(1)
+	l.b.c.seen.Add(1)
+	l.b.c.passed.Add(1)
 	if held > 0 {
-		l.s.c.addDelay(held)
-		l.s.env.record(LedgerEntry{Conn: connID(c), Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held),
-			Note: "accept(2) held for a token; connections meanwhile wait in the kernel's queue"})
+		l.b.c.addDelay(held)
+		l.b.env.record(LedgerEntry{Conn: connID(c), Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held), Note: l.note})
 	}
 	return c, nil
 }
 
-func (l *acceptListener) Close() error {
+func (l *pacedListener) Close() error {
 	l.once.Do(func() { close(l.done) })
 	return l.Listener.Close()
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -186,44 +185,6 @@ func (s *budgetConnStage) extraCounts() map[string]int64 {
 }
 
 func (s *budgetConnStage) WrapListener(l net.Listener) net.Listener {
-	return &budgetListener{Listener: l, s: s, done: make(chan struct{})}
-}
-
-type budgetListener struct {
-	net.Listener
-	s    *budgetConnStage
-	done chan struct{}
-	once sync.Once
-}
-
-func (l *budgetListener) Accept() (net.Conn, error) {
-	now := l.s.env.clock.Now()
-	held := l.s.lim.ReserveN(now, 1).DelayFrom(now)
-	if held > 0 {
-		t := l.s.env.clock.NewTimer(held)
-		select {
-		case <-t.C():
-		case <-l.done:
-			t.Stop()
-			return nil, net.ErrClosed
-		}
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	l.s.c.seen.Add(1)
-	l.s.c.passed.Add(1)
-	if held > 0 {
-		l.s.held.Add(1)
-		l.s.c.addDelay(held)
-		l.s.env.record(LedgerEntry{Conn: connID(c), Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held),
-			Note: "the box's own load budget held accept(2) for its turn"})
-	}
-	return c, nil
-}
-
-func (l *budgetListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return l.Listener.Close()
+	return &pacedListener{Listener: l, b: &s.bound, lim: s.lim, held: &s.held, done: make(chan struct{}),
+		note: "the box's own load budget held accept(2) for its turn"}
 }
