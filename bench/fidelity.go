@@ -160,11 +160,13 @@ func fidelity(x *ExperimentResult) []fidelityRow {
 	return rows
 }
 
+// mark is a comparison's, not a verdict's: ≠ where k6 and the engine
+// differ beyond the bar (❌ stays the mark of an expectation that failed).
 func mark(ok bool) string {
 	if ok {
 		return "✅"
 	}
-	return "❌"
+	return "≠"
 }
 
 // selfSpread says where the engine's own two rounds (the replay and the
@@ -215,7 +217,7 @@ func (f *fairRow) cell() string {
 }
 
 // verdict is a figure's mark: ✅ within the bar in the replay, ✅ by the
-// re-measured medians (the *again* column), ⚪ exempt, else ❌.
+// re-measured medians (the *again* column), ⚪ exempt, else ≠.
 func verdict(replay bool, fair *bool, exempt bool) string {
 	switch {
 	case replay || (fair != nil && *fair):
@@ -223,7 +225,7 @@ func verdict(replay bool, fair *bool, exempt bool) string {
 	case exempt:
 		return "⚪"
 	}
-	return "❌"
+	return mark(false)
 }
 
 // printK6 is the terminal report of an experiment's k6 replay.
@@ -337,6 +339,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	if c.again > 0 {
 		fmt.Fprintf(b, "The %d that do not were measured again where the run allows it (not through a wire), in %d paired rounds with both generators alike — the server and path in a child process, each generator alone in its process on the same CPUs, back to back, the engine first in odd rounds and k6 first in even ones (in the replay the engine shares its process with the server and path, and the two run minutes apart) — and a figure measured again agrees when the median of the engine's rounds and the median of k6's are within the bar: %d of those %d do. A disturbed round of either generator moves no median; a generator off in every round is off in its median. The rounds add at most %d times both generators' run time for each run re-measured. The replay's figures stay in the table, its verdict is the mark when the rounds agree too; the column *again* shows the medians and each round. ", c.again, fairRoundsN, c.againOK, c.again, fairRoundsN)
 	}
+	fmt.Fprintf(b, "≠ marks a figure where k6 and the engine differ beyond that bar: a comparison, not a failed expectation (k6's results are judged against each run's expectations in the table below); its last column gives what was measured about why — each generator's CPU per request, the requests each sent, and whether the engine differed as much from itself between the replay and the re-measured rounds. ")
 	fmt.Fprintf(b, "Exempt (⚪): a figure that agrees in neither, where both generators were CPU-bound — each used at least %.0f %% of its cores over the run, or for a sweep in the steps that hold half of its requests — in the replay and in every round; or where the run is generator-bound — a closed model with no think time against a target that took no time for the phase (the server and the stages report 0, in the replay and in every round), so that each generator measured only its own speed. ", cpuBound)
 	fmt.Fprintf(b, "Load average of the machine (1, 5, 15 min) when the replay began: %s; when it ended: %s.\n\n", s.LoadBefore, s.LoadAfter)
 	b.WriteString("What the analyzer finds in k6's files, and k6's results against each run's expectations:\n\n")

@@ -117,8 +117,8 @@ func TestFidelityAgain(t *testing.T) {
 		name:   "a generator systematically 10 % off",
 		replay: [2]float64{100, 110},
 		rounds: rounds(50, [2]float64{100, 110}, [2]float64{102, 103}, [2]float64{98, 112}),
-		want: []string{"median of 3: 100ms / 110ms ❌; 200ms / 220ms ❌ (rounds, avg; p95: 1) 100ms / 110ms; 200ms / 220ms (engine first), 2) 102ms / 103ms; 204ms / 206ms (k6 first), 3) 98ms / 112ms; 196ms / 224ms (engine first); load 1, 1, 1 → 2, 2, 2; round 1:",
-			"| e6 | blocked | waiting | 100ms / 110ms ❌ | 200ms / 220ms ❌ |", "12 of 14 agree; 0 exempt because both generators were CPU-bound or the run generator-bound; 2 do not."},
+		want: []string{"median of 3: 100ms / 110ms ≠; 200ms / 220ms ≠ (rounds, avg; p95: 1) 100ms / 110ms; 200ms / 220ms (engine first), 2) 102ms / 103ms; 204ms / 206ms (k6 first), 3) 98ms / 112ms; 196ms / 224ms (engine first); load 1, 1, 1 → 2, 2, 2; round 1:",
+			"| e6 | blocked | waiting | 100ms / 110ms ≠ | 200ms / 220ms ≠ |", "12 of 14 agree; 0 exempt because both generators were CPU-bound or the run generator-bound; 2 do not."},
 	}, {
 		// The first round's k6 disturbed (140 ms): the medians are 100 and 101.
 		name:   "noise in one round",
