@@ -50,29 +50,8 @@ func treeCPU(pid, depth int) (time.Duration, bool) {
 
 // statCPU is utime + stime + cutime + cstime of /proc/pid/stat.
 func statCPU(pid int) (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	// The command may hold spaces and parentheses: fields count from the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 15 { // utime, stime, cutime, cstime are fields 14–17
-		return 0, false
-	}
-	var sum int64
-	for _, x := range f[11:15] {
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		sum += n
-	}
-	const hz = 100
-	return time.Duration(sum) * time.Second / hz, true
+	own, reaped, ok := procTimes(pid)
+	return own + reaped, ok
 }
 
 // childrenOf lists pid's children, from every thread's children file.

@@ -25,29 +25,39 @@ type cpuSample struct {
 	cpu time.Duration
 }
 
-// procCPU reads pid's CPU time from /proc/PID/stat (utime and stime, in
-// USER_HZ ticks).
+// procCPU reads pid's own CPU time (utime and stime) from /proc/PID/stat.
 func procCPU(pid int) (time.Duration, bool) {
+	own, _, ok := procTimes(pid)
+	return own, ok
+}
+
+// procTimes reads /proc/PID/stat: the process's own CPU (utime + stime)
+// and that of its children it has waited for (cutime + cstime), from
+// USER_HZ ticks.
+func procTimes(pid int) (own, reaped time.Duration, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	// The command may hold spaces and parentheses: fields count from the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 13 { // state is field 3; utime and stime are 14 and 15
-		return 0, false
+	if len(f) < 15 { // state is field 3; utime, stime, cutime, cstime are 14–17
+		return 0, 0, false
 	}
-	ut, err1 := strconv.ParseInt(string(f[11]), 10, 64)
-	st, err2 := strconv.ParseInt(string(f[12]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
+	var ticks [4]int64
+	for k, x := range f[11:15] {
+		n, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		ticks[k] = n
 	}
 	const hz = 100
-	return time.Duration(ut+st) * time.Second / hz, true
+	return time.Duration(ticks[0]+ticks[1]) * time.Second / hz, time.Duration(ticks[2]+ticks[3]) * time.Second / hz, true
 }
 
 // sampleCPU samples pid's CPU every k6CPUEvery until ctx ends, and sends
