@@ -166,6 +166,7 @@ func TestParseStage(t *testing.T) {
 		{in: "waf:dealy=450ms", wantErr: `dealy: unknown field (did you mean "delay"?)`},
 		{in: "waf:delay=1s,dealy=2s", wantErr: "dealy: unknown field"},
 		{in: "proxy:x=1", wantErr: "unknown stage kind"},
+		{in: "fault:abortPercent=5,spread=evenly", wantErr: `spread: "evenly": want random or even`},
 		{in: "waf:delay=450ms,delay=1s", wantErr: "given twice"},
 		{in: "ratelimit:rate=-1/s", wantErr: "negative"},
 		{in: "waf:=1", wantErr: "unknown field"},

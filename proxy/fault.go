@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"math"
+	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"sync/atomic"
@@ -13,6 +15,12 @@ import (
 // (percent), optionally only for requests whose path matches one of Paths
 // and whose headers match every Headers entry: a connection reset (RST),
 // an abort with a status, an extra delay.
+//
+// Spread "random" (the default, Envoy's way) draws each request's faults;
+// "even" spaces them so that after n matching requests exactly
+// floor(n × percent / 100) had each fault: a short run then shows the
+// configured share rather than a draw's luck (70 % of 4 requests held
+// none one time in 123).
 type FaultConfig struct {
 	ResetPercent float64           `yaml:"resetPercent"`
 	AbortStatus  int               `yaml:"abortStatus"` // default 503
@@ -22,6 +30,7 @@ type FaultConfig struct {
 	DelayPercent float64           `yaml:"delayPercent"`
 	Paths        []string          `yaml:"paths"`   // regular expressions on the path
 	Headers      map[string]string `yaml:"headers"` // header name → regular expression on its value
+	Spread       string            `yaml:"spread"`  // random (default) or even
 }
 
 // Kind is "fault".
@@ -35,6 +44,8 @@ type faultStage struct {
 	abort   rejection
 
 	resets, aborts, delays atomic.Int64
+	// even spread: matching requests so far, one count per fault
+	evenResets, evenAborts, evenDelays evenShare
 }
 
 func (c *FaultConfig) compile() (Stage, error) {
@@ -48,6 +59,11 @@ func (c *FaultConfig) compile() (Stage, error) {
 	}
 	if c.DelayPercent > 0 && c.Delay.IsZero() {
 		return nil, errField("delay", "delayPercent is set but delay is 0")
+	}
+	switch c.Spread {
+	case "", "random", "even":
+	default:
+		return nil, errField("spread", "%q: want random or even", c.Spread)
 	}
 	if err := checkStatus("abortStatus", c.AbortStatus); err != nil {
 		return nil, err
@@ -114,19 +130,17 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 		}
 		ex := exchangeFrom(r.Context())
 		rng := s.env.rng(ex.req)
-		// Draw all three each time, so one fault's probability does not
-		// shift the others' draws.
-		uReset, uAbort, uDelay := rng.Float64()*100, rng.Float64()*100, rng.Float64()*100
+		reset, abort, delay := s.draw(rng)
 		entry := LedgerEntry{Conn: ex.conn, Req: ex.req}
 		switch {
-		case uReset < s.cfg.ResetPercent:
+		case reset:
 			s.resets.Add(1)
 			s.c.reject(0)
 			entry.Action = ActReset
 			s.env.record(entry)
 			resetConn(w)
 			return
-		case uAbort < s.cfg.AbortPercent:
+		case abort:
 			s.aborts.Add(1)
 			s.c.reject(s.abort.status)
 			entry.Action, entry.Status = ActRejected, s.abort.status
@@ -134,7 +148,7 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 			s.abort.send(w)
 			return
 		}
-		if uDelay < s.cfg.DelayPercent {
+		if delay {
 			asked := s.cfg.Delay.Sample(rng)
 			applied, err := s.env.wait(r.Context(), asked)
 			s.delays.Add(1)
@@ -150,6 +164,31 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 		s.c.passed.Add(1)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// draw decides which faults a matching request gets. Random draws all
+// three each time, so one fault's probability does not shift the others'
+// draws; even counts the request once for each fault.
+func (s *faultStage) draw(rng *rand.Rand) (reset, abort, delay bool) {
+	if s.cfg.Spread == "even" {
+		return s.evenResets.next(s.cfg.ResetPercent), s.evenAborts.next(s.cfg.AbortPercent),
+			s.evenDelays.next(s.cfg.DelayPercent)
+	}
+	uReset, uAbort, uDelay := rng.Float64()*100, rng.Float64()*100, rng.Float64()*100
+	return uReset < s.cfg.ResetPercent, uAbort < s.cfg.AbortPercent, uDelay < s.cfg.DelayPercent
+}
+
+// evenShare counts requests and picks the n-th when floor(n × percent /
+// 100) steps up, so exactly that many of the first n are picked whatever
+// the concurrency.
+type evenShare struct{ n atomic.Int64 }
+
+func (e *evenShare) next(percent float64) bool {
+	if percent <= 0 {
+		return false
+	}
+	n := float64(e.n.Add(1))
+	return math.Floor(n*percent/100) > math.Floor((n-1)*percent/100)
 }
 
 // resetConn takes the connection from net/http and resets it.

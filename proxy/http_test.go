@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -249,5 +250,35 @@ func TestFaultReset(t *testing.T) {
 	contains(t, err.Error(), "reset")
 	if got := p.Stats().Boxes[0].Stages[0].Extra["resets"]; got != 1 {
 		t.Fatalf("resets = %d", got)
+	}
+}
+
+// An even spread gives exactly floor(n × percent / 100) faults after n
+// matching requests, in order and under concurrency.
+func TestFaultEvenSpread(t *testing.T) {
+	up := origin(t)
+	p := startYAML(t, "boxes:\n  - stages:\n      - kind: fault\n        abortPercent: 70\n        abortStatus: 500\n        spread: even\n", up.URL)
+	// floor(0.7 n) for n = 1..10 is 0 1 2 2 3 4 4 5 6 7: the 2nd, 3rd, 5th,
+	// 6th, 8th, 9th and 10th requests are aborted.
+	want := []int{200, 500, 500, 200, 500, 500, 200, 500, 500, 500}
+	for i, w := range want {
+		resp, _ := get(t, http.DefaultClient, p.URL())
+		if resp.StatusCode != w {
+			t.Fatalf("request %d: %d, want %d", i+1, resp.StatusCode, w)
+		}
+	}
+
+	q := startYAML(t, "boxes:\n  - stages:\n      - kind: fault\n        delayPercent: 30\n        delay: 1ms\n        spread: even\n", up.URL)
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			get(t, http.DefaultClient, q.URL())
+		}()
+	}
+	wg.Wait()
+	if got := q.Stats().Boxes[0].Stages[0].Extra["delays"]; got != 12 {
+		t.Fatalf("%d of 40 requests delayed at 30 %% spread evenly, want 12", got)
 	}
 }

@@ -64,7 +64,7 @@ func faultDelay(percents ...float64) func(*rand.Rand) drawn {
 	return func(r *rand.Rand) drawn {
 		p := pick(r, percents...)
 		d := pick(r, 300.0, 500.0)
-		return drawn{stage: fmt.Sprintf("fault:delay=%gms,delayPercent=%g", d, p), ms: d, rate: p,
+		return drawn{stage: fmt.Sprintf("fault:delay=%gms,delayPercent=%g,spread=even", d, p), ms: d, rate: p,
 			what: fmt.Sprintf("a device holds %g %% of requests for %g ms", p, d)}
 	}
 }

@@ -3,6 +3,7 @@ package mystery
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -90,7 +91,28 @@ func TestKeyMatchesCountersForEveryLevel(t *testing.T) {
 				for _, line := range k.Lines {
 					checkLine(t, line, statuses)
 				}
+				checkEvenFault(t, r, m)
 			})
+		}
+	}
+}
+
+// checkEvenFault: a mystery's fault device holds exactly floor(n × p /
+// 100) of the n requests it saw, so a short exercise never misses it.
+func checkEvenFault(t *testing.T, r *Running, m *Mystery) {
+	t.Helper()
+	for _, p := range m.Parts {
+		if p.Cause != "fault-delay" {
+			continue
+		}
+		c, err := r.Counters()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := c.stage(whereEdge, "fault")
+		seen, held := num(s, "seen"), stat(s, "delay", "count")
+		if want := math.Floor(seen * p.d.rate / 100); held != want {
+			t.Errorf("fault-delay held %g of %g requests at %g %%, want %g", held, seen, p.d.rate, want)
 		}
 	}
 }
