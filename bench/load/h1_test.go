@@ -123,6 +123,9 @@ func TestLeanBehavesAsNetHTTP(t *testing.T) {
 		{name: "HEAD", cfg: Config{Method: "HEAD"}, answer: answers("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", false), status: 200, connects: vus},
 		{name: "gzip", cfg: Config{Compress: true}, answer: answers("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: "+fmt.Sprint(len(gzipped("hello")))+"\r\n\r\n"+gzipped("hello"), false), status: 200, connects: vus},
 		{name: "long header", answer: answers("HTTP/1.1 200 OK\r\nX-Long: "+strings.Repeat("x", 9000)+"\r\nContent-Length: 3\r\n\r\nok\n", false), status: 200, connects: vus},
+		// Lines ended by LF alone, kept alive: both clients read them (net/http's
+		// parser), at once, not when the timeout ends the wait for a CRLFCRLF.
+		{name: "bare LF", answer: answers("HTTP/1.1 200 OK\nContent-Length: 3\n\nok\n", false), cfg: Config{Timeout: dur(5 * time.Second)}, status: 200, connects: vus},
 		{name: "folded header", answer: answers("HTTP/1.1 200 OK\r\nX-Folded: a\r\n b\r\nContent-Length: 3\r\n\r\nok\n", false), status: 200, connects: vus},
 		{name: "404", answer: answers("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false), status: 404, connects: vus},
 		{name: "closes idle kept-alive connections", answer: answers(ok, true), cfg: Config{Think: units.Fixed(20 * time.Millisecond)}, status: 200, connects: n},

@@ -2,7 +2,6 @@ package load
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/middlebench/middlebench/internal/h1"
 )
 
 // h1HeadLimit bounds the response heads of one exchange (1xx included):
@@ -128,8 +129,6 @@ func (c *h1client) abort(g uint64) {
 	}
 }
 
-var crlfcrlf = []byte("\r\n\r\n")
-
 // h1IdlePeek: a connection idle this long (think time, pacing) is checked
 // with a non-blocking peek before reuse, as net/http's background reader
 // would have found a close by then; back-to-back requests skip the
@@ -193,15 +192,18 @@ func (c *h1client) exchange(ctx context.Context, trc *tracer, method string, hea
 }
 
 // readHead parses the head once it is in the buffer (parseHead), else
-// with net/http's parser, and returns the body to read.
+// with net/http's parser, and returns the body to read. A head whose lines
+// end with LF alone never shows the CRLFCRLF waited for: it goes to
+// net/http's parser as soon as one is seen, not when the timeout ends the
+// wait.
 func (c *h1client) readHead(method string) (*h1Head, io.Reader, error) {
 	for {
 		buf, _ := c.br.Peek(c.br.Buffered())
-		if i := bytes.Index(buf, crlfcrlf); i >= 0 {
-			if !parseHead(buf[:i+4], &c.head) {
+		if n := h1.HeadEnd(buf); n > 0 {
+			if !parseHead(buf[:n], &c.head) {
 				break
 			}
-			c.br.Discard(i + 4)
+			c.br.Discard(n)
 			h := &c.head
 			c.body = h1Body{br: c.br, left: h.length}
 			switch {
@@ -212,8 +214,8 @@ func (c *h1client) readHead(method string) (*h1Head, io.Reader, error) {
 			}
 			return h, &c.body, nil
 		}
-		if c.br.Buffered() == c.br.Size() {
-			break // a long head
+		if c.br.Buffered() == c.br.Size() || h1.HasBareLF(buf) {
+			break // a long head, or one net/http's parser reads
 		}
 		if _, err := c.br.Peek(c.br.Buffered() + 1); err != nil {
 			break // net/http's parser reports it as net/http does

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"unsafe"
+
+	"github.com/middlebench/middlebench/internal/h1"
 )
 
 // h1Head is what the engine needs of a response head.
@@ -23,73 +25,62 @@ type h1Head struct {
 
 // parseHead parses a response head (status line to the empty line, both
 // included) in its common shapes: HTTP/1.0 or 1.1, a final status, no
-// Transfer-Encoding, at most one Content-Length of plain digits, CRLF line
-// ends, token keys and values textproto accepts, no folded lines. It
-// reports false for anything else, which http.ReadResponse then reads, so
-// that every unusual response is judged by net/http's own parser.
+// Transfer-Encoding, at most one Content-Length, CRLF line ends, token
+// names and values without control bytes, no folded lines (internal/h1
+// reads each). It reports false for anything else, which http.ReadResponse
+// then reads, so that every unusual response is judged by net/http's own
+// parser.
 func parseHead(b []byte, h *h1Head) bool {
 	*h = h1Head{length: -1, serverTiming: h.serverTiming[:0]}
-	line, rest, ok := cutCRLF(b)
-	// "HTTP/1.x 200" with an optional " reason".
-	if !ok || len(line) < 12 || string(line[:7]) != "HTTP/1." || (line[7] != '0' && line[7] != '1') || line[8] != ' ' ||
-		(len(line) > 12 && line[12] != ' ') || !isDigit(line[9]) || !isDigit(line[10]) || !isDigit(line[11]) {
+	line, rest, ok := h1.CutLine(b)
+	if !ok {
 		return false
 	}
-	h.proto = 10 + line[7] - '0'
-	h.status = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
+	st, ok := h1.ParseStatusLine(line)
+	if !ok || st.Major != 1 || st.Minor > 1 {
+		return false
+	}
+	h.proto, h.status = uint8(10+st.Minor), st.Code
 	if h.status < 200 {
 		return false // 1xx: informational responses and protocol switches
 	}
 	var hasClose, hasKeepAlive bool
-	for {
-		line, rest, ok = cutCRLF(rest)
+	for !bytes.HasPrefix(rest, crlf) {
+		f, ok := h1.CutField(rest)
 		if !ok {
 			return false
 		}
-		if len(line) == 0 {
-			break
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !isToken(line[:colon]) {
-			return false
-		}
-		key, value := line[:colon], trimOWSBytes(line[colon+1:])
-		if !validValue(value) {
-			return false
-		}
+		key, value := rest[:f.Colon], rest[f.ValueStart:f.ValueEnd]
+		rest = rest[f.Next:]
 		switch {
-		case asciiEqualFold(key, "content-length"):
-			if h.length >= 0 || len(value) == 0 || len(value) > 18 {
+		case h1.EqualFold(key, "content-length"):
+			n, ok := h1.ContentLength(value)
+			if h.length >= 0 || !ok {
 				return false
 			}
-			var n int64
-			for _, c := range value {
-				if !isDigit(c) {
-					return false
-				}
-				n = n*10 + int64(c-'0')
-			}
 			h.length = n
-		case asciiEqualFold(key, "transfer-encoding"):
+		case h1.EqualFold(key, "transfer-encoding"):
 			return false
-		case asciiEqualFold(key, "connection"):
-			hasClose = hasClose || hasToken(value, "close")
-			hasKeepAlive = hasKeepAlive || hasToken(value, "keep-alive")
-		case asciiEqualFold(key, "content-encoding"):
+		case h1.EqualFold(key, "connection"):
+			hasClose = hasClose || h1.HasToken(value, "close")
+			hasKeepAlive = hasKeepAlive || h1.HasToken(value, "keep-alive")
+		case h1.EqualFold(key, "content-encoding"):
 			h.gzip = h.gzip || hasGzip([]string{bytesView(value)})
-		case asciiEqualFold(key, "server-timing"):
+		case h1.EqualFold(key, "server-timing"):
 			h.serverTiming = append(h.serverTiming, bytesView(value))
-		case asciiEqualFold(key, "location") && h.location == "":
+		case h1.EqualFold(key, "location") && h.location == "":
 			h.location = string(value)
 		}
 	}
-	if len(rest) != 0 {
+	if len(rest) != len(crlf) {
 		return false // the head is cut at its empty line by the caller
 	}
 	// net/http's shouldClose.
 	h.close = hasClose || (h.proto == 10 && !hasKeepAlive)
 	return true
 }
+
+var crlf = []byte("\r\n")
 
 // bytesView is b as a string without a copy; the caller keeps it only
 // while b is unchanged.
@@ -98,93 +89,6 @@ func bytesView(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
-}
-
-func cutCRLF(b []byte) (line, rest []byte, ok bool) {
-	i := bytes.IndexByte(b, '\n')
-	if i < 1 || b[i-1] != '\r' || bytes.IndexByte(b[:i-1], '\r') >= 0 {
-		return nil, nil, false
-	}
-	return b[:i-1], b[i+1:], true
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// isToken reports whether b is an RFC 7230 token (a header name).
-func isToken(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 || !tokenByte[c] {
-			return false
-		}
-	}
-	return true
-}
-
-var tokenByte = func() (t [128]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
-
-// validValue is textproto's rule for a header value's bytes: no control
-// byte but tab.
-func validValue(b []byte) bool {
-	for _, c := range b {
-		if (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func trimOWSBytes(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// asciiEqualFold compares b with lower, an ASCII lower-case name.
-func asciiEqualFold(b []byte, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// hasToken reports whether the comma-separated list v holds token tok
-// (ASCII case-insensitive), as httpguts.HeaderValuesContainsToken.
-func hasToken(v []byte, tok string) bool {
-	for len(v) > 0 {
-		var part []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			part, v = v[:i], v[i+1:]
-		} else {
-			part, v = v, nil
-		}
-		if asciiEqualFold(trimOWSBytes(part), tok) {
-			return true
-		}
-	}
-	return false
 }
 
 // h1Body reads a response body of known length from the connection's

@@ -3,6 +3,8 @@ package load
 import (
 	"strconv"
 	"strings"
+
+	"github.com/middlebench/middlebench/internal/h1"
 )
 
 // serverQueueTiming is the Server-Timing entry read into server_queue: the
@@ -62,12 +64,12 @@ func cutUnquoted(s string, sep byte) (before, after string) {
 
 // splitToken returns the entry's metric name (trimmed) and what follows it.
 func splitToken(entry string) (string, string) {
-	entry = trimOWS(entry)
+	entry = h1.TrimOWS(entry)
 	i := strings.IndexByte(entry, ';')
 	if i < 0 {
 		return entry, ""
 	}
-	return trimOWS(entry[:i]), entry[i+1:]
+	return h1.TrimOWS(entry[:i]), entry[i+1:]
 }
 
 // durParam scans ";"-separated params for the first dur (case-insensitive).
@@ -76,13 +78,13 @@ func durParam(params string) (float64, bool) {
 		var p string
 		p, params = cutUnquoted(params, ';')
 		k, v, hasValue := strings.Cut(p, "=")
-		if !strings.EqualFold(trimOWS(k), "dur") {
+		if !h1.EqualFold(h1.TrimOWS(k), "dur") {
 			continue
 		}
 		if !hasValue {
 			return 0, false // "dur" without a value: the entry has no duration
 		}
-		v = trimOWS(v)
+		v = h1.TrimOWS(v)
 		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 			v = v[1 : len(v)-1]
 			if strings.IndexByte(v, '\\') >= 0 {
@@ -96,15 +98,4 @@ func durParam(params string) (float64, bool) {
 		return ms, true
 	}
 	return 0, false
-}
-
-// trimOWS trims HTTP's optional whitespace (spaces and tabs).
-func trimOWS(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
