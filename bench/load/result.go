@@ -98,12 +98,12 @@ func newResult(opts Options, scs []*scenarioRun, p plan, es engines, col *collec
 	stats := mergeStats(opts.TrendStats)
 	seconds := end.Sub(start).Seconds()
 	doc := &metrics.Document{
-		State:   metrics.State{TestRunDurationMs: float64(end.Sub(start)) / 1e6},
+		State:   metrics.State{TestRunDurationMs: timing.Millis(end.Sub(start))},
 		Options: metrics.Options{SummaryTrendStats: stats},
 		Run: &metrics.RunInfo{Tool: buildinfo.Tool(), Executor: res.Executor, URL: cfg.URL,
-			VUs: p.vus, MaxVUs: p.maxVUs, Rate: p.rate, DurationMs: float64(p.regular) / 1e6, Iterations: cfg.Iterations,
+			VUs: p.vus, MaxVUs: p.maxVUs, Rate: p.rate, DurationMs: timing.Millis(p.regular), Iterations: cfg.Iterations,
 			Start: start.Format(time.RFC3339Nano), Interrupted: aborted,
-			Scenario: res.Scenario, MaxDurationSkewMs: float64(tot.maxSkew) / 1e6},
+			Scenario: res.Scenario, MaxDurationSkewMs: timing.Millis(tot.maxSkew)},
 		GeneratorCPU: cpuBetween(cpu0, cpu1),
 		Statuses:     keyMap(tot.statuses),
 		Errors:       res.Errors,
@@ -116,7 +116,7 @@ func newResult(opts Options, scs []*scenarioRun, p plan, es engines, col *collec
 	prev := cpu0
 	for i, s := range p.steps {
 		a := col.steps[i]
-		st := metrics.Step{Name: s.name, StartMs: float64(s.start) / 1e6, EndMs: float64(s.end) / 1e6, VUs: s.vus, Rate: s.rate,
+		st := metrics.Step{Name: s.name, StartMs: timing.Millis(s.start), EndMs: timing.Millis(s.end), VUs: s.vus, Rate: s.rate,
 			Statuses: keyMap(a.statuses)}
 		st.Metrics, st.Histograms = renderAgg(a, col.subs, (s.end - s.start).Seconds(), stats, arrival, nil)
 		snap := stepCPU[i]
