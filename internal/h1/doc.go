@@ -8,10 +8,11 @@
 // It is not a server, a client or a message reader: it does no I/O, keeps
 // no state, imports nothing of net/http, and never allocates. Each
 // function takes bytes (or a string, where a caller holds one) and answers
-// with views into them. It is strict where RFC 9112 lets a recipient
-// choose: a bare LF or bare CR, obs-fold, a space before a field's colon,
-// a signed or listed Content-Length are refused (ok false), so that a
-// caller passes them to a full parser rather than guessing.
+// with views into them. It refuses (ok false) what the RFCs let a
+// recipient either accept or refuse — a bare LF, a bare CR, obs-fold, a
+// Content-Length list — as well as what they forbid, such as white space
+// before a field's colon or a signed Content-Length, so that a caller
+// passes such a message to a full parser rather than guess at it.
 //
 // One file per element of the grammar:
 //
