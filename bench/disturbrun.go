@@ -75,7 +75,7 @@ func (r *RunResult) stepsDisturbance() string {
 // short is the disturbance as "12 %" (others + stolen) or "—".
 func (d disturbance) short() string {
 	if !d.Known {
-		return "—"
+		return metrics.NoValue
 	}
 	return fmt.Sprintf("%.0f %%", d.Others+d.Stolen)
 }
@@ -83,7 +83,7 @@ func (d disturbance) short() string {
 // pair is the disturbance as "12 %, 0 %" (others, stolen) or "—".
 func (d disturbance) pair() string {
 	if !d.Known {
-		return "—"
+		return metrics.NoValue
 	}
 	return fmt.Sprintf("%.0f %%, %.0f %%", d.Others, d.Stolen)
 }

@@ -346,7 +346,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	b.WriteString("| exp | run | k6's summary export | k6's NDJSON stream | expectations on k6's results |\n|---|---|---|---|---|\n")
 	for _, x := range s.Experiments {
 		for _, kr := range x.K6 {
-			stream := "—"
+			stream := metrics.NoValue
 			if kr.Stream != nil {
 				stream = codesOrNone(kr.Stream.Codes())
 			}

@@ -113,7 +113,7 @@ func codesOrNone(codes []string) string {
 
 func pct(n, of int64) string {
 	if of == 0 {
-		return "-"
+		return metrics.NoValue
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
 }

@@ -128,7 +128,7 @@ func (x *ExperimentResult) verdict() string {
 // figure prints our value of an article figure.
 func (x *ExperimentResult) figure(f Figure) string {
 	if f.Run == "" {
-		return "—"
+		return metrics.NoValue
 	}
 	for _, r := range x.Runs {
 		if r.Spec.Name != f.Run {
@@ -300,7 +300,7 @@ func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
 			if steps[i].Rate > 0 {
 				target = fmt.Sprintf("%.0f/s", steps[i].Rate)
 			}
-			cpu := "-"
+			cpu := metrics.NoValue
 			if c := steps[i].GeneratorCPU; c != nil {
 				cpu = fmt.Sprintf("%.0f %%", c.Percent)
 			}
@@ -335,11 +335,11 @@ func writeStages(b *bytes.Buffer, x *ExperimentResult) {
 				for _, k := range sortedKeys(st.Rejected) {
 					rejected = append(rejected, fmt.Sprintf("%d×%s", st.Rejected[k], k))
 				}
-				delay := "-"
+				delay := metrics.NoValue
 				if st.Delay["count"] > 0 {
 					delay = metrics.FormatMs(st.Delay["avg"]) + " / " + metrics.FormatMs(st.Delay["p(95)"])
 				}
-				queued := "-"
+				queued := metrics.NoValue
 				if st.Queued["count"] > 0 {
 					queued = metrics.FormatMs(st.Queued["avg"])
 				}
@@ -413,7 +413,7 @@ func mdEscape(s string) string {
 
 func orDash(s string) string {
 	if s == "" {
-		return "-"
+		return metrics.NoValue
 	}
 	return s
 }

@@ -57,14 +57,18 @@ func HumanizeDuration(ms float64, unit string) string {
 	return strconv.FormatInt(rem, 10) + "h" + s
 }
 
+// NoValue stands where the input has no figure: never a 0 that was not
+// measured.
+const NoValue = "—"
+
 // FormatMs prints a time in ms as HumanizeDuration does, with a minus
-// sign (−) before a negative time and "-" for no value (NaN): the report
+// sign (−) before a negative time and NoValue for no value (NaN): the report
 // shows no time outside the server when fast rejections would make it
 // negative (E5).
 func FormatMs(ms float64) string {
 	switch {
 	case math.IsNaN(ms):
-		return "-"
+		return NoValue
 	case ms < 0:
 		return "−" + HumanizeDuration(-ms, "")
 	}

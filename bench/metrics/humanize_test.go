@@ -43,7 +43,7 @@ func TestFormatMs(t *testing.T) {
 	for _, tt := range []struct {
 		ms   float64
 		want string
-	}{{1.5, "1.5ms"}, {-1.5, "−1.5ms"}, {0.0265, "26.5µs"}, {math.NaN(), "-"}} {
+	}{{1.5, "1.5ms"}, {-1.5, "−1.5ms"}, {0.0265, "26.5µs"}, {math.NaN(), "—"}} {
 		if got := FormatMs(tt.ms); got != tt.want {
 			t.Errorf("FormatMs(%v) = %q, want %q", tt.ms, got, tt.want)
 		}

@@ -354,7 +354,7 @@ func stepLines(d *Document, o SummaryOptions) []string {
 			target = fixedNoTrailingZeros(s.Rate, 2) + "/s"
 		}
 		val := func(metric, stat string) float64 { return s.Metrics[metric].Values[stat] }
-		cpu := "-"
+		cpu := NoValue
 		if s.GeneratorCPU != nil {
 			cpu = fmt.Sprintf("%.1f%%", s.GeneratorCPU.Percent)
 		}
