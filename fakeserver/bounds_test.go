@@ -96,7 +96,8 @@ func TestWorkStopsWhenTheClientLeaves(t *testing.T) {
 
 // TestShutdownStopsWorkAfterItsGrace: Shutdown waits for requests in
 // flight until its context ends, then stops their work: a ?cpu=5s does
-// not outlive a 200 ms grace by more than 100 ms.
+// not outlive a 200 ms grace by more than 100 ms, and is counted before
+// Shutdown returns.
 func TestShutdownStopsWorkAfterItsGrace(t *testing.T) {
 	srv, err := Start(context.Background(), Config{})
 	if err != nil {
@@ -113,6 +114,11 @@ func TestShutdownStopsWorkAfterItsGrace(t *testing.T) {
 	t0 := time.Now()
 	_ = srv.Shutdown(ctx)
 	returned := time.Since(t0)
+	// What the server says once Shutdown has returned (the summary printed
+	// after it) counts the stopped request, as a client that got no answer.
+	if v := srv.Stats(); v.InFlight != 0 || v.Statuses["499"] != 1 {
+		t.Errorf("right after Shutdown: %d in flight, statuses %v, want 0 and the stopped request as 499", v.InFlight, v.Statuses)
+	}
 	idle := waitIdle(t, srv, 5*time.Second) + returned
 	t.Logf("Shutdown returned after %v; the work ended after %v", returned, idle)
 	if idle > 300*time.Millisecond {

@@ -188,12 +188,28 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			_ = s.adminSrv.Close()
 		}
 		<-s.done
+		s.awaitStopped(stoppedBound)
 		s.sleeper.Close()
 		if err == nil && !errors.Is(s.serveErr, http.ErrServerClosed) {
 			err = s.serveErr
 		}
 	})
 	return err
+}
+
+// stoppedBound: how long Shutdown waits, once their work is stopped, for
+// the requests still in flight to record themselves (a stopped burn or
+// wait ends within microseconds; the bound keeps a wedged handler from
+// holding the exit).
+const stoppedBound = time.Second
+
+// awaitStopped waits until no request is in flight or the bound passes,
+// so that the view read after Shutdown counts every request it stopped.
+func (s *Server) awaitStopped(bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	for s.stats.inFlight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // Close shuts down gracefully, giving requests in flight 10 seconds.
