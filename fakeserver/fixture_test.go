@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -95,8 +96,28 @@ func assertWithin(t testing.TB, name string, got, lo, hi float64) {
 // a handler records after its last write, which a client may see first.
 func waitRequests(t testing.TB, srv *Server, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for srv.Stats().Requests < n && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	waitFor(t, 5*time.Second, func() string {
+		if got := srv.Stats().Requests; got < n {
+			return fmt.Sprintf("%d requests recorded, want %d", got, n)
+		}
+		return ""
+	})
+}
+
+// waitFor polls until pending says nothing is left to wait for (returns ""),
+// failing the test with pending's last word once limit has passed. The
+// server's counters have no event to wait on, hence the poll.
+func waitFor(t testing.TB, limit time.Duration, pending func() string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		left := pending()
+		if left == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", limit, left)
+		}
+		time.Sleep(100 * time.Microsecond)
 	}
 }

@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -100,9 +101,12 @@ func TestWorkerPoolQueues(t *testing.T) {
 		}()
 	}
 	for wave := range 3 {
-		for srv.queued.Load() != int64(4-2*wave) || !fc.WaitPending(2, time.Millisecond) {
-			time.Sleep(100 * time.Microsecond) // polls the queue: it has no event to wait on
-		}
+		waitFor(t, 10*time.Second, func() string {
+			if q, want := srv.queued.Load(), int64(4-2*wave); q != want || !fc.WaitPending(2, time.Millisecond) {
+				return fmt.Sprintf("wave %d: %d queued, want %d, and two workers waiting on the clock", wave, q, want)
+			}
+			return ""
+		})
 		fc.Advance(100 * time.Millisecond)
 	}
 	wg.Wait()
