@@ -49,6 +49,46 @@ func get(t testing.TB, c *http.Client, url string, header ...string) (*http.Resp
 	return resp, body
 }
 
+// fetched is a GET made off the test's goroutine, which may not call
+// t.Fatal: its answer, or the error that ended it.
+type fetched struct {
+	resp *http.Response
+	body []byte
+	err  error
+}
+
+// getAsync GETs url on a goroutine of its own; await takes the answer.
+func getAsync(url string) <-chan fetched {
+	ch := make(chan fetched, 1)
+	go func() {
+		resp, err := http.Get(url)
+		if err != nil {
+			ch <- fetched{err: err}
+			return
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ch <- fetched{resp, body, err}
+	}()
+	return ch
+}
+
+// await returns getAsync's answer, failing the test on an error or when
+// none came within limit.
+func await(t testing.TB, ch <-chan fetched, limit time.Duration) (*http.Response, []byte) {
+	t.Helper()
+	select {
+	case f := <-ch:
+		if f.err != nil {
+			t.Fatalf("GET: %v", f.err)
+		}
+		return f.resp, f.body
+	case <-time.After(limit):
+		t.Fatalf("no answer within %v", limit)
+		return nil, nil
+	}
+}
+
 // serverTimingEntry follows the W3C grammar: a token name, then
 // ;param=value pairs where value is a token or a quoted string.
 var serverTimingEntry = regexp.MustCompile(`^[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+(\s*;\s*[!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+\s*=\s*([!#$%&'*+\-.^_` + "`" + `|~0-9A-Za-z]+|"[^"]*"))*$`)
