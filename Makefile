@@ -19,12 +19,12 @@ quick: build
 # test: the whole suite with the race detector. Packages run one at a time
 # (-p 1): many tests measure delays and byte rates, and on a 2-core machine
 # one package's load would skew another's measurements.
-# The stream goes through scripts/testreport: a line per package, the output of
+# The stream goes through internal/cmd/testreport: a line per package, the output of
 # every failed test, each skipped test with its reason (those that need k6 or
 # Chromium skip without them), and "N passed, N failed, N skipped".
 test:
 	$(GO) vet ./...
-	bash -o pipefail -c '$(GO) test -race -p 1 -timeout 25m -json ./... | $(GO) run ./scripts/testreport'
+	bash -o pipefail -c '$(GO) test -race -p 1 -timeout 25m -json ./... | $(GO) run ./internal/cmd/testreport'
 
 # bench: Go benchmarks of the hot paths, then each peer comparison
 # (scripts/bench-*.sh: same origin, same connections, one run, ratios printed).

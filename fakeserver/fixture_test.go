@@ -2,6 +2,7 @@ package fakeserver
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -46,6 +47,46 @@ func get(t testing.TB, c *http.Client, url string, header ...string) (*http.Resp
 		t.Fatal(err)
 	}
 	return resp, body
+}
+
+// fetched is a GET made off the test's goroutine, which may not call
+// t.Fatal: its answer, or the error that ended it.
+type fetched struct {
+	resp *http.Response
+	body []byte
+	err  error
+}
+
+// getAsync GETs url on a goroutine of its own; await takes the answer.
+func getAsync(url string) <-chan fetched {
+	ch := make(chan fetched, 1)
+	go func() {
+		resp, err := http.Get(url)
+		if err != nil {
+			ch <- fetched{err: err}
+			return
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ch <- fetched{resp, body, err}
+	}()
+	return ch
+}
+
+// await returns getAsync's answer, failing the test on an error or when
+// none came within limit.
+func await(t testing.TB, ch <-chan fetched, limit time.Duration) (*http.Response, []byte) {
+	t.Helper()
+	select {
+	case f := <-ch:
+		if f.err != nil {
+			t.Fatalf("GET: %v", f.err)
+		}
+		return f.resp, f.body
+	case <-time.After(limit):
+		t.Fatalf("no answer within %v", limit)
+		return nil, nil
+	}
 }
 
 // serverTimingEntry follows the W3C grammar: a token name, then
@@ -95,8 +136,28 @@ func assertWithin(t testing.TB, name string, got, lo, hi float64) {
 // a handler records after its last write, which a client may see first.
 func waitRequests(t testing.TB, srv *Server, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for srv.Stats().Requests < n && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	waitFor(t, 5*time.Second, func() string {
+		if got := srv.Stats().Requests; got < n {
+			return fmt.Sprintf("%d requests recorded, want %d", got, n)
+		}
+		return ""
+	})
+}
+
+// waitFor polls until pending says nothing is left to wait for (returns ""),
+// failing the test with pending's last word once limit has passed. The
+// server's counters have no event to wait on, hence the poll.
+func waitFor(t testing.TB, limit time.Duration, pending func() string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		left := pending()
+		if left == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s", limit, left)
+		}
+		time.Sleep(100 * time.Microsecond)
 	}
 }

@@ -1,6 +1,7 @@
 package fakeserver
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -23,9 +24,12 @@ func TestSlowlorisDoesNotSlowOthers(t *testing.T) {
 		base, nBase := hostiletest.P99(t, c, url, 2500*time.Millisecond)
 		accepted := srv.conns.Load()
 		stop := hostiletest.Slowloris(t, srv.Addr().String(), 1000, time.Second)
-		for srv.conns.Load() < accepted+1000 {
-			time.Sleep(time.Millisecond)
-		}
+		waitFor(t, 30*time.Second, func() string {
+			if n := srv.conns.Load() - accepted; n < 1000 {
+				return fmt.Sprintf("%d of 1,000 slowloris connections accepted", n)
+			}
+			return ""
+		})
 		loaded, nLoaded := hostiletest.P99(t, c, url, 2500*time.Millisecond)
 		stop()
 		t.Logf("p99 %v alone (%d requests), %v beside 1,000 slowloris connections (%d requests)", base, nBase, loaded, nLoaded)

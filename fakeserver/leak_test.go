@@ -77,9 +77,12 @@ func TestNoLeaksOnCancelAndError(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	for srv.Stats().InFlight == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, 10*time.Second, func() string {
+		if srv.Stats().InFlight == 0 {
+			return "the request is not in flight"
+		}
+		return ""
+	})
 	cancel()
 	<-srv.done // Serve returned: the context's close has begun
 	_ = srv.Shutdown(context.Background())

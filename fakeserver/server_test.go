@@ -2,11 +2,11 @@ package fakeserver
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -85,27 +85,25 @@ func TestServerTimingMatchesStats(t *testing.T) {
 // wave, the times are exact.
 func TestWorkerPoolQueues(t *testing.T) {
 	srv, fc := fakeClockServer(t, Config{Workers: 2, Work: units.Fixed(100 * time.Millisecond)})
-	var mu sync.Mutex
-	var queues, apps []float64
-	var wg sync.WaitGroup
+	var answers []<-chan fetched
 	for range 6 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, _ := get(t, nil, srv.URL()+"/")
-			st := parseServerTiming(t, resp.Header)
-			mu.Lock()
-			queues, apps = append(queues, st["queue"]), append(apps, st["app"])
-			mu.Unlock()
-		}()
+		answers = append(answers, getAsync(srv.URL()+"/"))
 	}
 	for wave := range 3 {
-		for srv.queued.Load() != int64(4-2*wave) || !fc.WaitPending(2, time.Millisecond) {
-			time.Sleep(100 * time.Microsecond) // polls the queue: it has no event to wait on
-		}
+		waitFor(t, 10*time.Second, func() string {
+			if q, want := srv.queued.Load(), int64(4-2*wave); q != want || !fc.WaitPending(2, time.Millisecond) {
+				return fmt.Sprintf("wave %d: %d queued, want %d, and two workers waiting on the clock", wave, q, want)
+			}
+			return ""
+		})
 		fc.Advance(100 * time.Millisecond)
 	}
-	wg.Wait()
+	var queues, apps []float64
+	for _, a := range answers {
+		resp, _ := await(t, a, 10*time.Second)
+		st := parseServerTiming(t, resp.Header)
+		queues, apps = append(queues, st["queue"]), append(apps, st["app"])
+	}
 	slices.Sort(queues)
 	if want := []float64{0, 0, 100, 100, 200, 200}; !slices.Equal(queues, want) {
 		t.Errorf("queue ms %v, want %v", queues, want)
@@ -126,12 +124,9 @@ func TestWorkerPoolQueues(t *testing.T) {
 // the first's work does not end before the third arrives.
 func TestMaxQueueAnswers503(t *testing.T) {
 	srv, fc := fakeClockServer(t, Config{Workers: 1, MaxQueue: 1, Work: units.Fixed(150 * time.Millisecond)})
-	codes := make(chan int, 3)
+	codes := make(chan fetched, 3)
 	send := func() {
-		go func() {
-			resp, _ := get(t, nil, srv.URL()+"/")
-			codes <- resp.StatusCode
-		}()
+		go func() { codes <- <-getAsync(srv.URL() + "/") }()
 	}
 	send()
 	if !fc.WaitPending(1, 5*time.Second) {
@@ -147,8 +142,11 @@ func TestMaxQueueAnswers503(t *testing.T) {
 	var got []int
 	for len(got) < 3 {
 		select {
-		case c := <-codes:
-			got = append(got, c)
+		case f := <-codes:
+			if f.err != nil {
+				t.Fatalf("statuses %v, then GET: %v", got, f.err)
+			}
+			got = append(got, f.resp.StatusCode)
 		case <-time.After(5 * time.Second):
 			t.Fatalf("statuses %v after 5 s, want 3", got)
 		}
@@ -321,17 +319,13 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan int)
-	go func() {
-		resp, body := get(t, nil, srv.URL()+"/")
-		done <- resp.StatusCode*10 + len(body)
-	}()
+	answer := getAsync(srv.URL() + "/")
 	waitBusy(t, srv, 1)
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-done; got != 2003 {
-		t.Fatalf("in-flight request ended with %d, want 200 and 3 bytes", got)
+	if resp, body := await(t, answer, 10*time.Second); resp.StatusCode != 200 || len(body) != 3 {
+		t.Fatalf("in-flight request ended with %d and %d bytes, want 200 and 3", resp.StatusCode, len(body))
 	}
 	if _, err := http.Get(srv.URL() + "/"); err == nil {
 		t.Fatal("server still accepts after Close")

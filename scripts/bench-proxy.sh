@@ -13,7 +13,7 @@
 #   throughput   hey -z DURATION -c CONNS, requests/s; and wrk -t1 -c CONNS,
 #                whose CPU per request is a fraction of hey's; each with
 #                the generator's own CPU share
-#   latency      scripts/hoplat: LAT_REQUESTS round trips at one keep-alive
+#   latency      internal/cmd/hoplat: LAT_REQUESTS round trips at one keep-alive
 #                connection per target, the targets interleaved request by
 #                request (order rotated each time), so every target meets the
 #                same moments of the machine: what each box adds to the
@@ -102,7 +102,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$BIN" ./cmd/middlebench # always: a stale binary would measure old code
-go build -o "$PEERS/hoplat" ./scripts/hoplat
+go build -o "$PEERS/hoplat" ./internal/cmd/hoplat
 HEY=${HEY:-$(command -v hey || true)}
 if [ -z "$HEY" ]; then
 	[ -x "$PEERS/hey" ] || GOBIN=$PEERS go install "github.com/rakyll/hey@$HEY_VERSION"

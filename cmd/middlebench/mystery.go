@@ -11,7 +11,7 @@ import (
 
 	"github.com/middlebench/middlebench/dashboard"
 	"github.com/middlebench/middlebench/internal/atomicfile"
-	"github.com/middlebench/middlebench/teach/mystery"
+	"github.com/middlebench/middlebench/mystery"
 	"github.com/spf13/cobra"
 )
 

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/teach/mystery"
+	"github.com/middlebench/middlebench/mystery"
 )
 
 // A class of thirty against one keyed mystery: each student sends a few

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/teach/mystery"
+	"github.com/middlebench/middlebench/mystery"
 )
 
 // binDir holds the binary builtBinary built; TestMain removes it.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/teach/mystery"
+	"github.com/middlebench/middlebench/mystery"
 )
 
 // printedCommand finds the line of the first screen that runs `middlebench

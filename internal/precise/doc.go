@@ -1,10 +1,9 @@
 // Package precise sleeps to within tens of microseconds.
 //
 // Go's timers on Linux wait in epoll with a millisecond timeout, so a
-// time.Sleep(50.3ms) wakes 0.3–1.1 ms late (measured on this project's
-// 2-core machine: p50 +0.67 ms, max +1.12 ms). A 450 ms inspection delay must
-// be 450 ms ± 1 ms, so delays that are the point of an experiment wait on a
-// Sleeper instead: one timerfd (an hrtimer armed for the next deadline,
+// time.Sleep can wake up to about a millisecond late. A 450 ms inspection
+// delay must be 450 ms ± 1 ms, so delays that are the point of an
+// experiment wait on a Sleeper instead: one timerfd (an hrtimer armed for the next deadline,
 // with nanosecond resolution) that a goroutine reads through the runtime's
 // poller, and that wakes each sleeper at its deadline. Each sleep also
 // sets the runtime's timer for its deadline, which goes first when every P

@@ -107,9 +107,9 @@ mbserver() {
 	STATS=$P_SERVER
 }
 
-# origin ARGS...: the zoo's Go origin (scripts/zoo/origin) on P_ORIGIN.
+# origin ARGS...: the zoo's Go origin (internal/cmd/zoo-origin) on P_ORIGIN.
 origin() {
-	bg origin "go run ./scripts/zoo/origin -listen 127.0.0.1:$P_ORIGIN $*" \
+	bg origin "go run ./internal/cmd/zoo-origin -listen 127.0.0.1:$P_ORIGIN $*" \
 		"$ORIGIN" -listen "127.0.0.1:$P_ORIGIN" "$@"
 	wait_port "$P_ORIGIN"
 }
@@ -353,7 +353,7 @@ main() {
 	done
 	mkdir -p "$WORK"
 	go build -o "$MB" ./cmd/middlebench
-	go build -o "$ORIGIN" ./scripts/zoo/origin
+	go build -o "$ORIGIN" ./internal/cmd/zoo-origin
 	tls_cert
 	local cases=("$@")
 	[[ ${#cases[@]} -gt 0 ]] || mapfile -t cases < <(main --list)

@@ -391,7 +391,7 @@ case_kernel_backlog_open() {
 	cleanups+=("ip netns del $ns")
 	ip -n "$ns" link set lo up
 	setup+=("ip netns add $ns; ip -n $ns link set lo up (k6 and the origin inside it)")
-	bg origin "ip netns exec $ns go run ./scripts/zoo/origin -listen 127.0.0.1:$P_ORIGIN -mode ok -work 10ms -backlog 4 -accept-every 25ms" \
+	bg origin "ip netns exec $ns go run ./internal/cmd/zoo-origin -listen 127.0.0.1:$P_ORIGIN -mode ok -work 10ms -backlog 4 -accept-every 25ms" \
 		ip netns exec "$ns" "$ORIGIN" -listen "127.0.0.1:$P_ORIGIN" -mode ok -work 10ms -backlog 4 -accept-every 25ms
 	local _
 	for _ in $(seq 1 100); do

@@ -1,4 +1,4 @@
-# The zoo's plain Go origin (scripts/zoo/origin): transport failures, an unreported worker pool, an accept queue.
+# The zoo's plain Go origin (internal/cmd/zoo-origin): transport failures, an unreported worker pool, an accept queue.
 # shellcheck shell=bash disable=SC2034
 
 case_origin_reset() {

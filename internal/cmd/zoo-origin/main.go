@@ -1,6 +1,6 @@
 //go:build linux
 
-// Command origin is the zoo's plain Go origin (scripts/zoo/gen.sh): an
+// Command zoo-origin is the zoo's plain Go origin (scripts/zoo/gen.sh): an
 // upstream that is not middlebench's fake server, to make real k6 runs of
 // what the fake server cannot do.
 //

@@ -5,7 +5,7 @@
 // machine, so the difference of two targets' percentiles is the hops', not
 // the difference of two moments. The first target is the baseline.
 //
-//	go run ./scripts/hoplat -n 20000 direct=127.0.0.1:8080 box=127.0.0.1:8081
+//	go run ./internal/cmd/hoplat -n 20000 direct=127.0.0.1:8080 box=127.0.0.1:8081
 //
 // prints, per target, "name p50 p99 p999" in µs of the whole round trip
 // (write of the request to the last byte of the response), and the same

@@ -1,0 +1,30 @@
+// Package bench is the harness behind `middlebench bench` and `run`: it
+// replays the experiments of experiments/*.yaml — the fake server, the
+// path's boxes (and wire), the load engine and, when there is one, real k6
+// with a script generated from the same YAML — checks what each run must
+// show and writes RESULTS.md.
+//
+// The package is four things, each in its own files:
+//
+//   - the experiment file and its expectations: spec.go (Experiment,
+//     RunSpec), vars.go (${name}), expect.go and expr.go (bands and their
+//     arithmetic), lookup.go (a metric reference of a run), derived.go
+//     (figures computed apart from the devices, such as a fixed window's
+//     passes), verdict.go (PASS, FAIL, not measured);
+//   - running: runner.go (Runner, RunResult), attempts.go, target.go,
+//     served.go and serve.go (a run's server and path for another
+//     generator), child.go and generators.go (generators: N child
+//     processes), wire.go, pin_*.go, arrivals.go, progress.go, and the
+//     disturbance a shared machine adds (disturb*.go, loadmeter.go,
+//     runcpu.go, cpushare_*.go);
+//   - the replay with real k6 and its fidelity: k6script.go and
+//     k6options.go (the script from the YAML), k6command.go, k6run.go,
+//     k6steps.go, k6cpu.go, and fidelity*.go (k6 against the engine, phase
+//     by phase, re-measured when they disagree, and why);
+//   - results: all.go (Options, Summary: every experiment), print.go (the
+//     terminal), results.go, charts.go and machine.go (RESULTS.md and its
+//     charts).
+//
+// An experiment is one YAML file and no Go: see the README's "The
+// experiments".
+package bench
