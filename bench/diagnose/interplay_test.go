@@ -111,8 +111,7 @@ func TestRulesDoNotFireOnEachOthersSymptoms(t *testing.T) {
 				o.Failed, o.Statuses = 400, map[string]int64{"200": 780, "500": 400}
 				return o
 			},
-			want:  nil,
-			notes: "500: 400",
+			want: []string{CodeServerErrors},
 		},
 		{
 			name: "high waiting without the server's time is not called healthy",
