@@ -83,8 +83,6 @@
 //	upstream-failing       failures without an HTTP status (reset, EOF, protocol, cut body, timeout) or
 //	                       a proxy's 502/504 for its upstream; not a block
 //	tool-blocked           nearly all requests rejected fast with a 4xx, the server saw few (rule 9)
-//	server-errors          the server answered 500, 501 or 505–599 (its own errors, not a proxy's or a
-//	                       limiter's)
 //	rate-limited           429s or fast 503s, or a summary's fast failures (rule 8)
 //	generator-saturated    phases grow without the server's time; dropped iterations (rule 10)
 //	throughput-ceiling     throughput stops growing while latency climbs across steps (seed 002)
@@ -133,7 +131,6 @@
 //	upstream_failing: {share: 0.01, critical: 0.5, slower: 5ms}
 //	tool_blocked: {failed: 0.95, server_share: 0.05, fast: 10ms, min_requests: 10, blocking: 0.5,
 //	               fast_server: 0.25}
-//	server_errors: {share: 0.01, critical: 0.5}
 //	rate_limited: {share: 0.01, fast: 0.25, skipped: 0.8}
 //	generator_saturated: {cpu: 80, dropped: 0.01, diverge: 2, server_flat: 1.3, own_min: 1ms,
 //	                      own_share: 0.2, stall_median: 0.05, tail_median: 0.25, held: 0.9}
