@@ -3,7 +3,9 @@ package diagnose
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -106,6 +108,27 @@ func TestRuleThresholds(t *testing.T) {
 	}
 	if len(d.rules) != len(types) {
 		t.Errorf("DefaultConfig holds %d rules' thresholds, the table %d", len(d.rules), len(types))
+	}
+	// A rule that reads thresholds no row gives would read zeros.
+	names := map[string]bool{}
+	for ty := range types {
+		names[ty.Name()] = true
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := regexp.MustCompile(`thresholdsOf\[(\w+)\]`)
+	for _, fn := range files {
+		b, err := os.ReadFile(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range read.FindAllStringSubmatch(string(b), -1) {
+			if !names[m[1]] && m[1] != "T" {
+				t.Errorf("%s reads %s, which no row of the rules table gives", fn, m[1])
+			}
+		}
 	}
 }
 
