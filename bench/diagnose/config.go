@@ -37,9 +37,9 @@ type Config struct {
 	// before them.
 	ConnTails ConnTailsConfig `yaml:"connection_tails"`
 
-	// rules holds each rule's thresholds by code, of its row's defaults
-	// type; thresholdsOf reads them.
-	rules map[string]any
+	// rules holds each rule's thresholds, of its row's defaults type, at
+	// its row's index (nil: none); thresholdsOf reads them.
+	rules []any
 }
 
 // thresholdsOf returns the thresholds of type T in c: each rule's type is
@@ -100,12 +100,10 @@ func DefaultConfig() Config {
 		Evidence:    EvidenceConfig{ClockNoise: millis(1), ClockNoiseShare: 0.05, Served: 0.5, Repeat: 0.001},
 		Material:    MaterialConfig{Min: millis(1), Share: 0.05},
 		ConnTails:   ConnTailsConfig{Explained: 0.5, HostStall: 0.25},
-		rules:       map[string]any{},
+		rules:       make([]any, len(rules)),
 	}
 	for i := range rules {
-		if d := rules[i].defaults; d != nil {
-			c.rules[rules[i].code] = d
-		}
+		c.rules[i] = rules[i].defaults
 	}
 	return c
 }
@@ -161,37 +159,36 @@ func ParseConfig(b []byte) (Config, error) {
 	if len(root.Content) == 0 {
 		return c, nil
 	}
-	file, codes := c.file()
+	file, rows := c.file()
 	if err := strictyaml.Decode(&root, file.Addr().Interface()); err != nil {
 		return c, fmt.Errorf("rules config: %w", err)
 	}
 	c = file.Field(0).Interface().(Config)
-	c.rules = make(map[string]any, len(codes))
-	for i, code := range codes {
-		c.rules[code] = file.Field(i + 1).Interface()
+	c.rules = make([]any, len(rules))
+	for i, row := range rows {
+		c.rules[row] = file.Field(i + 1).Interface()
 	}
 	return c, nil
 }
 
 // file returns c in the shape of a config file, for strictyaml, which
 // reads a struct: the analyzer's fields inline, then a field per rule with
-// thresholds under its key (the codes, in that order). The rules' fields
-// are the table's, so the struct is built from it.
-func (c *Config) file() (reflect.Value, []string) {
+// thresholds under its key (the table's rows, in that order). The rules'
+// fields are the table's, so the struct is built from it.
+func (c *Config) file() (reflect.Value, []int) {
 	fields := []reflect.StructField{{Name: "Analyzer", Type: reflect.TypeFor[Config](), Tag: `yaml:",inline"`}}
-	var codes []string
-	for i := range rules {
-		code := rules[i].code
-		if t, ok := c.rules[code]; ok {
-			fields = append(fields, reflect.StructField{Name: "Rule" + strconv.Itoa(len(codes)), Type: reflect.TypeOf(t),
-				Tag: reflect.StructTag(`yaml:"` + yamlKey(code) + `"`)})
-			codes = append(codes, code)
+	var rows []int
+	for i, t := range c.rules {
+		if t != nil {
+			fields = append(fields, reflect.StructField{Name: "Rule" + strconv.Itoa(i), Type: reflect.TypeOf(t),
+				Tag: reflect.StructTag(`yaml:"` + yamlKey(rules[i].code) + `"`)})
+			rows = append(rows, i)
 		}
 	}
 	v := reflect.New(reflect.StructOf(fields)).Elem()
 	v.Field(0).Set(reflect.ValueOf(*c))
-	for i, code := range codes {
-		v.Field(i + 1).Set(reflect.ValueOf(c.rules[code]))
+	for i, row := range rows {
+		v.Field(i + 1).Set(reflect.ValueOf(c.rules[row]))
 	}
-	return v, codes
+	return v, rows
 }

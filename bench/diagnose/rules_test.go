@@ -102,12 +102,12 @@ func TestRuleThresholds(t *testing.T) {
 				t.Errorf("%s: field %s needs to be exported with a yaml tag", r.code, f.Name)
 			}
 		}
-		if !reflect.DeepEqual(d.rules[r.code], r.defaults) {
-			t.Errorf("%s: DefaultConfig holds %+v, want the row's %+v", r.code, d.rules[r.code], r.defaults)
+		if !reflect.DeepEqual(d.rules[i], r.defaults) {
+			t.Errorf("%s: DefaultConfig holds %+v, want the row's %+v", r.code, d.rules[i], r.defaults)
 		}
 	}
-	if len(d.rules) != len(types) {
-		t.Errorf("DefaultConfig holds %d rules' thresholds, the table %d", len(d.rules), len(types))
+	if len(d.rules) != len(rules) {
+		t.Errorf("DefaultConfig holds %d rules' thresholds, the table %d rows", len(d.rules), len(rules))
 	}
 	// A rule that reads thresholds no row gives would read zeros.
 	names := map[string]bool{}
