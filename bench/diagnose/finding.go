@@ -25,6 +25,19 @@ func Codes() []string {
 	return append([]string{CodeHealthy}, out...)
 }
 
+// CodeDoc is a code and its line of doc.
+type CodeDoc struct{ Code, Doc string }
+
+// CodeDocs returns every code with its doc line: healthy, then the rules'
+// in the order they run (their rows in rules.go).
+func CodeDocs() []CodeDoc {
+	out := []CodeDoc{{CodeHealthy, "nothing stands out"}}
+	for i := range rules {
+		out = append(out, CodeDoc{rules[i].code, rules[i].doc})
+	}
+	return out
+}
+
 // Severity says how much a finding matters to the run's numbers.
 type Severity string
 

@@ -16,8 +16,6 @@ import (
 // table's: TestDocListsEveryCode checks them, and with -update rewrites
 // them from the table (a new rule's row is all it takes).
 
-const healthyDoc = "nothing stands out"
-
 // defaultsHead is the line of doc.go before its defaults.
 const defaultsHead = "their line). The defaults:\n//\n"
 
@@ -163,17 +161,13 @@ func rewriteDoc(src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	codes := [][2]string{{CodeHealthy, healthyDoc}}
-	for i := range rules {
-		codes = append(codes, [2]string{rules[i].code, rules[i].doc})
-	}
 	width := 0
-	for _, c := range codes {
-		width = max(width, utf8.RuneCountInString(c[0])+1)
+	for _, c := range CodeDocs() {
+		width = max(width, utf8.RuneCountInString(c.Code)+1)
 	}
 	var list strings.Builder
-	for _, c := range codes {
-		writeWrapped(&list, fmt.Sprintf("%-*s", width, c[0]), strings.Fields(c[1]), " ")
+	for _, c := range CodeDocs() {
+		writeWrapped(&list, fmt.Sprintf("%-*s", width, c.Code), strings.Fields(c.Doc), " ")
 	}
 	src = src[:start] + list.String() + src[end:]
 
