@@ -205,23 +205,32 @@ func merge(m map[string]*Finding, fd *Finding, step string) {
 	old.Steps = steps
 }
 
+// concern is a note the report writes when no finding answers it (the
+// rows' answers).
+type concern int
+
+const (
+	concernUnsplitWaiting concern = iota + 1 // high waiting without the server's time to split it
+	concernServerQueue                       // a server queue no finding places
+	concernFailures                          // failures of no known kind
+)
+
 // concerns notes what no rule explains but a reader should not call
 // healthy: high waiting without the server's time to split it, a server
 // queue no finding places, failures of no known kind, failed thresholds.
 // It reports whether any was found.
 func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 	found := false
-	explained := func(codes ...string) bool {
-		for _, c := range codes {
-			if merged[c] != nil {
+	answered := func(c concern) bool {
+		for code := range merged {
+			if slices.Contains(specOf(code).answers, c) {
 				return true
 			}
 		}
 		return false
 	}
 	wait := f.served.Waiting.Tail()
-	if !f.hasServer && wait >= timing.Millis(f.cfg.ServerSlow.Slow) &&
-		!explained(CodeClosedModelBacklog, CodeGeneratorSaturated, CodeUploadLimited, CodeToolBlocked, CodeThroughputCeiling, CodeDownloadLimited) {
+	if !f.hasServer && wait >= timing.Millis(thresholdsOf[serverSlowThresholds](f.cfg).Slow) && !answered(concernUnsplitWaiting) {
 		r.Notes = append(r.Notes, fmt.Sprintf("waiting p95 is %s and the file has no server time: give the server's own time "+
 			"(--server-avg/--server-p95 from the APM, --server-stats, or a Server-Timing trend) to tell the server (rule 5) from the path (rule 6)", metrics.FormatMs(wait)))
 		found = true
@@ -231,7 +240,7 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 	// its loads, so no rule may hold over the whole run (seed 003's closed
 	// sweep: p95 2 s, 733 ms in the queue, Little's law not holding for the
 	// mixed VUs): that is not healthy.
-	if f.hasServer && f.queue.Avg >= f.floor && !explained(CodeClosedModelBacklog, CodeServerSlow, CodeThroughputCeiling, CodeToolBlocked) {
+	if f.hasServer && f.queue.Avg >= f.floor && !answered(concernServerQueue) {
 		r.Notes = append(r.Notes, fmt.Sprintf("the server's queue averages %s (p95 %s) of the %s waiting and no finding explains it: "+
 			"requests waited for a worker. A summary mixes the run's loads; analyse k6's NDJSON (--out json) per step, "+
 			"with --executor, to see at which load the queue builds and why", metrics.FormatMs(f.queue.Avg), metrics.FormatMs(f.queue.Tail()), metrics.FormatMs(f.served.Waiting.Avg)))
@@ -242,7 +251,7 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 		r.Notes = append(r.Notes, "the file holds no requests: nothing to judge")
 		found = true
 	}
-	if fs := share(float64(w.Failed), float64(w.Requests)); fs >= float64(f.cfg.RateLimited.Share) && !explained(CodeRateLimited, CodeToolBlocked, CodeUpstreamFailing) {
+	if fs := share(float64(w.Failed), float64(w.Requests)); fs >= float64(thresholdsOf[rateLimitedThresholds](f.cfg).Share) && !answered(concernFailures) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d of %d requests failed (%s)%s: read the failures before the timings", w.Failed, w.Requests, pct(fs), statusList(w.Statuses)))
 		found = true
 	}

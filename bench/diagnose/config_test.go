@@ -3,6 +3,7 @@ package diagnose
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,15 +27,21 @@ upload_limited:
 		t.Fatal(err)
 	}
 	d := DefaultConfig()
-	if c.Floor.D() != 5*time.Millisecond || c.ServerSlow.Slow.D() != 500*time.Millisecond || c.PathLatency.Share != 0.5 ||
-		c.Generator.CPU != 90 || c.Upload.Body != units.MiB {
+	if c.Floor.D() != 5*time.Millisecond || thresholdsOf[serverSlowThresholds](&c).Slow.D() != 500*time.Millisecond ||
+		thresholdsOf[pathLatencyThresholds](&c).Share != 0.5 || thresholdsOf[generatorThresholds](&c).CPU != 90 ||
+		thresholdsOf[uploadThresholds](&c).Body != units.MiB {
 		t.Errorf("overrides not applied: %+v", c)
 	}
-	if c.ServerSlow.Share != d.ServerSlow.Share || c.TLS != d.TLS || c.Ceiling != d.Ceiling {
+	if thresholdsOf[serverSlowThresholds](&c).Share != thresholdsOf[serverSlowThresholds](&d).Share ||
+		thresholdsOf[tlsThresholds](&c) != thresholdsOf[tlsThresholds](&d) ||
+		thresholdsOf[ceilingThresholds](&c) != thresholdsOf[ceilingThresholds](&d) || c.MinRequests != d.MinRequests {
 		t.Errorf("fields left out must keep their defaults: %+v", c)
 	}
-	if c, err := ParseConfig(nil); err != nil || c != d {
+	if c, err := ParseConfig(nil); err != nil || !reflect.DeepEqual(c, d) {
 		t.Errorf("empty config: %v, %+v", err, c)
+	}
+	if !reflect.DeepEqual(DefaultConfig(), d) {
+		t.Error("ParseConfig changed the defaults")
 	}
 }
 
@@ -100,7 +107,7 @@ func TestDocListsTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("doc.go's defaults: %v\n%s", err, y.String())
 	}
-	if c != DefaultConfig() {
+	if !reflect.DeepEqual(c, DefaultConfig()) {
 		t.Errorf("doc.go's defaults differ from DefaultConfig:\n%+v\n%+v", c, DefaultConfig())
 	}
 }

@@ -142,10 +142,6 @@ func share(a, b float64) float64 {
 
 func (f *facts) has(code string) bool { return f.fired[code] != nil }
 
-// pastCeiling: the window is a step past the sweep's throughput ceiling
-// (or the whole run of such a sweep).
-func (f *facts) pastCeiling() bool { return f.sweeps[CodeThroughputCeiling] != nil }
-
 // bytesPer returns bytes per request of a counter.
 func (f *facts) bytesPer(n int64) float64 { return share(float64(n), float64(f.w.Requests)) }
 
@@ -160,7 +156,7 @@ func (f *facts) generatorLine() string {
 		cpu += fmt.Sprintf(" and other processes' %.0f %% of its CPUs", f.w.CPUOthers)
 	}
 	return fmt.Sprintf("rule out generator saturation first: generator CPU %s (keep it under %.0f %%), %d dropped iterations",
-		cpu, float64(f.cfg.Generator.CPU), f.w.Dropped)
+		cpu, float64(thresholdsOf[generatorThresholds](f.cfg).CPU), f.w.Dropped)
 }
 
 // fmtBytes prints a byte count in k6's decimal units (metrics.HumanizeBytes).

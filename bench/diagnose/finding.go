@@ -5,46 +5,38 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 )
 
-// The finding codes: part of the contract (experiments assert them), as
-// The package doc lists them.
-const (
-	CodeHealthy              = "healthy"
-	CodeServerSlow           = "server-slow"
-	CodePathLatency          = "path-latency"
-	CodeTLSHandshakeSlow     = "tls-handshake-slow"
-	CodeConnectSlow          = "connect-slow"
-	CodeConnectionWait       = "connection-wait"
-	CodeHiddenConnectionCost = "hidden-connection-cost"
-	CodeUploadLimited        = "upload-limited"
-	CodeDownloadLimited      = "download-limited"
-	CodeRateLimited          = "rate-limited"
-	CodeToolBlocked          = "tool-blocked"
-	CodeGeneratorSaturated   = "generator-saturated"
-	CodeClosedModelBacklog   = "closed-model-backlog"
-	CodeThroughputCeiling    = "throughput-ceiling"
-	// CodeUpstreamFailing: requests fail without an HTTP status (resets,
-	// EOFs, protocol errors, timeouts): the upstream or a device breaks
-	// connections; not a block, which answers fast with a 4xx.
-	CodeUpstreamFailing = "upstream-failing"
-	// CodeAcceptQueue: a listen backlog or an accept-rate limit with a new
-	// connection per request: the wait to be accepted lands in waiting
-	// (the kernel completed the handshake) and SYNs dropped past the
-	// backlog are retransmitted in connecting.
-	CodeAcceptQueue = "accept-queue"
-)
+// CodeHealthy: nothing stands out. Every other code is a rule's, named in
+// its file and its row of the rules table (rules.go); the codes are part
+// of the contract (experiments assert them), as the package doc lists them.
+const CodeHealthy = "healthy"
 
-// codes lists every code, in the package doc's order.
-var codes = [...]string{
-	CodeHealthy, CodeServerSlow, CodePathLatency, CodeTLSHandshakeSlow, CodeConnectSlow,
-	CodeConnectionWait, CodeHiddenConnectionCost, CodeUploadLimited, CodeDownloadLimited,
-	CodeRateLimited, CodeToolBlocked, CodeGeneratorSaturated, CodeClosedModelBacklog,
-	CodeThroughputCeiling, CodeUpstreamFailing, CodeAcceptQueue,
+// Codes returns every code: healthy, then the rules' in alphabetical order
+// (a fresh slice). Pick-lists show them in this order, which a new rule
+// does not reshuffle; the table's order is the order the rules run.
+func Codes() []string {
+	out := make([]string, 0, len(rules)+1)
+	for i := range rules {
+		out = append(out, rules[i].code)
+	}
+	slices.Sort(out)
+	return append([]string{CodeHealthy}, out...)
 }
 
-// Codes returns every code, in the package doc's order (a fresh slice).
-func Codes() []string { return append([]string(nil), codes[:]...) }
+// CodeDoc is a code and its line of doc.
+type CodeDoc struct{ Code, Doc string }
+
+// CodeDocs returns every code with its doc line: healthy, then the rules'
+// in the order they run (their rows in rules.go).
+func CodeDocs() []CodeDoc {
+	out := []CodeDoc{{CodeHealthy, "nothing stands out"}}
+	for i := range rules {
+		out = append(out, CodeDoc{rules[i].code, rules[i].doc})
+	}
+	return out
+}
 
 // Severity says how much a finding matters to the run's numbers.
 type Severity string

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden")
+var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden and doc.go's lists drawn from the rules table")
 
 // The rendered reports are compared with golden files; run with -update
 // after an intended change and read the diff.

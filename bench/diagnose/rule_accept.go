@@ -5,7 +5,22 @@ import (
 
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/units"
 )
+
+// CodeAcceptQueue: a listen backlog or an accept-rate limit with a new
+// connection per request: the wait to be accepted lands in waiting
+// (the kernel completed the handshake) and SYNs dropped past the
+// backlog are retransmitted in connecting.
+const CodeAcceptQueue = "accept-queue"
+
+// acceptThresholds: a listen backlog or an accept-rate limit.
+type acceptThresholds struct {
+	Share Ratio `yaml:"share"` // the time outside the server ≥ this share of waiting
+	// SynRetry is the kernel's initial SYN retransmission timeout (Linux:
+	// 1 s, RFC 6298): a connect that took it waited for room in a backlog.
+	SynRetry units.Duration `yaml:"syn_retry"`
+}
 
 // acceptQueue: a listen backlog or an accept-rate limit, with a new
 // connection per request. The kernel completes the handshake and queues
@@ -17,7 +32,7 @@ import (
 // a queue before accept looks like any delay on the path.
 func acceptQueue(f *facts) *Finding {
 	cn := f.all.Connecting
-	c := f.cfg.Accept
+	c := thresholdsOf[acceptThresholds](f.cfg)
 	if cn.Med <= 0 || cn.Peak() < timing.Millis(c.SynRetry)-f.floor || !f.hasServer {
 		return nil
 	}

@@ -6,7 +6,23 @@ import (
 
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/units"
 )
+
+// CodeClosedModelBacklog names seed 003's lesson: a closed model's queue.
+const CodeClosedModelBacklog = "closed-model-backlog"
+
+// backlogThresholds: seed 003's closed-model backlog.
+type backlogThresholds struct {
+	Little     Ratio `yaml:"little"`      // |latency − VUs/throughput| ≤ this share (Little's law holds)
+	Ratio      Ratio `yaml:"ratio"`       // latency ≥ this many times the unloaded latency
+	QueueShare Ratio `yaml:"queue_share"` // with the server's time: the queue (its own, and outside it) ≥ this share of latency
+	// Busy: the requests take at least this share of an iteration (else
+	// think time, not the queue, sets the loop's pace).
+	Busy Ratio `yaml:"busy"`
+	// Min: a queue shorter than this (or the floor) is no backlog.
+	Min units.Duration `yaml:"min"`
+}
 
 // closedModelBacklog is seed 003's lesson: with a closed model (N VUs, each
 // waiting for its response) driven past the system's capacity, latency is
@@ -19,7 +35,7 @@ import (
 // Where the queue is a phase another rule owns (receiving for a download
 // cap, sending for an upload), that rule names it instead.
 func closedModelBacklog(f *facts) *Finding {
-	w, c := f.w, f.cfg.Backlog
+	w, c := f.w, thresholdsOf[backlogThresholds](f.cfg)
 	if f.model == ModelOpen || f.vus < 2 || w.Seconds <= 0 {
 		return nil
 	}

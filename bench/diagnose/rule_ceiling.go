@@ -7,6 +7,27 @@ import (
 	"github.com/middlebench/middlebench/internal/timing"
 )
 
+// CodeThroughputCeiling names seed 002's lesson: throughput stops growing
+// while latency climbs.
+const CodeThroughputCeiling = "throughput-ceiling"
+
+// ceilingThresholds: seed 002's throughput ceiling.
+type ceilingThresholds struct {
+	Reach   Ratio `yaml:"reach"`   // a step within this share of the top TPS has reached the ceiling
+	Load    Ratio `yaml:"load"`    // a later step offered this much more load …
+	Growth  Ratio `yaml:"growth"`  // … but TPS grew less than this …
+	Latency Ratio `yaml:"latency"` // … while p95 grew at least this much
+	// Absorb: with arrival-rate steps, a later step served at most this
+	// share of the arrivals added since the ceiling step.
+	Absorb Ratio `yaml:"absorb"`
+	// Lag: or an arrival-rate step served this share less than it was
+	// offered (its queue grew while it ran).
+	Lag Ratio `yaml:"lag"`
+	// Flat: at one rate, the server's own p95 grew less than this over the
+	// run (else its work, not a queue, climbed).
+	Flat Ratio `yaml:"flat"`
+}
+
 // throughputCeiling is seed 002's "ceiling RPS": across the steps of a
 // sweep, throughput stops growing while latency climbs — more offered load
 // only queues. It names the shape, not the cause: the other findings say
@@ -21,7 +42,7 @@ import (
 // served `lag` less than it was offered. And
 // its p95 grew by `latency` times and at least the floor.
 func throughputCeiling(obs *Observation, cfg *Config) *Finding {
-	c := cfg.Ceiling
+	c := thresholdsOf[ceilingThresholds](cfg)
 	type pt struct {
 		name           string
 		load, tps, p95 float64
@@ -132,7 +153,7 @@ func ceilingInStep(f *facts) *Finding {
 // queued. The queue beyond the first second's time outside the server is
 // the ceiling's, not a path's.
 func ceilingAtOneRate(f *facts) *Finding {
-	o, c := f.obs, f.cfg.Ceiling
+	o, c := f.obs, thresholdsOf[ceilingThresholds](f.cfg)
 	if f.name != "" || f.model != ModelOpen || len(o.Steps) > 0 || len(o.Series) < 3 || f.w.Seconds <= 0 || !f.hasServer {
 		return nil
 	}
@@ -164,3 +185,7 @@ func ceilingAtOneRate(f *facts) *Finding {
 	}
 	return fd
 }
+
+// pastCeiling: the window is a step past the sweep's throughput ceiling
+// (or the whole run of such a sweep).
+func (f *facts) pastCeiling() bool { return f.sweeps[CodeThroughputCeiling] != nil }

@@ -6,6 +6,17 @@ import (
 	"github.com/middlebench/middlebench/bench/metrics"
 )
 
+// CodeDownloadLimited names rule 7: the download sets the pace.
+const CodeDownloadLimited = "download-limited"
+
+// downloadThresholds: rule 7.
+type downloadThresholds struct {
+	Share   Ratio `yaml:"share"`    // receiving ≥ this share of duration
+	Growth  Ratio `yaml:"growth"`   // sweep: receiving grows this much …
+	Flat    Ratio `yaml:"flat"`     // … while waiting grows less than this
+	LinkUse Ratio `yaml:"link_use"` // data received ≥ this share of the downlink
+}
+
 // downloadLimited is rule 7: receiving is high while waiting stays flat —
 // downlink bandwidth, response size, or the generator's capacity to read.
 // The server has already sent its response, so its own time shows nothing;
@@ -15,7 +26,7 @@ import (
 // received per second with both ends' link capacity.
 func downloadLimited(f *facts) *Finding {
 	recv, dur := f.all.Receiving.Avg, f.all.Duration.Avg
-	if recv < f.floor || recv < float64(f.cfg.Download.Share)*dur {
+	if recv < f.floor || recv < float64(thresholdsOf[downloadThresholds](f.cfg).Share)*dur {
 		return nil
 	}
 	return downloadFinding(f, ConfidenceMedium)
@@ -55,7 +66,7 @@ func downloadFinding(f *facts, conf Confidence) *Finding {
 	if f.obs.DownlinkBps > 0 && rate > 0 {
 		use := rate / f.obs.DownlinkBps
 		fd.add("downlink_use", use)
-		if use >= float64(f.cfg.Download.LinkUse) {
+		if use >= float64(thresholdsOf[downloadThresholds](f.cfg).LinkUse) {
 			fd.Confidence = ConfidenceHigh
 		}
 	}
@@ -87,7 +98,7 @@ func downloadSweep(obs *Observation, cfg *Config) *Finding {
 	if len(fs) < 2 {
 		return nil
 	}
-	c := cfg.Download
+	c := thresholdsOf[downloadThresholds](cfg)
 	first, last := fs[0], fs[len(fs)-1]
 	var names []string
 	for _, f := range fs[1:] {

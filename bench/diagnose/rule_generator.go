@@ -5,7 +5,35 @@ import (
 
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/units"
 )
+
+// CodeGeneratorSaturated names rule 10: the load generator is the bottleneck.
+const CodeGeneratorSaturated = "generator-saturated"
+
+// generatorThresholds: rule 10.
+type generatorThresholds struct {
+	CPU        Ratio `yaml:"cpu"`         // generator CPU percent at or above this is saturated (k6: keep under 80)
+	Dropped    Ratio `yaml:"dropped"`     // dropped iterations ≥ this share of the iterations asked for
+	Diverge    Ratio `yaml:"diverge"`     // sweep: k6 p95 / server p95 grows this much …
+	ServerFlat Ratio `yaml:"server_flat"` // … while server p95 grows less than this
+	// OwnMin and OwnShare: the generator's own time (sending + receiving
+	// on small bodies, or script time per iteration) is a sign when at
+	// least OwnMin and OwnShare of the time outside the server.
+	OwnMin   units.Duration `yaml:"own_min"`
+	OwnShare Ratio          `yaml:"own_share"`
+	// StallMedian: sending and receiving stall when their medians are at
+	// most this share of their average.
+	StallMedian Ratio `yaml:"stall_median"`
+	// TailMedian: the time outside the server is in the tail when its
+	// median is at most this share of its average.
+	TailMedian Ratio `yaml:"tail_median"`
+	// Held: iterations dropped while at least this share of the VUs
+	// allocated were busy were held by latency (a queue in front of the
+	// server keeps VUs waiting), not the generator's: a generator behind
+	// its schedule drops them with VUs idle.
+	Held Ratio `yaml:"held"`
+}
 
 // generatorSaturated is rule 10: the load generator cannot keep up, so its
 // own delay lands in k6's phases. All phases grow together regardless of
@@ -21,7 +49,7 @@ import (
 // generator's: CPU at the limit, or sending and receiving inflated along
 // with waiting on small bodies (a device in the path adds to waiting only).
 func generatorSaturated(f *facts) *Finding {
-	w, c := f.w, f.cfg.Generator
+	w, c := f.w, thresholdsOf[generatorThresholds](f.cfg)
 	if !f.hasServer {
 		return nil
 	}
@@ -29,9 +57,10 @@ func generatorSaturated(f *facts) *Finding {
 	asked := w.Iterations + w.Dropped
 	dropped := w.Dropped > 0 && float64(w.Dropped) >= float64(c.Dropped)*float64(asked) && !held(w, c) && !droppedAtStart(f)
 	wait := f.served.Waiting.Avg
-	outside := f.outside >= f.floor && f.outside >= float64(f.cfg.PathLatency.Share)*wait
+	outside := f.outside >= f.floor && f.outside >= float64(thresholdsOf[pathLatencyThresholds](f.cfg).Share)*wait
 	client := f.served.Sending.Avg + f.served.Receiving.Avg
-	small := f.bytesPer(w.DataReceived) < float64(f.cfg.Upload.Body) && f.bytesPer(w.DataSent) < float64(f.cfg.Upload.Body)
+	large := float64(thresholdsOf[uploadThresholds](f.cfg).Body)
+	small := f.bytesPer(w.DataReceived) < large && f.bytesPer(w.DataSent) < large
 	inflated := client >= timing.Millis(c.OwnMin) && client >= float64(c.OwnShare)*f.outside && small
 	tail := behindInTail(f)
 	script := scriptTime(f)
@@ -78,7 +107,7 @@ func generatorSaturated(f *facts) *Finding {
 // cpuFull: the generator's CPUs were at the limit, by its own work or,
 // where a pinned generator knows it, with other processes' (one starved by
 // them falls behind with its own share at half).
-func cpuFull(w *Window, c GeneratorConfig) bool {
+func cpuFull(w *Window, c generatorThresholds) bool {
 	return w.CPU+w.CPUOthers >= float64(c.CPU)
 }
 
@@ -95,7 +124,7 @@ func stalled(f *facts, small bool) bool {
 		return false
 	}
 	avg := s.Avg + r.Avg
-	c := f.cfg.Generator
+	c := thresholdsOf[generatorThresholds](f.cfg)
 	return avg >= timing.Millis(c.OwnMin) && s.Med+r.Med <= float64(c.StallMedian)*avg
 }
 
@@ -123,7 +152,8 @@ func behindInTail(f *facts) bool {
 		return false
 	}
 	medOutside := wt.Med - srv.Med - f.queue.Med
-	return medOutside <= float64(f.cfg.Generator.TailMedian)*f.outside && srv.Tail() <= float64(f.cfg.Generator.ServerFlat)*srv.Med
+	c := thresholdsOf[generatorThresholds](f.cfg)
+	return medOutside <= float64(c.TailMedian)*f.outside && srv.Tail() <= float64(c.ServerFlat)*srv.Med
 }
 
 func generatorFinding(f *facts, conf Confidence) *Finding {
@@ -185,7 +215,7 @@ func generatorInStep(f *facts) *Finding {
 // 3,600/s 191 ms; server p95 ≈ 24 ms throughout). Its Steps are the steps
 // from the knee on.
 func generatorSweep(obs *Observation, cfg *Config) *Finding {
-	c := cfg.Generator
+	c := thresholdsOf[generatorThresholds](cfg)
 	fs := stepFacts(obs, cfg, true)
 	if len(fs) < 2 {
 		return nil
@@ -254,7 +284,7 @@ func generatorSweep(obs *Observation, cfg *Config) *Finding {
 // iterations found no free VU because latency held them — an open model
 // past a ceiling in front of the server — not because the generator fell
 // behind (E7 past its knee dropped with half its VUs idle).
-func held(w *Window, c GeneratorConfig) bool {
+func held(w *Window, c generatorThresholds) bool {
 	return w.busyVUs >= float64(c.Held)
 }
 

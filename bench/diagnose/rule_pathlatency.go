@@ -7,6 +7,14 @@ import (
 	"github.com/middlebench/middlebench/internal/timing"
 )
 
+// CodePathLatency names rule 6: time on the path, outside the server.
+const CodePathLatency = "path-latency"
+
+// pathLatencyThresholds: rule 6.
+type pathLatencyThresholds struct {
+	Share Ratio `yaml:"share"` // waiting − server time ≥ this share of waiting (and ≥ floor)
+}
+
 // pathLatency is rule 6: waiting is high and the server's time is low —
 // the rest of waiting is outside the server: round trips, a security
 // device inspecting or queueing, a load balancer queueing (E0 and E3b:
@@ -26,7 +34,7 @@ func pathLatency(f *facts) *Finding {
 	// degrading to 800 ms). What causes claimed outside the server stays
 	// in: the residual of a backlog is not a path.
 	open := wait.Avg - f.b.claimed[lineServer]
-	if rest < f.floor || rest < float64(f.cfg.PathLatency.Share)*max(open, 0) {
+	if rest < f.floor || rest < float64(thresholdsOf[pathLatencyThresholds](f.cfg).Share)*max(open, 0) {
 		return nil
 	}
 	conf := ConfidenceHigh
@@ -87,7 +95,7 @@ func pathLatency(f *facts) *Finding {
 // synRetried: a connect of about k SYN retry timeouts (1, 3, 7 × 1 s,
 // give or take the floor) waited for a SYN or SYN-ACK sent again.
 func synRetried(peak float64, f *facts) bool {
-	r := timing.Millis(f.cfg.Accept.SynRetry)
+	r := timing.Millis(thresholdsOf[acceptThresholds](f.cfg).SynRetry)
 	for _, k := range []float64{1, 3, 7} {
 		if peak >= k*r-f.floor && peak <= k*r+f.floor+0.05*k*r {
 			return true

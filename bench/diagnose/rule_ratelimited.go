@@ -6,6 +6,22 @@ import (
 	"github.com/middlebench/middlebench/bench/metrics"
 )
 
+// CodeRateLimited names rule 8: a rate limiter rejects requests.
+const CodeRateLimited = "rate-limited"
+
+// rateLimitedThresholds: rule 8.
+type rateLimitedThresholds struct {
+	Share Ratio `yaml:"share"` // at least this share rejected (429, a fast 503)
+	// Fast: without statuses, failures faster than this share of the
+	// served requests' duration are a limiter's answers (and a 503 that
+	// fast is nginx's limit_req).
+	Fast Ratio `yaml:"fast"`
+	// Skipped: or short of the served requests by this share of the
+	// server's time (rejected on a path that adds latency before the
+	// limiter: the rejections pay the path, not the server).
+	Skipped Ratio `yaml:"skipped"`
+}
+
 // rateLimited is rule 8: failures with 429, the server saw fewer requests
 // than were sent, and the average is below the server's own time — a device
 // rate-limits. Fast rejections pull the average and lift the TPS, so the
@@ -13,7 +29,7 @@ import (
 // failed, average 28.5 ms below the server's 50 ms). Without status codes
 // (k6's summaries) the rule needs the server's count to say so.
 func rateLimited(f *facts) *Finding {
-	w, c := f.w, f.cfg.RateLimited
+	w, c := f.w, thresholdsOf[rateLimitedThresholds](f.cfg)
 	if w.Requests == 0 {
 		return nil
 	}
@@ -121,7 +137,7 @@ func fastFailures(f *facts) float64 {
 	// Fast: a quarter of the served requests' time, or short of it by most
 	// of the server's own time (rejected on a path that adds latency
 	// before the limiter: the rejections pay the path, not the server).
-	c := f.cfg.RateLimited
+	c := thresholdsOf[rateLimitedThresholds](f.cfg)
 	skipped := f.hasServer && avg <= ok-float64(c.Skipped)*f.srv.Avg
 	if avg < 0 || avg > float64(c.Fast)*ok && !skipped {
 		return 0
@@ -161,7 +177,7 @@ func fastRejections(f *facts, code int) int64 {
 	}
 	for _, g := range f.obs.ByStatus {
 		if g.Key == key && ok > 0 {
-			if g.Phases.Duration.Avg <= float64(f.cfg.RateLimited.Fast)*ok {
+			if g.Phases.Duration.Avg <= float64(thresholdsOf[rateLimitedThresholds](f.cfg).Fast)*ok {
 				return n
 			}
 			return 0

@@ -6,7 +6,18 @@ import (
 
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/units"
 )
+
+// CodeServerSlow names rule 5: the server's own time.
+const CodeServerSlow = "server-slow"
+
+// serverSlowThresholds: rule 5.
+type serverSlowThresholds struct {
+	Slow   units.Duration `yaml:"slow"`   // server time p95 at or above this is high
+	Share  Ratio          `yaml:"share"`  // server time ≥ this share of waiting: a material share (the rest may be the path's)
+	Growth Ratio          `yaml:"growth"` // or server p95 grows this much across steps
+}
 
 // serverSlow is rule 5: waiting is high and the server's own time is high
 // with it — the server itself (application, DB, threads) is slow (E3a:
@@ -17,7 +28,7 @@ import (
 // (closed-model-backlog), not slowness. A large upload that inflates
 // waiting belongs to upload-limited.
 func serverSlow(f *facts) *Finding {
-	c := f.cfg.ServerSlow
+	c := thresholdsOf[serverSlowThresholds](f.cfg)
 	if !f.hasServer {
 		return nil
 	}
@@ -39,7 +50,7 @@ func serverSlow(f *facts) *Finding {
 	// but path_latency's share).
 	need := float64(c.Share)
 	if med := f.srv.Med; med > 0 && med < timing.Millis(c.Slow) || tail < timing.Millis(c.Slow) {
-		need = max(need, 1-float64(f.cfg.PathLatency.Share))
+		need = max(need, 1-float64(thresholdsOf[pathLatencyThresholds](f.cfg).Share))
 	}
 	if tail < timing.Millis(c.Slow) && !grows || share(total, wait.Avg) < need {
 		return nil
@@ -61,7 +72,7 @@ func serverSlow(f *facts) *Finding {
 // server whose time grows with load (seed 004: 10 ms alone, 90 ms at
 // 8 VUs). A steady load's spread is noise, not growth.
 func spreads(f *facts) bool {
-	c := f.cfg.ServerSlow
+	c := thresholdsOf[serverSlowThresholds](f.cfg)
 	ramp := f.w.mixedVUs() || strings.HasPrefix(f.obs.Run.Executor, "ramping-")
 	return len(f.obs.Steps) == 0 && ramp && f.srv.Min > 0 && f.srv.Tail() >= float64(c.Growth)*f.srv.Min && f.srv.Tail()-f.srv.Min >= f.floor
 }
@@ -101,9 +112,9 @@ func serverSweep(obs *Observation, cfg *Config) *Finding {
 	if len(fs) < 2 {
 		return nil
 	}
-	first, last := fs[0], fs[len(fs)-1]
-	if last.srv.Tail() < float64(cfg.ServerSlow.Growth)*first.srv.Tail() || last.srv.Tail()-first.srv.Tail() < last.floor ||
-		share(last.srv.Avg, last.served.Waiting.Avg) < float64(cfg.ServerSlow.Share) {
+	first, last, c := fs[0], fs[len(fs)-1], thresholdsOf[serverSlowThresholds](cfg)
+	if last.srv.Tail() < float64(c.Growth)*first.srv.Tail() || last.srv.Tail()-first.srv.Tail() < last.floor ||
+		share(last.srv.Avg, last.served.Waiting.Avg) < float64(c.Share) {
 		return nil
 	}
 	fd := serverFinding(last, last.served.Waiting, ConfidenceHigh)

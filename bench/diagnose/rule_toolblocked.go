@@ -5,7 +5,21 @@ import (
 
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/units"
 )
+
+// CodeToolBlocked names rule 9: the tool itself is refused.
+const CodeToolBlocked = "tool-blocked"
+
+// toolBlockedThresholds: rule 9.
+type toolBlockedThresholds struct {
+	Failed      Ratio          `yaml:"failed"`       // at least this share failed
+	ServerShare Ratio          `yaml:"server_share"` // the server saw at most this share
+	Fast        units.Duration `yaml:"fast"`         // failures answered faster than this
+	MinRequests int64          `yaml:"min_requests"` // fewer requests are not judged
+	Blocking    Ratio          `yaml:"blocking"`     // with statuses: at least this share of the failures are 401/403/406/451
+	FastServer  Ratio          `yaml:"fast_server"`  // or failures faster than this share of the server's time
+}
 
 // toolBlocked is rule 9: (nearly) all requests fail fast, mostly with 403,
 // TPS is extreme and the average tiny, and the server saw few or none. A
@@ -14,7 +28,7 @@ import (
 // and average are meaningless (E6: 240 k requests all failed at 40,574 TPS,
 // 0.1 ms on average, the server saw 0).
 func toolBlocked(f *facts) *Finding {
-	w, c := f.w, f.cfg.ToolBlocked
+	w, c := f.w, thresholdsOf[toolBlockedThresholds](f.cfg)
 	if w.Requests < c.MinRequests || share(float64(w.Failed), float64(w.Requests)) < float64(c.Failed) {
 		return nil
 	}

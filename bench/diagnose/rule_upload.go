@@ -4,7 +4,17 @@ import (
 	"fmt"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/units"
 )
+
+// CodeUploadLimited names rule 4: the upload sets the pace.
+const CodeUploadLimited = "upload-limited"
+
+// uploadThresholds: rule 4.
+type uploadThresholds struct {
+	Share Ratio      `yaml:"share"` // sending ≥ this share of duration
+	Body  units.Size `yaml:"body"`  // or requests this large on average
+}
 
 // uploadLimited is rule 4: sending is high — the uplink (the generator's
 // above all), the request body's size, a device inspecting bodies. k6
@@ -17,7 +27,7 @@ import (
 // time outside the server is high; it silences path-latency and
 // server-slow for that time.
 func uploadLimited(f *facts) *Finding {
-	w, c := f.w, f.cfg.Upload
+	w, c := f.w, thresholdsOf[uploadThresholds](f.cfg)
 	if !f.all.Duration.Present() {
 		return nil
 	}

@@ -6,7 +6,20 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/units"
 )
+
+// CodeUpstreamFailing: requests fail without an HTTP status (resets,
+// EOFs, protocol errors, timeouts): the upstream or a device breaks
+// connections; not a block, which answers fast with a 4xx.
+const CodeUpstreamFailing = "upstream-failing"
+
+// upstreamThresholds: transport failures.
+type upstreamThresholds struct {
+	Share    Ratio          `yaml:"share"`    // at least this share failed without a status (or 502/504)
+	Critical Ratio          `yaml:"critical"` // this share or more is critical
+	Slower   units.Duration `yaml:"slower"`   // without statuses: failures slower than the answers by this are timeouts
+}
 
 // upstreamFailing: requests fail without an HTTP status — connections
 // reset, closed before an answer (EOF), answered with garbage (protocol
@@ -41,7 +54,7 @@ func upstreamFailing(f *facts) *Finding {
 	if slow || brokenAfter {
 		n = w.Failed
 	}
-	c := f.cfg.Upstream
+	c := thresholdsOf[upstreamThresholds](f.cfg)
 	if w.Requests == 0 || n == 0 || share(float64(n), float64(w.Requests)) < float64(c.Share) {
 		return nil
 	}
@@ -181,7 +194,7 @@ func slowFailures(f *facts) bool {
 	}
 	ok, all := w.OK.Duration.Avg, f.all.Duration.Avg
 	avg := (all*float64(w.Requests) - ok*float64(w.Requests-w.Failed)) / float64(w.Failed)
-	return avg >= ok && avg-ok >= timing.Millis(f.cfg.Upstream.Slower)
+	return avg >= ok && avg-ok >= timing.Millis(thresholdsOf[upstreamThresholds](f.cfg).Slower)
 }
 
 // servedAllOK: the server counted (nearly) every request k6 sent and
@@ -189,7 +202,7 @@ func slowFailures(f *facts) bool {
 func servedAllOK(f *facts) bool {
 	w, srv := f.w, f.obs.Server
 	if f.srvRequests < 0 || srv == nil || len(srv.Statuses) == 0 ||
-		float64(f.srvRequests) < (1-float64(f.cfg.Upstream.Share))*float64(w.Requests) {
+		float64(f.srvRequests) < (1-float64(thresholdsOf[upstreamThresholds](f.cfg).Share))*float64(w.Requests) {
 		return false
 	}
 	for k, v := range srv.Statuses {

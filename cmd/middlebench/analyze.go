@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/units"
@@ -47,7 +49,7 @@ stream; values out of range (negative times, counts past 1e15, min above
 max) make the file unreadable, named by metric and field.
 
 Exit status: 0 when analysed (findings are not errors), 2 when an input
-cannot be read.`,
+cannot be read.` + codesHelp(),
 		Example: `  middlebench analyze results.json
   k6 run --out json=points.json.gz script.js && middlebench analyze points.json.gz
   middlebench analyze summary.json --server-count 36 --server-avg 51.27ms --server-p95 51.6ms
@@ -91,4 +93,19 @@ cannot be read.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	f.StringVar(&opts.Chart, "chart", "", "also draw an SVG: a sweep's steps as curves, or each file's phases as a bar (e.g. chart.svg)")
 	return cmd
+}
+
+// codesHelp lists the finding codes with their doc lines, as the rules
+// table gives them.
+func codesHelp() string {
+	width := 0
+	for _, c := range diagnose.CodeDocs() {
+		width = max(width, len(c.Code))
+	}
+	var b strings.Builder
+	b.WriteString("\n\nThe finding codes, in the order the rules run:")
+	for _, c := range diagnose.CodeDocs() {
+		fmt.Fprintf(&b, "\n  %-*s  %s", width, c.Code, c.Doc)
+	}
+	return b.String()
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/middlebench/middlebench/bench/diagnose"
 )
 
 func runCLI(t *testing.T, args ...string) (string, int) {
@@ -55,6 +57,16 @@ func TestAnalyzeHelpAsksForTheExecutorOfAStream(t *testing.T) {
 	out, code := runCLI(t, "analyze", "--help")
 	if code != 0 || !strings.Contains(out, "pass --executor ramping-arrival-rate") || !strings.Contains(out, "do not say which executor ran") {
 		t.Errorf("exit %d; help does not say to pass the executor of an arrival-rate stream:\n%s", code, out)
+	}
+}
+
+// The help lists every finding code, from the rules table.
+func TestAnalyzeHelpListsEveryCode(t *testing.T) {
+	out, code := runCLI(t, "analyze", "--help")
+	for _, c := range diagnose.Codes() {
+		if code != 0 || !strings.Contains(out, "\n  "+c+" ") {
+			t.Errorf("exit %d; help does not list %s:\n%s", code, c, out)
+		}
 	}
 }
 
