@@ -45,8 +45,12 @@
 // CPU wake-up latency request of 0 (/dev/cpu_dma_latency, root only;
 // Stats.Hold says whether it could and for how long it held it): idle CPUs
 // poll instead of halting. That costs the wire's process nothing, but it
-// keeps idle cores busy for the host while held; an idle wire holds
-// nothing, and Options.NoLatencyHold turns it off. Options.KeepWarm also
+// keeps idle cores busy for the host while held, and the request is the
+// machine's: the connection's ends wake faster too. An idle wire holds
+// nothing, and Options.NoLatencyHold turns it off. What a crossing still
+// costs after a quiet moment is mostly the kernel's: the sender's and the
+// receiver's network paths and the reader's wake-up grow cold, as over
+// loopback, and the wire crosses two stacks and one process more. Options.KeepWarm also
 // wakes each reader every 250 µs while packets flow, at CPU of its own.
 // BenchmarkWireIdleGap measures what a crossing adds after 1, 10 and 100
 // ms of nothing with the CPUs halting, held, and held and kept warm.

@@ -23,8 +23,9 @@ import (
 
 // The delay line in its own process. In the process of a load engine that
 // keeps every P busy, a releasing thread that wakes on time still waits
-// for a P before it can write, behind the engine's goroutines. A process that only moves packets has idle Ps, and its
-// SCHED_FIFO threads take the CPU from the engine's the moment they wake.
+// for a P before it can write, behind the engine's goroutines. A process
+// that only moves packets has idle Ps, and its SCHED_FIFO threads take the
+// CPU from the engine's the moment they wake.
 //
 // The parent keeps the namespaces (it listens and dials in them) and hands
 // the two TUN fds to a child of its own binary, which calls
