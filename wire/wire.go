@@ -49,8 +49,8 @@ type Options struct {
 	// none on an idle wire.
 	KeepWarm bool
 	// NoLatencyHold lets idle CPUs halt while packets flow (by default the
-	// line asks them to poll, from a packet until holdFor after the last;
-	// see latencyHold).
+	// line asks them to poll, from a packet until 250 ms after the last,
+	// where the process may: see latencyHold and Stats.Hold).
 	NoLatencyHold bool
 }
 
