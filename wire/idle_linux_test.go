@@ -86,10 +86,12 @@ type variantRun struct {
 // idleVariants in turn (blocks of idleBlock, each after a crossing that
 // starts its flow; a halt block waits until no other wire holds the
 // request). Per variant: the p50 and p99 of the wire, of loopback and of
-// what the wire adds (target ≤ 50 µs), the line process's CPU per packet,
-// and how much of a CPU the machine's idle CPUs spent polling (the hold's
-// price: no process pays it, the host does). Then, nothing flowing and
-// every hold released, what each idle wire costs: its CPU and the polling.
+// what the wire adds to each crossing over its loopback twin (target ≤ 50
+// µs), the line process's CPU per packet (with idle gaps, mostly the Go
+// runtime's sysmon waking after each), and how much of a CPU the machine's
+// idle CPUs spent polling (the hold's price: no process pays it, the host
+// does; up to 100 % per CPU). Then, nothing flowing and every hold
+// released, what each idle wire costs: its CPU and the polling.
 func BenchmarkWireIdleGap(b *testing.B) {
 	runs := make([]*variantRun, len(idleVariants))
 	for i, v := range idleVariants {
@@ -122,13 +124,13 @@ func BenchmarkWireIdleGap(b *testing.B) {
 			}
 			for i, r := range runs {
 				name := idleVariants[i].name
-				wire, loop := p50p99(r.wire), p50p99(r.loop)
+				wire, loop, added := p50p99(r.wire), p50p99(r.loop), p50p99(pairedDiffs(r.wire, r.loop))
 				b.ReportMetric(us(wire[0]), name+"-wire-p50-µs")
 				b.ReportMetric(us(wire[1]), name+"-wire-p99-µs")
 				b.ReportMetric(us(loop[0]), name+"-loop-p50-µs")
 				b.ReportMetric(us(loop[1]), name+"-loop-p99-µs")
-				b.ReportMetric(us(wire[0]-loop[0]), name+"-added-p50-µs")
-				b.ReportMetric(us(wire[1]-loop[1]), name+"-added-p99-µs")
+				b.ReportMetric(us(added[0]), name+"-added-p50-µs")
+				b.ReportMetric(us(added[1]), name+"-added-p99-µs")
 				b.ReportMetric(us(r.cpu)/float64(max(r.packets, 1)), name+"-cpu-µs/packet")
 				b.ReportMetric(100*r.poll.Seconds()/r.wall.Seconds(), name+"-polling-%cpu")
 			}
@@ -198,6 +200,17 @@ func pollingIdle() time.Duration {
 		}
 	}
 	return sum
+}
+
+// pairedDiffs is what each wire crossing took more than the loopback
+// crossing that followed it: the wire's own part of each moment (a
+// difference of two p99s mixes moments, and can come out negative).
+func pairedDiffs(wire, loop []time.Duration) []time.Duration {
+	d := make([]time.Duration, len(wire))
+	for i := range wire {
+		d[i] = wire[i] - loop[i]
+	}
+	return d
 }
 
 func p50p99(s []time.Duration) [2]time.Duration {
