@@ -64,8 +64,8 @@ const payloadShare = 1448.0 / 1500
 func TestRate(t *testing.T) {
 	const rate = 10e6 // bit/s
 	// Both TCP ends (this process) ahead of other processes: a receiver
-	// stalled by them leaves the rate's time unused (under -race at load 8
-	// the goodput read 0.957 of the rate). A stall only ever lowers the
+	// stalled by them leaves the rate's time unused (under -race on a loaded
+	// machine the goodput falls below the rate). A stall only ever lowers the
 	// goodput, so a round judges rate ÷ goodput: above the band is a
 	// disturbed round, measured again (best of three); below, the wire
 	// passed more than its rate.
