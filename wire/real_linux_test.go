@@ -64,11 +64,11 @@ const payloadShare = 1448.0 / 1500
 func TestRate(t *testing.T) {
 	const rate = 10e6 // bit/s
 	// Both TCP ends (this process) ahead of other processes: a receiver
-	// stalled by them leaves the rate's time unused (under -race on a loaded
-	// machine the goodput falls below the rate). A stall only ever lowers the
-	// goodput, so a round judges rate ÷ goodput: above the band is a
-	// disturbed round, measured again (best of three); below, the wire
-	// passed more than its rate.
+	// stalled by them leaves the rate's time unused (under -race on a
+	// loaded machine the goodput falls below the rate). A stall only ever
+	// lowers the goodput, so a round judges rate ÷ goodput: above the band
+	// is a disturbed round, measured again (best of three); below, the
+	// wire passed more than its rate.
 	urgentWhile(t)
 	w := startWire(t, Config{Link: Link{Rate: mbit(10), Queue: Queue{Bytes: 1 << 20}}}, Options{})
 	bulkAddr := serve(t, w, bulk)
