@@ -90,25 +90,31 @@ func BenchmarkWireBulk(b *testing.B) {
 }
 
 // lineProcessCPU is the CPU time of the wire's own process (0 when the
-// line runs in this one): utime + stime of /proc/PID/stat, in clock ticks.
+// line runs in this one): the nanoseconds each of its threads has run
+// (/proc/PID/task/*/schedstat; its threads live as long as it does).
 func lineProcessCPU(b testing.TB, w *Wire) time.Duration {
 	if w.remote == nil {
 		return 0
 	}
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", w.remote.cmd.Process.Pid))
+	dir := fmt.Sprintf("/proc/%d/task", w.remote.cmd.Process.Pid)
+	tasks, err := os.ReadDir(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// Fields after the command's closing parenthesis: state is the 3rd
-	// field of stat, utime the 14th and stime the 15th.
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		b.Fatalf("/proc stat of the line process: %v %v", err1, err2)
+	var sum time.Duration
+	for _, t := range tasks {
+		raw, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // a thread that has just exited
+		}
+		f := strings.Fields(string(raw))
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			b.Fatalf("%s/%s/schedstat: %q", dir, t.Name(), raw)
+		}
+		sum += time.Duration(ns)
 	}
-	const ticksPerSecond = 100 // USER_HZ
-	return time.Duration(ut+st) * time.Second / ticksPerSecond
+	return sum
 }
 
 // BenchmarkWireRoundTrip: a 1-byte request/response on a kept-alive
@@ -118,9 +124,10 @@ func lineProcessCPU(b testing.TB, w *Wire) time.Duration {
 // KVM guest that halts its idle vCPUs at once (guest halt polling 0, as
 // this machine's kernel command line sets it), each wake-up is a vCPU's
 // exit from halt. The guest's halt-poll setting is reported beside the
-// figures (halt-poll-µs; absent outside such a guest): on 2026-12-02 the
-// wire added 91-112 µs at 0 and 22-31 µs at 200 µs (loopback 14-21 µs),
-// the same build minutes apart; scripts/bench-wire.sh runs it both ways.
+// figures (halt-poll-µs; absent outside such a guest); scripts/bench-wire.sh
+// runs it both ways. While packets flow the line holds a wake-up latency
+// request of 0 (latencyHold), which keeps idle vCPUs polling whatever that
+// setting says.
 func BenchmarkWireRoundTrip(b *testing.B) {
 	w := startWire(b, Config{}, Options{})
 	far := dial(b, w, serve(b, w, echo))

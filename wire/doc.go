@@ -33,17 +33,27 @@
 // gets the two TUN fds, runs every thread under SCHED_FIFO (with two CPUs
 // or more), dies with its parent (Pdeathsig) and reports its counters and
 // drops over a socket. In the load engine's process a woken releaser
-// waits for a P behind the engine's goroutines (measured: p99 35-55 ms
-// late with every P busy; 0.07 ms in its own process). Elsewhere (test
+// would wait for a P behind the engine's goroutines. Elsewhere (test
 // binaries that do not enable it) it runs in the calling process. Its
 // counters include how late it released each packet (Late: its own
 // error; the releaser learns its wake-up latency and wakes that early).
 //
-// A reader sleeps in ppoll between packets, so a packet after a quiet
-// moment pays a cold wake-up (BenchmarkWireIdleGap measures it after 1, 10
-// and 100 ms, beside loopback). Options.KeepWarm wakes each reader every
-// 250 µs while packets flow, which takes part of that off at some CPU;
-// an idle wire costs nothing either way.
+// A reader sleeps in ppoll between packets, and a packet after a quiet
+// moment pays for waking it, and more on a virtual machine whose idle
+// CPUs halt: there a wake-up is a round trip through the hypervisor.
+// While packets flow, and for 250 ms after the last, the line holds a
+// CPU wake-up latency request of 0 (/dev/cpu_dma_latency, root only;
+// Stats.Hold says whether it could and for how long it held it): idle CPUs
+// poll instead of halting. That costs the wire's process nothing, but it
+// keeps idle cores busy for the host while held, and the request is the
+// machine's: the connection's ends wake faster too. An idle wire holds
+// nothing, and Options.NoLatencyHold turns it off. What a crossing still
+// costs after a quiet moment is mostly the kernel's: the sender's and the
+// receiver's network paths and the reader's wake-up grow cold, as over
+// loopback, and the wire crosses two stacks and one process more. Options.KeepWarm also
+// wakes each reader every 250 µs while packets flow, at CPU of its own.
+// BenchmarkWireIdleGap measures what a crossing adds after 1, 10 and 100
+// ms of nothing with the CPUs halting, held, and held and kept warm.
 //
 // It needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and /dev/net/tun; without
 // them Start fails with ErrUnavailable and a one-line reason.

@@ -161,8 +161,8 @@ func (l *line) release(ctx context.Context) {
 }
 
 // learn adapts the lead to how late the releaser's wake-ups come (a
-// woken thread's latency: ~20 µs quiet, more under the race detector or a
-// loaded machine), so that a release is on time rather than as late as
+// woken thread's latency, longer under the race detector or on a loaded
+// machine), so that a release is on time rather than as late as
 // its wake-up: twice the moving average of the oversleep, within
 // [spinBelow, maxLead]. A wake-up before the time asked (a new packet)
 // teaches nothing.

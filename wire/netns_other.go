@@ -48,7 +48,7 @@ func SweepStale() ([]string, error) { return nil, nil }
 
 func newSide(string, net.IP, int) (*Namespace, *tunDev, error) { return nil, nil, checkAvailable() }
 
-type tunDev struct{}
+type tunDev struct{ hold *latencyHold }
 
 func (*tunDev) Read([]byte) (int, error)  { return 0, checkAvailable() }
 func (*tunDev) Write([]byte) (int, error) { return 0, checkAvailable() }
@@ -73,6 +73,7 @@ func (*remoteLines) close() error     { return nil }
 type procStats struct {
 	Up, Down DirStats
 	Realtime bool
+	Hold     HoldStats
 }
 
 // ServeLineProcess is never asked for off Linux.

@@ -23,9 +23,9 @@ import (
 
 // The delay line in its own process. In the process of a load engine that
 // keeps every P busy, a releasing thread that wakes on time still waits
-// for a P before it can write (measured: releases many milliseconds late
-// above load ≈12). A process that only moves packets has idle Ps, and its
-// SCHED_FIFO threads take the CPU from the engine's the moment they wake.
+// for a P before it can write, behind the engine's goroutines. A process
+// that only moves packets has idle Ps, and its SCHED_FIFO threads take the
+// CPU from the engine's the moment they wake.
 //
 // The parent keeps the namespaces (it listens and dials in them) and hands
 // the two TUN fds to a child of its own binary, which calls
@@ -65,6 +65,7 @@ type procSpec struct {
 	MTU        int
 	NoRealtime bool
 	KeepWarm   bool
+	NoHold     bool // Options.NoLatencyHold
 	Drops      bool // send each drop to the parent
 }
 
@@ -77,6 +78,7 @@ type procMsg struct {
 type procStats struct {
 	Up, Down DirStats
 	Realtime bool
+	Hold     HoldStats
 }
 
 type procDrop struct {
@@ -136,7 +138,7 @@ func startLineProcess(cfg Config, opts Options, tuns [2]*tunDev) (*remoteLines, 
 		return nil, err
 	}
 	spec := procSpec{Up: specOf(cfg.UpLink(), cfg.Seed), Down: specOf(cfg.DownLink(), cfg.Seed+1), MTU: cfg.MTUOrDefault(),
-		NoRealtime: opts.NoRealtime, KeepWarm: opts.KeepWarm, Drops: opts.OnDrop != nil}
+		NoRealtime: opts.NoRealtime, KeepWarm: opts.KeepWarm, NoHold: opts.NoLatencyHold, Drops: opts.OnDrop != nil}
 	b, _ := json.Marshal(spec) // plain numbers
 	r := &remoteLines{ctrl: fc.(*net.UnixConn), replies: make(chan procStats, 1), done: make(chan struct{})}
 	r.cmd = exec.Command(exe)
@@ -337,8 +339,8 @@ func serveLines(spec procSpec) error {
 		// Every thread of this process ahead of other processes' (the line
 		// threads themselves take SCHED_FIFO): a runtime thread that holds
 		// the scheduler's lock or a P, preempted by the loaded machine's
-		// other processes, would hold the line up with it (measured: p99
-		// 1.7 ms late with the line threads alone ahead of the others).
+		// other processes, would hold the line up with it (as it did with the
+		// line threads alone ahead of the others).
 		eachThread(setUrgent)
 	}
 	var wmu sync.Mutex
@@ -348,7 +350,7 @@ func serveLines(spec procSpec) error {
 		_, _ = ctrl.Write(append(b, '\n'))
 		wmu.Unlock()
 	}
-	opts := Options{NoRealtime: spec.NoRealtime, KeepWarm: spec.KeepWarm}
+	opts := Options{NoRealtime: spec.NoRealtime, KeepWarm: spec.KeepWarm, NoLatencyHold: spec.NoHold}
 	if spec.Drops {
 		opts.OnDrop = func(dir string, why Drop, size int, at time.Time) {
 			send(procMsg{Drop: &procDrop{Dir: dir, Why: why, Size: size, At: at}})
@@ -362,8 +364,8 @@ func serveLines(spec procSpec) error {
 		sc := bufio.NewScanner(ctrl)
 		for sc.Scan() { // until the parent closes its end (or dies)
 			if sc.Text() == "stats" {
-				up, down, rt := ls.stats()
-				send(procMsg{Stats: &procStats{Up: up, Down: down, Realtime: rt}})
+				st := ls.stats()
+				send(procMsg{Stats: &st})
 			}
 		}
 	}

@@ -64,11 +64,11 @@ const payloadShare = 1448.0 / 1500
 func TestRate(t *testing.T) {
 	const rate = 10e6 // bit/s
 	// Both TCP ends (this process) ahead of other processes: a receiver
-	// stalled by them leaves the rate's time unused (under -race at load 8
-	// the goodput read 0.957 of the rate). A stall only ever lowers the
-	// goodput, so a round judges rate ÷ goodput: above the band is a
-	// disturbed round, measured again (best of three); below, the wire
-	// passed more than its rate.
+	// stalled by them leaves the rate's time unused (under -race on a
+	// loaded machine the goodput falls below the rate). A stall only ever
+	// lowers the goodput, so a round judges rate ÷ goodput: above the band
+	// is a disturbed round, measured again (best of three); below, the
+	// wire passed more than its rate.
 	urgentWhile(t)
 	w := startWire(t, Config{Link: Link{Rate: mbit(10), Queue: Queue{Bytes: 1 << 20}}}, Options{})
 	bulkAddr := serve(t, w, bulk)
@@ -130,8 +130,8 @@ func TestRate(t *testing.T) {
 func TestBufferbloat(t *testing.T) {
 	const rate = 10e6
 	queue := int64(1 << 20)
-	// The flood's thread ahead of other processes: stalled by them for
-	// 40 ms, it let the queue drain 5 % before a probe (under -race at load 8).
+	// The flood's thread ahead of other processes: stalled by them, it
+	// lets the queue drain before a probe.
 	urgentWhile(t)
 	w := startWire(t, Config{Link: Link{Rate: mbit(10), Queue: Queue{Bytes: queue}}}, Options{})
 	ping := dial(t, w, serve(t, w, echo))
@@ -164,14 +164,13 @@ func TestBufferbloat(t *testing.T) {
 	// A flood held up by other processes lets the queue drain (by the
 	// rate: 1.25 kB a millisecond) under a probe that is then answered
 	// sooner; such a probe proves nothing and is sent again. A disturbance
-	// can also shorten a wait without a pause the flood sees (measured
-	// once in eight on a quiet machine: 798 ms where the others read 836),
-	// and a slow reader lengthens one, so the median of five undisturbed
-	// probes is judged, up to twelve probes in a round. A round in which
-	// the flood paused under more than seven is a disturbed one: each round
-	// starts its own flood in a quiet moment, and one the hypervisor took
-	// the CPUs in is measured again (a clean-clone CI run saw the flood
-	// pause 13–53 ms under 24 probes in a row while it took 39–58 %).
+	// can also shorten a wait without a pause the flood sees, even on a
+	// quiet machine, and a slow reader lengthens one, so the median of five
+	// undisturbed probes is judged, up to twelve probes in a round. A round
+	// in which the flood paused under more than seven is a disturbed one:
+	// each round starts its own flood in a quiet moment, and one the
+	// hypervisor took the CPUs in (the flood can then pause under every
+	// probe) is measured again.
 	const stalled = 10 * time.Millisecond
 	round := 0
 	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {

@@ -17,10 +17,11 @@ import (
 // time unused).
 type tunDev struct {
 	fd   int
-	stop int     // eventfd: written by shutdown to end a waiting Read
-	warm *warmer // the reader's own (see warmer); made by its first Read
-	made bool    // warm was made (or could not be)
-	hot  bool    // keep the reader warm (Options.KeepWarm)
+	stop int          // eventfd: written by shutdown to end a waiting Read
+	warm *warmer      // the reader's own (see warmer); made by its first Read
+	made bool         // warm was made (or could not be)
+	hot  bool         // keep the reader warm (Options.KeepWarm)
+	hold *latencyHold // told of each packet; nil: none
 }
 
 // keepWarm makes the reader keep warm while packets flow; call it before
@@ -66,8 +67,14 @@ func (d *tunDev) Read(p []byte) (int, error) {
 	for {
 		n, err := unix.Read(d.fd, p)
 		if err == nil {
-			if d.warm != nil {
-				d.warm.packet(time.Now())
+			if d.warm != nil || d.hold != nil {
+				now := time.Now()
+				if d.warm != nil {
+					d.warm.packet(now)
+				}
+				if d.hold != nil {
+					d.hold.packet(now)
+				}
 			}
 			return n, nil
 		}

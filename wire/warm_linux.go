@@ -9,12 +9,10 @@ import (
 // A reader that has slept a few milliseconds wakes cold: on a small guest
 // shared with other work, its wake-up path (ppoll's return, the runtime's
 // exit from the system call, the TUN read) and what follows have gone out
-// of the caches, and a crossing after 10 ms of nothing costs several times
-// one after 1 ms. Keeping the CPUs from halting alone (a SCHED_IDLE spinner
-// on each) changed little. So while packets flow, the reader is woken
-// every warmEvery to poll its device once, which keeps that path warm;
-// after awakeFor of nothing the timer is disarmed, and an idle wire costs
-// nothing.
+// of the caches. So, with Options.KeepWarm, while packets flow the reader
+// is woken every warmEvery to poll its device once, which keeps that path
+// warm; after awakeFor of nothing the timer is disarmed, and an idle wire
+// costs nothing.
 
 // warmEvery is how often a reader with a flow through it wakes to poll.
 const warmEvery = 250 * time.Microsecond

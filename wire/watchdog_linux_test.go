@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// watchdogBound is how long a test may hold a wire (the longest takes
-// ~20 s under -race at load 8): past it the test is hung, and go test's
-// own -timeout would print this process's stacks only, and only after
-// minutes, without the line process's.
+// watchdogBound is how long a test may hold a wire (the longest takes well
+// under a minute, even under -race on a loaded machine): past it the test
+// is hung, and go test's own -timeout would print this process's stacks
+// only, and only after minutes, without the line process's.
 const watchdogBound = 3 * time.Minute
 
 // watchdog fails the test binary if the test still holds w after bound:

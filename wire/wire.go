@@ -48,6 +48,10 @@ type Options struct {
 	// finds its path warm (see warmer); it costs CPU while packets flow,
 	// none on an idle wire.
 	KeepWarm bool
+	// NoLatencyHold lets idle CPUs halt while packets flow (by default the
+	// line asks them to poll, from a packet until 250 ms after the last,
+	// where the process may: see latencyHold and Stats.Hold).
+	NoLatencyHold bool
 }
 
 // Wire is a running link between a generator and a server namespace.
@@ -70,14 +74,19 @@ type localLines struct {
 	waiters  [2]*precise.Waiter
 	realtime [2]bool
 	tuns     [2]*tunDev
+	hold     *latencyHold // nil with Options.NoLatencyHold
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
 
 func startLocalLines(up, down Link, upSeed, downSeed uint64, mtu int, tuns [2]*tunDev, opts Options) *localLines {
 	ls := &localLines{tuns: tuns}
-	if opts.KeepWarm {
-		for _, d := range tuns {
+	if !opts.NoLatencyHold {
+		ls.hold = newLatencyHold(openCPULatency)
+	}
+	for _, d := range tuns {
+		d.hold = ls.hold
+		if opts.KeepWarm {
 			d.keepWarm()
 		}
 	}
@@ -109,8 +118,8 @@ func startLocalLines(up, down Link, upSeed, downSeed uint64, mtu int, tuns [2]*t
 	return ls
 }
 
-func (ls *localLines) stats() (up, down DirStats, realtime bool) {
-	return ls.lines[0].stats(), ls.lines[1].stats(), ls.realtime[0] && ls.realtime[1]
+func (ls *localLines) stats() procStats {
+	return procStats{Up: ls.lines[0].stats(), Down: ls.lines[1].stats(), Realtime: ls.realtime[0] && ls.realtime[1], Hold: ls.hold.stats()}
 }
 
 // close stops the four threads; the devices stay open.
@@ -125,6 +134,9 @@ func (ls *localLines) close() {
 	ls.wg.Wait()
 	for _, p := range ls.waiters {
 		p.Close()
+	}
+	if ls.hold != nil {
+		ls.hold.close()
 	}
 }
 
@@ -179,9 +191,8 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Wire, error) {
 	if w.remote == nil {
 		// Each of the four line threads waits in a system call and, woken,
 		// needs a P to run: without spare ones a waking thread queues behind
-		// the process's busy goroutines (measured: releases 100+ ms late
-		// under load, 0.7 ms at most with spare Ps). A busy engine can still
-		// take them all: the line's own process (EnableLineProcess) cannot.
+		// the process's busy goroutines. A busy engine can still take them
+		// all: the line's own process (EnableLineProcess) cannot.
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + extraProcs)
 		w.procs = true
 		w.local = startLocalLines(cfg.UpLink(), cfg.DownLink(), cfg.Seed, cfg.Seed+1, mtu, w.tuns, opts)
@@ -224,17 +235,21 @@ type Stats struct {
 	Realtime bool `json:"realtime"`
 	// Process says whether the delay line runs in a process of its own.
 	Process bool `json:"process"`
+	// Hold is the CPU wake-up latency request the line holds while
+	// packets flow (Options.NoLatencyHold).
+	Hold HoldStats `json:"hold"`
 }
 
 // Stats reads the counters.
 func (w *Wire) Stats() Stats {
 	s := Stats{Gen: w.gen.name, Srv: w.srv.name, Process: w.remote != nil}
+	p := procStats{}
 	if w.remote != nil {
-		p := w.remote.stats()
-		s.Up, s.Down, s.Realtime = p.Up, p.Down, p.Realtime
+		p = w.remote.stats()
 	} else {
-		s.Up, s.Down, s.Realtime = w.local.stats()
+		p = w.local.stats()
 	}
+	s.Up, s.Down, s.Realtime, s.Hold = p.Up, p.Down, p.Realtime, p.Hold
 	return s
 }
 

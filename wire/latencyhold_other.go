@@ -1,0 +1,7 @@
+//go:build !linux
+
+package wire
+
+import "io"
+
+func openCPULatency() (io.Closer, error) { return nil, checkAvailable() }
