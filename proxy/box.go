@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // Box modes.
@@ -148,7 +149,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	}
 	listen := func() (err error) {
 		if lay.backlog > 0 {
-			b.ln, err = listenBacklog(addr, lay.backlog)
+			b.ln, err = socket.ListenBacklog(addr, lay.backlog)
 		} else {
 			b.ln, err = net.Listen("tcp", addr)
 		}

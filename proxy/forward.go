@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// bufPool holds the copy buffers of byte forwarding and of the reverse
-// proxy (32 KiB, io.Copy's size).
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+)
 
 // acceptLoop accepts the box's connections and serves each on its own
 // goroutine: forward (bytes) or serveLean (HTTP).
@@ -193,8 +190,8 @@ func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
 func copyConn(dst, src net.Conn) (n int64, readFailed bool, err error) {
 	_, srcTCP := src.(*net.TCPConn)
 	_, dstTCP := dst.(*net.TCPConn)
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	bp := copybuf.Get()
+	defer copybuf.Put(bp)
 	buf := *bp
 	if !srcTCP || !dstTCP {
 		r := &readErrs{r: src}

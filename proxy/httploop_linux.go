@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // httpLoop serves a plain-HTTP box's client connections from one
@@ -111,7 +113,7 @@ func (lp *httpLoop) take(c net.Conn) bool {
 	if !ok {
 		return false
 	}
-	fd, err := dupSocket(tcp)
+	fd, err := socket.Dup(tcp)
 	if err != nil {
 		return false
 	}

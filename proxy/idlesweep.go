@@ -1,8 +1,9 @@
 package proxy
 
 import (
-	"net"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // sweepEvery is how often idle upstream connections are checked: a
@@ -36,7 +37,7 @@ func (t *upstreamTransport) sweep() {
 			if c == nil {
 				break
 			}
-			if time.Since(c.idleSince) >= t.idleLimit.Load() || c.br.Buffered() > 0 && t.tls == nil || peerClosed(c.Conn, t.tls != nil) {
+			if time.Since(c.idleSince) >= t.idleLimit.Load() || c.br.Buffered() > 0 && t.tls == nil || socket.PeerClosed(c.Conn, t.tls != nil) {
 				c.Close()
 				continue
 			}
@@ -47,16 +48,4 @@ func (t *upstreamTransport) sweep() {
 			}
 		}
 	}
-}
-
-// socketOf finds the socket under a TLS connection.
-func socketOf(c net.Conn) net.Conn {
-	for range 4 {
-		nc, ok := c.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		c = nc.NetConn()
-	}
-	return c
 }

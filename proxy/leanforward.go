@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
 )
 
 // forwardHandler ends an HTTP box's handler chain: requests of the lean
@@ -214,8 +216,8 @@ func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, 
 		dst.Add("Trailer", strings.Join(keys, ", "))
 	}
 	w.WriteHeader(resp.StatusCode)
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	bp := copybuf.Get()
+	defer copybuf.Put(bp)
 	flush := resp.ContentLength == -1
 	for {
 		n, rerr := resp.Body.Read(*bp)

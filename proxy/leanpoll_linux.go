@@ -5,6 +5,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // socketFD is the descriptor of c's socket, or -1. The number is used
@@ -13,7 +15,7 @@ import (
 // longer holds can at worst start a watch that was not needed, which is
 // what watching every request does anyway.
 func socketFD(c net.Conn) int {
-	sc, ok := socketOf(c).(syscall.Conn)
+	sc, ok := socket.Of(c).(syscall.Conn)
 	if !ok {
 		return -1
 	}

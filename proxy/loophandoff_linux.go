@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"os"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
 )
 
 // The HTTP loop hands a client connection to a goroutine of the lean loop
@@ -83,7 +85,7 @@ func (lp *httpLoop) netConnUp(u *loopUp) (net.Conn, error) {
 	if u.fd < len(lp.byFD) && lp.byFD[u.fd].u == u {
 		lp.byFD[u.fd] = loopEnt{}
 	}
-	bufPool.Put(u.in)
+	copybuf.Put(u.in)
 	u.in = nil
 	return fileConn(u.fd, "next hop")
 }

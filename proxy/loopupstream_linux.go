@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // loopUp is a keep-alive connection of the HTTP loop to the next hop.
@@ -118,13 +121,13 @@ func (lp *httpLoop) adopt(nc net.Conn) (*loopUp, error) {
 		nc.Close()
 		return nil, fmt.Errorf("next hop %s: not a TCP connection", lp.addr)
 	}
-	fd, err := dupSocket(tcp)
+	fd, err := socket.Dup(tcp)
 	u := &loopUp{fd: fd, laddr: tcp.LocalAddr(), raddr: tcp.RemoteAddr()}
 	tcp.Close()
 	if err != nil {
 		return nil, err
 	}
-	u.in = bufPool.Get().(*[]byte)
+	u.in = copybuf.Get()
 	u.tIdle.fire = func() { lp.closeUp(u) }
 	u.gen = lp.register(fd, nil, u)
 	lp.watchUp(u)
@@ -276,6 +279,6 @@ func (lp *httpLoop) closeUp(u *loopUp) {
 		u.idle = false
 	}
 	lp.forget(u.fd)
-	bufPool.Put(u.in)
+	copybuf.Put(u.in)
 	u.in = nil
 }

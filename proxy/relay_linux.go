@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // relay moves the bytes of a byte box's connection pairs that no stage
@@ -89,11 +92,11 @@ func (r *relay) carry(client, up net.Conn, nextHopReset func(error)) (<-chan str
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	cfd, err := dupSocket(ct)
+	cfd, err := socket.Dup(ct)
 	if err != nil {
 		return nil, false
 	}
-	ufd, err := dupSocket(ut)
+	ufd, err := socket.Dup(ut)
 	if err != nil {
 		unix.Close(cfd)
 		return nil, false
@@ -101,12 +104,12 @@ func (r *relay) carry(client, up net.Conn, nextHopReset func(error)) (<-chan str
 	p := &relayPair{live: 2, done: make(chan struct{}), nextHopReset: nextHopReset}
 	for i, fd := range []int{cfd, ufd} {
 		p.ends[i] = relayEnd{pair: p, i: i, fd: fd, reading: true}
-		p.bufs[i] = bufPool.Get().(*[]byte)
+		p.bufs[i] = copybuf.Get()
 	}
 	if err := r.enqueue(p); err != nil {
 		for i, fd := range []int{cfd, ufd} {
 			unix.Close(fd)
-			bufPool.Put(p.bufs[i])
+			copybuf.Put(p.bufs[i])
 		}
 		return nil, false
 	}
@@ -116,20 +119,6 @@ func (r *relay) carry(client, up net.Conn, nextHopReset func(error)) (<-chan str
 	ct.Close()
 	ut.Close()
 	return p.done, true
-}
-
-// dupSocket duplicates c's descriptor, close-on-exec and, like c's, non-blocking.
-func dupSocket(c *net.TCPConn) (int, error) {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	nfd := -1
-	var derr error
-	if err := rc.Control(func(fd uintptr) { nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		return -1, err
-	}
-	return nfd, derr
 }
 
 var errRelayStopped = errors.New("relay stopped")
@@ -436,7 +425,7 @@ func (r *relay) end(p *relayPair) {
 			delete(r.ends, int32(e.fd))
 		}
 		unix.Close(e.fd) // leaves the epoll set with its last descriptor
-		bufPool.Put(p.bufs[i])
+		copybuf.Put(p.bufs[i])
 		e.pending = nil
 		if p.pipes[i][1] != 0 {
 			unix.Close(p.pipes[i][0])

@@ -6,6 +6,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
 )
 
 // reverseProxy is an HTTP box's forwarder: httputil.ReverseProxy over a
@@ -55,11 +57,11 @@ func (b *Box) reverseProxy() *reverseProxy {
 	return &reverseProxy{ReverseProxy: rp, tr: tr}
 }
 
-// bytePool adapts bufPool to httputil.BufferPool.
+// bytePool adapts copybuf to httputil.BufferPool.
 type bytePool struct{}
 
-func (bytePool) Get() []byte  { return *bufPool.Get().(*[]byte) }
-func (bytePool) Put(b []byte) { bufPool.Put(&b) }
+func (bytePool) Get() []byte  { return *copybuf.Get() }
+func (bytePool) Put(b []byte) { copybuf.Put(&b) }
 
 func hostPort(u *url.URL) string {
 	if u.Port() != "" {
