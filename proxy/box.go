@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/proxy/internal/relay"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
@@ -52,7 +53,7 @@ type Box struct {
 	// ledgerHeader: answers carry the stages' Server-Timing entries.
 	ledgerHeader bool
 	// ownProcess: the box's path is its process's only work (its loops
-	// may block in epoll_wait: eventSet.wait).
+	// may block in epoll_wait: epoll.Set.Wait).
 	ownProcess bool
 
 	limits BoxLimits // with the defaults filled in
@@ -63,7 +64,7 @@ type Box struct {
 	upstreamTimeouts, upstreamCuts   atomic.Int64
 	badRequests, capWaits            atomic.Int64
 	bytesUp, bytesDown, acceptErrors atomic.Int64
-	relay                            *relay // byte forwarding between plain sockets (bytes mode)
+	relay                            *relay.Relay // byte forwarding between plain sockets (bytes mode)
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{} // open client connections of the bytes and lean loops
@@ -179,7 +180,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	if b.mode == ModeHTTP {
 		b.startHTTP(env)
 	} else {
-		b.relay = newRelay(&b.bytesUp, &b.bytesDown, b.ownProcess)
+		b.relay = relay.New(&b.bytesUp, &b.bytesDown, b.ownProcess)
 		b.wg.Add(1)
 		go b.acceptLoop(b.forward)
 	}
@@ -380,10 +381,10 @@ func (b *Box) close() error {
 		c.Close()
 	}
 	if b.relay != nil {
-		b.relay.stop() // its pairs' sockets are its own: closing conns ends none
+		b.relay.Stop() // its pairs' sockets are its own: closing conns ends none
 	}
 	if b.loop != nil {
-		b.loop.stop() // … and so are the HTTP loop's
+		b.loop.Stop() // … and so are the HTTP loop's
 	}
 	if tr, ok := b.rp.(interface{ closeIdle() }); ok {
 		tr.closeIdle()

@@ -75,7 +75,7 @@ func (b *Box) forward(c net.Conn) {
 	}
 	defer up.Close()
 	client := unwrapPlain(c) // the socket itself when no stage wrapped it: splice(2)
-	if done, ok := b.relay.carry(client, up, func(err error) { b.nextHopReset(c, err) }); ok {
+	if done, ok := b.relay.Carry(client, up, func(err error) { b.nextHopReset(c, err) }); ok {
 		<-done // c, still open, holds the box's count of active connections
 		return
 	}

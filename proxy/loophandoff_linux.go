@@ -78,9 +78,9 @@ func (lp *httpLoop) netConn(c *loopClient) (net.Conn, error) {
 // netConnUp takes u out of the loop and makes a net.Conn of its socket.
 func (lp *httpLoop) netConnUp(u *loopUp) (net.Conn, error) {
 	u.gone = true
-	u.tIdle.clear()
+	u.tIdle.Clear()
 	if u.events != 0 {
-		_ = lp.set.ctl(u.fd, u.gen, u.events, 0)
+		_ = lp.Set.Ctl(u.fd, u.gen, u.events, 0)
 	}
 	if u.fd < len(lp.byFD) && lp.byFD[u.fd].u == u {
 		lp.byFD[u.fd] = loopEnt{}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/deadline"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
@@ -32,7 +33,7 @@ type loopUp struct {
 	idle         bool
 	idleSince    time.Time
 	gone         bool
-	tIdle        deadline
+	tIdle        deadline.Item
 
 	// The answer being copied.
 	close   bool // the next hop closes after it
@@ -65,7 +66,7 @@ func (lp *httpLoop) forward(c *loopClient) {
 		u := lp.idle[len(lp.idle)-1]
 		lp.idle = lp.idle[:len(lp.idle)-1]
 		u.idle = false
-		u.tIdle.clear()
+		u.tIdle.Clear()
 		if lp.now.Sub(u.idleSince) < lp.b.fwd.tr.idleLimit.Load() {
 			u.reused = true
 			lp.sendOn(c, u)
@@ -128,7 +129,7 @@ func (lp *httpLoop) adopt(nc net.Conn) (*loopUp, error) {
 		return nil, err
 	}
 	u.in = copybuf.Get()
-	u.tIdle.fire = func() { lp.closeUp(u) }
+	u.tIdle.Fire = func() { lp.closeUp(u) }
 	u.gen = lp.register(fd, nil, u)
 	lp.watchUp(u)
 	return u, nil
@@ -150,7 +151,7 @@ func (lp *httpLoop) watchUp(u *loopUp) {
 	if want == u.events {
 		return
 	}
-	if err := lp.set.ctl(u.fd, u.gen, u.events, want); err != nil {
+	if err := lp.Set.Ctl(u.fd, u.gen, u.events, want); err != nil {
 		u.events = 0
 		lp.upFailed(u, err)
 		return
@@ -163,7 +164,7 @@ func (lp *httpLoop) sendOn(c *loopClient, u *loopUp) {
 	c.up, u.c = u, c
 	u.got, u.r, u.w = false, 0, 0
 	u.chunks = chunkScanner{}
-	n, err := lp.set.write(u.fd, c.upHead)
+	n, err := lp.Set.Write(u.fd, c.upHead)
 	switch {
 	case err != nil && !errors.Is(err, unix.EAGAIN):
 		lp.upFailed(u, u.opError("write", err))
@@ -189,7 +190,7 @@ func (lp *httpLoop) upEvent(u *loopUp, ev uint32) {
 		return
 	}
 	if ev&unix.EPOLLOUT != 0 && len(u.out) > 0 {
-		n, err := lp.set.write(u.fd, u.out)
+		n, err := lp.Set.Write(u.fd, u.out)
 		if err != nil && !errors.Is(err, unix.EAGAIN) {
 			lp.upFailed(u, u.opError("write", err))
 			return
@@ -215,7 +216,7 @@ func (lp *httpLoop) upRead(u *loopUp) {
 		u.w = copy(in, in[u.r:u.w])
 		u.r = 0
 	}
-	n, err := lp.set.read(u.fd, in[u.w:])
+	n, err := lp.Set.Read(u.fd, in[u.w:])
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return
@@ -262,7 +263,7 @@ func (lp *httpLoop) closeUp(u *loopUp) {
 		return
 	}
 	u.gone = true
-	u.tIdle.clear()
+	u.tIdle.Clear()
 	if u.c != nil {
 		if u.c.up == u {
 			u.c.up = nil
