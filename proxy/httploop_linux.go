@@ -13,6 +13,7 @@ import (
 	"github.com/middlebench/middlebench/proxy/internal/deadline"
 	"github.com/middlebench/middlebench/proxy/internal/epoll"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // httpLoop serves a plain-HTTP box's client connections from one
@@ -69,7 +70,7 @@ const (
 	qIdle            // a client between requests (idleTimeoutClient)
 	qRead            // a whole request, while its answer is awaited (readTimeout)
 	qResponse        // the next hop's first answer byte (responseHeaderTimeout)
-	qUpIdle          // a connection to the next hop with no exchange (the transport's idleLimit)
+	qUpIdle          // a connection to the next hop with no exchange (the transport's IdleLimit)
 	numQueues
 )
 
@@ -96,7 +97,7 @@ func newHTTPLoop(b *Box) *httpLoop {
 	if idle == 0 {
 		idle = 1024
 	}
-	lp := &httpLoop{b: b, addr: hostPort(b.next), maxIdle: idle,
+	lp := &httpLoop{b: b, addr: upstream.HostPort(b.next), maxIdle: idle,
 		dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}}
 	lp.sc.init(lp)
 	return lp

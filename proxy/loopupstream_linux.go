@@ -67,7 +67,7 @@ func (lp *httpLoop) forward(c *loopClient) {
 		lp.idle = lp.idle[:len(lp.idle)-1]
 		u.idle = false
 		u.tIdle.Clear()
-		if lp.now.Sub(u.idleSince) < lp.b.fwd.tr.idleLimit.Load() {
+		if lp.now.Sub(u.idleSince) < lp.b.fwd.tr.IdleLimit.Load() {
 			u.reused = true
 			lp.sendOn(c, u)
 			return
@@ -253,7 +253,7 @@ func (lp *httpLoop) putIdle(u *loopUp) {
 	}
 	u.r, u.w, u.paused, u.idle, u.idleSince = 0, 0, false, true, lp.now
 	lp.idle = append(lp.idle, u)
-	lp.setDeadline(&u.tIdle, qUpIdle, lp.now, lp.b.fwd.tr.idleLimit.Load())
+	lp.setDeadline(&u.tIdle, qUpIdle, lp.now, lp.b.fwd.tr.IdleLimit.Load())
 	lp.watchUp(u)
 }
 

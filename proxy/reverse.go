@@ -4,27 +4,27 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"time"
 
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // reverseProxy is an HTTP box's forwarder: httputil.ReverseProxy over a
 // keep-alive transport to the next hop.
 type reverseProxy struct {
 	*httputil.ReverseProxy
-	tr *upstreamTransport
+	tr *upstream.Transport
 }
 
-func (r *reverseProxy) closeIdle() { r.tr.close() }
+func (r *reverseProxy) closeIdle() { r.tr.Close() }
 
 func (b *Box) reverseProxy() *reverseProxy {
 	idle := b.cfg.MaxIdleConnsPerHost
 	if idle == 0 {
 		idle = 1024
 	}
-	// For requests that upgrade the connection; upstreamTransport does the rest.
+	// For requests that upgrade the connection; upstream.Transport does the rest.
 	fallback := &http.Transport{
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:          0, // no total limit: the per-host one is what matters with one next hop
@@ -39,9 +39,9 @@ func (b *Box) reverseProxy() *reverseProxy {
 		TLSClientConfig:       b.nextTLS,
 	}
 	next := b.next
-	tr := newUpstreamTransport(next, b.nextTLS, idle, fallback)
-	tr.headerTimeout = b.limits.ResponseHeaderTimeout.D()
-	fallback.ResponseHeaderTimeout = tr.headerTimeout
+	tr := upstream.NewTransport(next, b.nextTLS, idle, fallback)
+	tr.HeaderTimeout = b.limits.ResponseHeaderTimeout.D()
+	fallback.ResponseHeaderTimeout = tr.HeaderTimeout
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(next)
@@ -62,13 +62,3 @@ type bytePool struct{}
 
 func (bytePool) Get() []byte  { return *copybuf.Get() }
 func (bytePool) Put(b []byte) { copybuf.Put(&b) }
-
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	if u.Scheme == "https" {
-		return net.JoinHostPort(u.Hostname(), "443")
-	}
-	return net.JoinHostPort(u.Hostname(), "80")
-}

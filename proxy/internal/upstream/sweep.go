@@ -1,4 +1,4 @@
-package proxy
+package upstream
 
 import (
 	"time"
@@ -6,18 +6,18 @@ import (
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
-// sweepEvery is how often idle upstream connections are checked: a
+// SweepEvery is how often idle upstream connections are checked: a
 // connection the next hop closed is closed here within this long, rather
 // than sitting in CLOSE-WAIT until the next request finds it dead.
-const sweepEvery = time.Second
+const SweepEvery = time.Second
 
-// sweep checks the idle pool every sweepEvery until the transport is
+// sweep checks the idle pool every SweepEvery until the transport is
 // closed: connections the next hop closed (or sent unasked-for bytes on)
-// and connections idle past idleLimit are closed, the others go back.
+// and connections idle past IdleLimit are closed, the others go back.
 // http.Transport keeps a reading goroutine on every idle connection for
 // this; one sweep for all keeps the request path free of it.
-func (t *upstreamTransport) sweep() {
-	tick := time.NewTicker(sweepEvery)
+func (t *Transport) sweep() {
+	tick := time.NewTicker(SweepEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -29,7 +29,7 @@ func (t *upstreamTransport) sweep() {
 		// request meanwhile still finds the others (the pool is FIFO, so
 		// len turns go round it once).
 		for range len(t.idle) {
-			var c *upstreamConn
+			var c *Conn
 			select {
 			case c = <-t.idle:
 			default:
@@ -37,7 +37,7 @@ func (t *upstreamTransport) sweep() {
 			if c == nil {
 				break
 			}
-			if time.Since(c.idleSince) >= t.idleLimit.Load() || c.br.Buffered() > 0 && t.tls == nil || socket.PeerClosed(c.Conn, t.tls != nil) {
+			if time.Since(c.idleSince) >= t.IdleLimit.Load() || c.R.Buffered() > 0 && t.tls == nil || socket.PeerClosed(c.Conn, t.tls != nil) {
 				c.Close()
 				continue
 			}
