@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/proxy/internal/forward"
 	"github.com/middlebench/middlebench/proxy/internal/relay"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
@@ -64,7 +65,8 @@ type Box struct {
 	upstreamTimeouts, upstreamCuts   atomic.Int64
 	badRequests, capWaits            atomic.Int64
 	bytesUp, bytesDown, acceptErrors atomic.Int64
-	relay                            *relay.Relay // byte forwarding between plain sockets (bytes mode)
+	relay                            *relay.Relay   // byte forwarding between plain sockets (bytes mode)
+	pairs                            *forward.Pairs // … and, on the relay or two goroutines, every pair
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{} // open client connections of the bytes and lean loops
@@ -181,6 +183,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 		b.startHTTP(env)
 	} else {
 		b.relay = relay.New(&b.bytesUp, &b.bytesDown, b.ownProcess)
+		b.pairs = &forward.Pairs{Relay: b.relay, Up: &b.bytesUp, Down: &b.bytesDown, Ends: connEnds{}}
 		b.wg.Add(1)
 		go b.acceptLoop(b.forward)
 	}
