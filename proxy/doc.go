@@ -16,7 +16,8 @@
 //     (HTTPStage.Wrap): waf (inspection delay, capacity, block rules),
 //     ratelimit (429 with Retry-After and the IETF RateLimit headers),
 //     uablock (User-Agent blocking with an allow-list), fault (aborts,
-//     resets and delays with a probability);
+//     resets and delays with a probability), header (a response header
+//     on every answer, as a CDN's X-Cache);
 //   - budget is a box's own load budget, not a device of the path it
 //     models: it paces requests (or, with connRate, accepts) so that a load
 //     rejected as fast as it comes costs a bounded rate (a mystery adds one
