@@ -36,6 +36,9 @@ type httpEngine struct {
 	date    dateCache
 }
 
+// startBytes serves the box's connections as bytes: each on a goroutine
+// of its own (forward), its pair carried on the relay or by two copy
+// goroutines.
 func (b *Box) startBytes() {
 	b.relay = relay.New(&b.bytesUp, &b.bytesDown, b.ownProcess)
 	b.pairs = &forward.Pairs{Relay: b.relay, Up: &b.bytesUp, Down: &b.bytesDown, Ends: connEnds{}}
@@ -43,6 +46,9 @@ func (b *Box) startBytes() {
 	go b.acceptLoop(b.forward)
 }
 
+// startHTTP builds the forwarder, wraps the stages around it, and serves
+// the box's connections on whichever loop takes them: the HTTP loop, the
+// lean loop, net/http's server.
 func (b *Box) startHTTP() {
 	rp := b.reverseProxy()
 	b.rp = rp
