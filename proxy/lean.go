@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
@@ -198,7 +199,7 @@ func (b *Box) resumeLean(c net.Conn, head []byte, req uint64, stage http.Header,
 
 // newLeanConn makes the lean loop's state for c.
 func (b *Box) newLeanConn(c net.Conn) *leanConn {
-	lc := &leanConn{b: b, c: c, id: connID(c), fd: socketFD(c), remote: c.RemoteAddr().String()}
+	lc := &leanConn{b: b, c: c, id: connID(c), fd: socket.FD(c), remote: c.RemoteAddr().String()}
 	host, _, err := net.SplitHostPort(lc.remote)
 	lc.remoteHost, lc.hasRemoteHost = host, err == nil
 	lc.cr.init(c)

@@ -137,7 +137,7 @@ func (c *primedConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// NetConn returns the socket (connID, socketFD, abortConn).
+// NetConn returns the socket (connID, socket.FD, abortConn).
 func (c *primedConn) NetConn() net.Conn { return c.Conn }
 
 func (c *primedConn) CloseWrite() error { return closeWrite(c.Conn) }
