@@ -41,7 +41,7 @@
 // take whole (a body, a delay, an answer to re-frame) to the lean HTTP/1.1
 // loop (lean*.go), a goroutine per connection, which in turn hands what it
 // does not parse in full to net/http's server and httputil.ReverseProxy
-// (reverse.go), the path of TLS boxes. The loops block in epoll_wait only
+// (upstream.Proxy), the path of TLS boxes. The loops block in epoll_wait only
 // in a process of their own (PathConfig.OwnProcess: the proxy command);
 // beside a load engine they wait in Go's poller (epoll). Below them:
 // deadline (a loop's deadlines without a timer each), socket (backlog,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/middlebench/middlebench/proxy/internal/forward"
 	"github.com/middlebench/middlebench/proxy/internal/relay"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // A box forwards through one of two engines, chosen once from its stages
@@ -50,9 +51,10 @@ func (b *Box) startBytes() {
 // the box's connections on whichever loop takes them: the HTTP loop, the
 // lean loop, net/http's server.
 func (b *Box) startHTTP() {
-	rp := b.reverseProxy()
+	rp := upstream.NewProxy(upstream.ProxyConfig{Next: b.next, TLS: b.nextTLS, MaxIdle: b.cfg.MaxIdleConnsPerHost,
+		HeaderTimeout: b.limits.ResponseHeaderTimeout.D(), ErrorHandler: b.proxyError, ModifyResponse: b.watchResponse, ErrorLog: b.log})
 	b.rp = rp
-	b.fwd = &forwardHandler{b: b, rp: rp, tr: rp.tr}
+	b.fwd = &forwardHandler{b: b, rp: rp, tr: rp.Transport}
 	var h http.Handler = b.fwd
 	for i := len(b.lay.https) - 1; i >= 0; i-- {
 		h = b.lay.https[i].Wrap(h)
@@ -145,7 +147,7 @@ func (b *Box) stopEngine() {
 	if b.loop != nil {
 		b.loop.Stop() // … and so are the HTTP loop's
 	}
-	if tr, ok := b.rp.(interface{ closeIdle() }); ok {
-		tr.closeIdle()
+	if rp, ok := b.rp.(*upstream.Proxy); ok {
+		rp.Close()
 	}
 }

@@ -52,7 +52,7 @@ func TestUpstreamKeepAlive(t *testing.T) {
 					up.Config.Handler = closingHandler(up.Config.Handler)
 				}
 				p := start(t, "boxes: [{stages: [{kind: waf}]}]", up.URL)
-				p.Boxes()[0].rp.(*reverseProxy).tr.IdleLimit.Store(tt.idleLimit)
+				p.Boxes()[0].rp.(*upstream.Proxy).Transport.IdleLimit.Store(tt.idleLimit)
 				c := &http.Client{}
 				defer c.CloseIdleConnections()
 				for range 5 {

@@ -7,5 +7,8 @@
 //	        write head+body → W ─→ next hop ─→ R → head (HeaderTimeout) → Body ─EOF→ Put
 //	sweep, every SweepEvery: idle conns the next hop closed, or idle past IdleLimit, closed
 //
-// Upgrades (WebSocket) go to the fallback http.Transport.
+// Upgrades (WebSocket) go to the fallback http.Transport. Proxy is
+// httputil.ReverseProxy over a Transport: the forwarder of what the box's
+// own loops do not parse (TLS boxes, upgrades, odd framing), its error and
+// response hooks the box's.
 package upstream
