@@ -6,9 +6,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
 	"golang.org/x/time/rate"
+
+	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
+	"github.com/middlebench/middlebench/units"
 )
 
 // AcceptConfig limits new connections like a firewall or load balancer
@@ -48,7 +50,7 @@ func (c *AcceptConfig) compile() (Stage, error) {
 		return nil, errField("burst", "needs a rate")
 	case c.Backlog < 0:
 		return nil, errField("backlog", "must not be negative")
-	case c.Backlog > 0 && !backlogSupported:
+	case c.Backlog > 0 && !socket.BacklogSupported:
 		return nil, errField("backlog", "a listen backlog needs Linux; use rate on this system")
 	}
 	s := &acceptStage{cfg: *c}

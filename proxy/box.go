@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // Box modes.
@@ -39,19 +39,11 @@ type Box struct {
 	pool     *x509.CertPool
 	ledger   *ledger
 	log      *log.Logger
-	srv      *http.Server
-	rp       http.Handler
-	inner    http.Handler     // HTTP boxes: the stages and the forwarder
-	fwd      *forwardHandler  // … the forwarder
-	loop     *httpLoop        // … the event loop of a plain-HTTP box's connections (Linux; nil: none)
-	handoff  *handoffListener // HTTP boxes on the lean loop: connections given to srv
-	waits    waitList         // … and their requests waiting for the next hop
-	date     dateCache
 	desc     string // the box's name for Server-Timing
 	// ledgerHeader: answers carry the stages' Server-Timing entries.
 	ledgerHeader bool
 	// ownProcess: the box's path is its process's only work (its loops
-	// may block in epoll_wait: eventSet.wait).
+	// may block in epoll_wait: epoll.Set.Wait).
 	ownProcess bool
 
 	limits BoxLimits // with the defaults filled in
@@ -62,7 +54,10 @@ type Box struct {
 	upstreamTimeouts, upstreamCuts   atomic.Int64
 	badRequests, capWaits            atomic.Int64
 	bytesUp, bytesDown, acceptErrors atomic.Int64
-	relay                            *relay // byte forwarding between plain sockets (bytes mode)
+
+	// The forwarding engine, one of the two (engine.go).
+	bytesEngine
+	httpEngine
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{} // open client connections of the bytes and lean loops
@@ -148,7 +143,7 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	}
 	listen := func() (err error) {
 		if lay.backlog > 0 {
-			b.ln, err = listenBacklog(addr, lay.backlog)
+			b.ln, err = socket.ListenBacklog(addr, lay.backlog)
 		} else {
 			b.ln, err = net.Listen("tcp", addr)
 		}
@@ -175,12 +170,12 @@ func startBox(cfg BoxConfig, env boxEnv, next *url.URL, nextTLS *tls.Config, nex
 	case b.mode == ModeBytes:
 		b.url.Scheme, b.pool = next.Scheme, nextPool // TLS, if any, passes through
 	}
+	b.ledgerHeader = env.ledgerHeader
+	b.desc = strings.ReplaceAll(b.name, `"`, "'")
 	if b.mode == ModeHTTP {
-		b.startHTTP(env)
+		b.startHTTP()
 	} else {
-		b.relay = newRelay(&b.bytesUp, &b.bytesDown, b.ownProcess)
-		b.wg.Add(1)
-		go b.acceptLoop(b.forward)
+		b.startBytes()
 	}
 	return b, nil
 }
@@ -201,80 +196,6 @@ func (l *stagedListener) Accept() (net.Conn, error) {
 		c = s.WrapConn(c)
 	}
 	return c, nil
-}
-
-func (b *Box) startHTTP(env boxEnv) {
-	rp := b.reverseProxy()
-	b.rp = rp
-	b.fwd = &forwardHandler{b: b, rp: rp, tr: rp.tr}
-	var h http.Handler = b.fwd
-	for i := len(b.lay.https) - 1; i >= 0; i-- {
-		h = b.lay.https[i].Wrap(h)
-	}
-	b.inner = h
-	b.ledgerHeader = env.ledgerHeader
-	b.desc = strings.ReplaceAll(b.name, `"`, "'")
-	b.srv = &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id, _ := r.Context().Value(connKey{}).(uint64)
-			ex := &exchange{conn: id, req: b.reqSeq.Add(1)}
-			if r.Trailer == nil && len(r.TransferEncoding) > 0 {
-				// net/http sets the trailers it reads at the body's end on
-				// this request; a map the copies below share lets the body's
-				// watch see them (checkTrailer).
-				r.Trailer = http.Header{}
-			}
-			b.handle(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)), ex)
-		}),
-		ReadHeaderTimeout: b.limits.ReadHeaderTimeout.D(),
-		ReadTimeout:       b.limits.ReadTimeout.D(),
-		IdleTimeout:       idleTimeoutClient,
-		MaxHeaderBytes:    1 << 20,
-		ErrorLog:          b.log,
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, connKey{}, connID(c))
-		},
-	}
-	// The lean loop takes the connections and hands net/http those it
-	// does not serve itself; a TLS box stays on net/http throughout.
-	ln := b.wrapped
-	if b.leanable() {
-		b.handoff = newHandoffListener(b.wrapped.Addr())
-		b.waits = waitList{done: b.handoff.done, wg: &b.wg}
-		ln = b.handoff
-		if b.next.Scheme == "http" && b.instantStages() && !b.cfg.noLoop {
-			b.loop = newHTTPLoop(b)
-		}
-		b.wg.Add(1)
-		go b.acceptLoop(b.serveHTTPConn)
-	}
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		if err := b.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			b.log.Printf("serve: %v", err)
-		}
-	}()
-}
-
-// instantStages reports whether every HTTP stage of the box may decide a
-// request at once (instantStage): the HTTP loop is worth its while.
-func (b *Box) instantStages() bool {
-	for _, st := range b.lay.https {
-		if _, ok := st.(instantStage); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// serveHTTPConn serves an accepted connection of a plain-HTTP box: on the
-// HTTP loop when it takes it, else on the lean loop.
-func (b *Box) serveHTTPConn(c net.Conn) {
-	if b.loop != nil && b.loop.take(c) {
-		return
-	}
-	b.serveLean(c)
 }
 
 // handle runs one request, on either path, through the box's handler chain.
@@ -366,27 +287,11 @@ func (b *Box) close() error {
 		conns = append(conns, c)
 	}
 	b.mu.Unlock()
-	var err error
-	if b.srv != nil {
-		err = b.srv.Close()
-	}
-	if b.srv == nil || b.handoff != nil {
-		if cerr := b.wrapped.Close(); err == nil {
-			err = cerr
-		}
-	}
+	err := b.stopAccepting()
 	for _, c := range conns {
 		c.Close()
 	}
-	if b.relay != nil {
-		b.relay.stop() // its pairs' sockets are its own: closing conns ends none
-	}
-	if b.loop != nil {
-		b.loop.stop() // … and so are the HTTP loop's
-	}
-	if tr, ok := b.rp.(interface{ closeIdle() }); ok {
-		tr.closeIdle()
-	}
+	b.stopEngine()
 	for _, st := range b.lay.stages {
 		if c, ok := st.(io.Closer); ok {
 			c.Close()

@@ -48,7 +48,7 @@ type PathConfig struct {
 	// command), not a part of one that also generates load or serves (the
 	// harness). Its boxes' event loops may then block in epoll_wait,
 	// cheaper when busy, where they otherwise wait in Go's poller, which
-	// leaves the process's other goroutines every P (eventSet.wait).
+	// leaves the process's other goroutines every P (epoll.Set.Wait).
 	OwnProcess bool `yaml:"-"`
 }
 

@@ -28,6 +28,13 @@ func closeWrite(c net.Conn) error {
 	return nil
 }
 
+// connEnds passes a connection's ends on through its stages' wrappers,
+// for the byte forwarder (forward.Ends).
+type connEnds struct{}
+
+func (connEnds) CloseWrite(c net.Conn) { _ = closeWrite(c) }
+func (connEnds) Abort(c net.Conn)      { abortConn(c) }
+
 // closeRead shuts c's reading side, when c can.
 func closeRead(c net.Conn) error {
 	if cr, ok := c.(interface{ CloseRead() error }); ok {

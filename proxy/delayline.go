@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
 )
 
 // dueAt is when a chunk that arrived at arrival with the given delay leaves
@@ -143,7 +144,7 @@ func (q *delayQueue) drop() {
 	q.mu.Lock()
 	for _, c := range q.q {
 		if c.buf != nil {
-			bufPool.Put(c.buf)
+			copybuf.Put(c.buf)
 		}
 	}
 	q.q, q.bytes, q.closed = nil, 0, true

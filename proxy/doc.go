@@ -16,29 +16,36 @@
 //     (HTTPStage.Wrap): waf (inspection delay, capacity, block rules),
 //     ratelimit (429 with Retry-After and the IETF RateLimit headers),
 //     uablock (User-Agent blocking with an allow-list), fault (aborts,
-//     resets and delays with a probability);
+//     resets and delays with a probability), header (a response header
+//     on every answer, as a CDN's X-Cache);
 //   - budget is a box's own load budget, not a device of the path it
 //     models: it paces requests (or, with connRate, accepts) so that a load
 //     rejected as fast as it comes costs a bounded rate (a mystery adds one
 //     and reports it apart from the puzzle).
 //
 // A box is a listener, its stages in path order (the first stage is the one
-// nearest the client) and a forwarder to the next hop: when all its stages
-// are connection stages it forwards bytes without parsing HTTP (on Linux a
-// plain pair moves through one epoll loop, relay_linux.go; else two copy
-// goroutines, splice where the kernel can), otherwise it parses each
-// request once and forwards it over keep-alive connections. On plain HTTP
-// that is, on Linux, the HTTP loop (httploop_linux.go): one epoll loop for
-// every connection, which runs the stages on its own goroutine for a
-// request each decides at once (instantStage) and hands a connection it
-// does not take whole (a body, a delay, an answer to re-frame) to the lean
-// HTTP/1.1 loop (lean.go), a goroutine per connection, which in turn hands
-// what it does not parse in full to net/http's server and
-// httputil.ReverseProxy, the path of TLS boxes. The loops block in
-// epoll_wait only in a process of their own (PathConfig.OwnProcess: the
-// proxy command); beside a load engine they wait in Go's poller. A path is
+// nearest the client) and a forwarding engine to the next hop. A path is
 // boxes chained client → box 1 → … → box n → upstream, each on its own
 // 127.0.0.1 port with its own counters.
+//
+// The engine is not a stage author's business; its pieces live in
+// packages of their own under proxy/internal, each drawing its path in its
+// doc.go. When all a box's stages are connection stages it forwards bytes
+// without parsing HTTP (forward: on Linux a plain pair moves through one
+// epoll loop, relay; else two copy goroutines, splice where the kernel
+// can). Otherwise it parses each request once and forwards it over
+// keep-alive connections (upstream). On plain HTTP that is, on Linux, the
+// HTTP loop (httploop_linux.go, loop*_linux.go): one epoll loop for every
+// connection, which runs the stages on its own goroutine for a request
+// each decides at once (instantStage) and hands a connection it does not
+// take whole (a body, a delay, an answer to re-frame) to the lean HTTP/1.1
+// loop (lean*.go), a goroutine per connection, which in turn hands what it
+// does not parse in full to net/http's server and httputil.ReverseProxy
+// (upstream.Proxy), the path of TLS boxes. The loops block in epoll_wait only
+// in a process of their own (PathConfig.OwnProcess: the proxy command);
+// beside a load engine they wait in Go's poller (epoll). Below them:
+// deadline (a loop's deadlines without a timer each), socket (backlog,
+// peek, dup) and copybuf (the copy buffers every path shares).
 //
 // Every stage counts what it did (seen, passed, rejected by status, delay
 // histograms, bytes shaped, handshakes queued …) and writes an answer key,

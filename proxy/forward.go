@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// bufPool holds the copy buffers of byte forwarding and of the reverse
-// proxy (32 KiB, io.Copy's size).
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
+)
 
 // acceptLoop accepts the box's connections and serves each on its own
 // goroutine: forward (bytes) or serveLean (HTTP).
@@ -77,38 +74,7 @@ func (b *Box) forward(c net.Conn) {
 		return
 	}
 	defer up.Close()
-	client := unwrapPlain(c) // the socket itself when no stage wrapped it: splice(2)
-	if done, ok := b.relay.carry(client, up, func(err error) { b.nextHopReset(c, err) }); ok {
-		<-done // c, still open, holds the box's count of active connections
-		return
-	}
-	// half copies one way; at its end it passes on what ended it, through
-	// the stages (connend.go): an EOF as a half-close, a failed read as a
-	// reset. A failed write closes both sides, so that the other way ends too.
-	half := func(dst, src net.Conn, count *atomic.Int64, fromNextHop bool) {
-		n, readFailed, err := copyConn(dst, src)
-		count.Add(n)
-		switch {
-		case err == nil:
-			closeWrite(dst)
-		case readFailed:
-			if fromNextHop {
-				b.nextHopReset(c, err)
-			}
-			abortConn(dst)
-			src.Close()
-		default:
-			c.Close()
-			up.Close()
-		}
-	}
-	done := make(chan struct{})
-	go func() {
-		half(up, client, &b.bytesUp, false)
-		close(done)
-	}()
-	half(client, up, &b.bytesDown, true)
-	<-done
+	b.pairs.Carry(c, unwrapPlain(c), up, func(err error) { b.nextHopReset(c, err) })
 }
 
 // nextHopReset counts and records a byte box's next hop that reset the
@@ -165,7 +131,7 @@ func (e *handshakeFailed) Unwrap() error { return e.err }
 // dialNext connects to the next hop, speaking TLS when it does.
 func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
 	d := net.Dialer{Timeout: 10 * time.Second}
-	conn, err := d.DialContext(ctx, "tcp", hostPort(b.next))
+	conn, err := d.DialContext(ctx, "tcp", upstream.HostPort(b.next))
 	if err != nil {
 		return nil, err
 	}
@@ -180,64 +146,6 @@ func (b *Box) dialNext(ctx context.Context) (net.Conn, error) {
 		return nil, err
 	}
 	return tc, nil
-}
-
-// copyConn copies src to dst through a pooled buffer, hiding dst's
-// ReadFrom (which would allocate its own); readFailed: err is src's (a
-// reset), not dst's. Between two sockets, once a read fills the whole
-// buffer — a bulk transfer — the rest goes through io.Copy, which splices
-// in the kernel (and then cannot tell whose error it is: readFailed is
-// false). Not before: for small HTTP messages splice's two calls through a
-// pipe cost more than a read and a write (measured: ~20 % fewer requests/s
-// with splice from the start).
-func copyConn(dst, src net.Conn) (n int64, readFailed bool, err error) {
-	_, srcTCP := src.(*net.TCPConn)
-	_, dstTCP := dst.(*net.TCPConn)
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	buf := *bp
-	if !srcTCP || !dstTCP {
-		r := &readErrs{r: src}
-		n, err := io.CopyBuffer(struct{ io.Writer }{dst}, r, buf)
-		err = quiet(err)
-		return n, err != nil && r.err != nil, err
-	}
-	var total int64
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			w, werr := dst.Write(buf[:n])
-			total += int64(w)
-			if werr != nil {
-				return total, false, quiet(werr)
-			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return total, false, nil
-			}
-			err = quiet(err)
-			return total, err != nil, err
-		}
-		if n == len(buf) {
-			m, err := io.Copy(dst, src)
-			return total + m, false, quiet(err)
-		}
-	}
-}
-
-// readErrs remembers the error its reader's Read returned (EOF aside).
-type readErrs struct {
-	r   io.Reader
-	err error
-}
-
-func (r *readErrs) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF {
-		r.err = err
-	}
-	return n, err
 }
 
 // writePieces writes p to w in pieces of the size next grants (a stage's
@@ -259,15 +167,6 @@ func writePieces(w io.Writer, p []byte, count *atomic.Int64, next func(want int)
 		p = p[k:]
 	}
 	return written, nil
-}
-
-// quiet turns the errors of a connection closed by the other copy into
-// an ordinary end.
-func quiet(err error) error {
-	if err == nil || errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return err
 }
 
 func unwrapPlain(c net.Conn) net.Conn {

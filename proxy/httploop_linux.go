@@ -9,6 +9,11 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/proxy/internal/deadline"
+	"github.com/middlebench/middlebench/proxy/internal/epoll"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // httpLoop serves a plain-HTTP box's client connections from one
@@ -37,7 +42,7 @@ type httpLoop struct {
 	addr   string // the next hop's host:port
 	dialer net.Dialer
 
-	loopRun
+	epoll.Loop
 	queue []*loopClient // taken, not yet in the set
 	dials []dialResult  // connections to the next hop dialed for a client
 	timer int           // a timerfd in the set, armed for the earliest deadline
@@ -47,7 +52,7 @@ type httpLoop struct {
 	gen        int32     // tells a descriptor's reuse apart in a batch of events
 	now        time.Time // read once per batch of events
 	armedFor   time.Time // what the timer is armed for (zero: not armed)
-	queues     [numQueues]deadlineQueue
+	queues     [numQueues]deadline.Queue
 	idle       []*loopUp // connections to the next hop with no exchange, the most recent last
 	maxIdle    int
 	dialCtx    context.Context
@@ -65,11 +70,11 @@ const (
 	qIdle            // a client between requests (idleTimeoutClient)
 	qRead            // a whole request, while its answer is awaited (readTimeout)
 	qResponse        // the next hop's first answer byte (responseHeaderTimeout)
-	qUpIdle          // a connection to the next hop with no exchange (the transport's idleLimit)
+	qUpIdle          // a connection to the next hop with no exchange (the transport's IdleLimit)
 	numQueues
 )
 
-// timerPad marks the timerfd's events (eventSet's eventfd has wakePad).
+// timerPad marks the timerfd's events (the set's eventfd has epoll.WakePad).
 const timerPad = -2
 
 // loopEnt is what a descriptor in the set is: a client or a connection to
@@ -92,7 +97,7 @@ func newHTTPLoop(b *Box) *httpLoop {
 	if idle == 0 {
 		idle = 1024
 	}
-	lp := &httpLoop{b: b, addr: hostPort(b.next), maxIdle: idle,
+	lp := &httpLoop{b: b, addr: upstream.HostPort(b.next), maxIdle: idle,
 		dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}}
 	lp.sc.init(lp)
 	return lp
@@ -111,7 +116,7 @@ func (lp *httpLoop) take(c net.Conn) bool {
 	if !ok {
 		return false
 	}
-	fd, err := dupSocket(tcp)
+	fd, err := socket.Dup(tcp)
 	if err != nil {
 		return false
 	}
@@ -129,79 +134,79 @@ func (lp *httpLoop) take(c net.Conn) bool {
 var errLoopStopped = errors.New("http loop stopped")
 
 func (lp *httpLoop) enqueue(c *loopClient) error {
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	if lp.stopped {
+	lp.Mu.Lock()
+	defer lp.Mu.Unlock()
+	if lp.Stopped {
 		return errLoopStopped
 	}
-	if !lp.running {
+	if !lp.Running {
 		if err := lp.start(); err != nil {
 			return err
 		}
 	}
 	lp.queue = append(lp.queue, c)
-	return lp.set.signal()
+	return lp.Set.Signal()
 }
 
 // post gives the loop a dial's result; after the loop has stopped, a
 // connection is closed here.
 func (lp *httpLoop) post(d dialResult) {
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	if lp.stopped {
+	lp.Mu.Lock()
+	defer lp.Mu.Unlock()
+	if lp.Stopped {
 		if d.conn != nil {
 			d.conn.Close()
 		}
 		return
 	}
 	lp.dials = append(lp.dials, d)
-	_ = lp.set.signal()
+	_ = lp.Set.Signal()
 }
 
 // start makes the set and its timer and starts the loop (under mu).
 func (lp *httpLoop) start() error {
-	set, err := newEventSet("http loop", lp.b.ownProcess)
+	set, err := epoll.NewSet("http loop", lp.b.ownProcess)
 	if err != nil {
 		return err
 	}
 	tfd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
-		set.close()
+		set.Close()
 		return err
 	}
-	if err := set.ctl(tfd, timerPad, 0, unix.EPOLLIN); err != nil {
+	if err := set.Ctl(tfd, timerPad, 0, unix.EPOLLIN); err != nil {
 		unix.Close(tfd)
-		set.close()
+		set.Close()
 		return err
 	}
 	lp.timer = tfd
-	lp.begin(set)
+	lp.Begin(set)
 	lp.dialCtx, lp.cancelDial = context.WithCancel(context.Background())
 	go lp.loop()
 	return nil
 }
 
 func (lp *httpLoop) loop() {
-	defer close(lp.exited)
+	defer close(lp.Exited)
 	events := make([]unix.EpollEvent, 128)
 	for {
-		n, err := lp.set.wait(events)
+		n, err := lp.Set.Wait(events)
 		if err != nil {
-			lp.waitFailed("http loop", err)
+			lp.WaitFailed("http loop", err)
 			lp.shut()
 			return
 		}
 		lp.now = time.Now()
 		for _, ev := range events[:n] {
 			switch ev.Pad {
-			case wakePad:
+			case epoll.WakePad:
 				if !lp.takeQueue() {
 					lp.shut()
 					return
 				}
 			case timerPad:
 				var buf [8]byte
-				_, _ = lp.set.read(lp.timer, buf[:])
+				_, _ = lp.Set.Read(lp.timer, buf[:])
 				lp.armedFor = time.Time{}
 			default:
 				lp.dispatch(ev)
@@ -232,11 +237,11 @@ func (lp *httpLoop) dispatch(ev unix.EpollEvent) {
 // takeQueue registers the clients taken and acts on the dials done;
 // false when the loop is to stop.
 func (lp *httpLoop) takeQueue() bool {
-	lp.set.drainWake()
-	lp.mu.Lock()
-	queue, dials, stopped := lp.queue, lp.dials, lp.stopped
+	lp.Set.DrainWake()
+	lp.Mu.Lock()
+	queue, dials, stopped := lp.queue, lp.dials, lp.Stopped
 	lp.queue, lp.dials = nil, nil
-	lp.mu.Unlock()
+	lp.Mu.Unlock()
 	if stopped {
 		for _, c := range queue {
 			lp.endClient(c)
@@ -281,8 +286,8 @@ func (lp *httpLoop) forget(fd int) {
 func (lp *httpLoop) expire() {
 	for i := range lp.queues {
 		q := &lp.queues[i]
-		for d := q.expired(lp.now); d != nil; d = q.expired(lp.now) {
-			d.fire()
+		for d := q.Expired(lp.now); d != nil; d = q.Expired(lp.now) {
+			d.Fire()
 		}
 	}
 }
@@ -294,7 +299,7 @@ func (lp *httpLoop) expire() {
 func (lp *httpLoop) arm() {
 	var first time.Time
 	for i := range lp.queues {
-		if due, ok := lp.queues[i].earliest(); ok && (first.IsZero() || due.Before(first)) {
+		if due, ok := lp.queues[i].Earliest(); ok && (first.IsZero() || due.Before(first)) {
 			first = due
 		}
 	}
@@ -309,8 +314,8 @@ func (lp *httpLoop) arm() {
 }
 
 // set puts deadline d in queue q, due span after from.
-func (lp *httpLoop) setDeadline(d *deadline, q int, from time.Time, span time.Duration) {
-	lp.queues[q].set(d, from.Add(span))
+func (lp *httpLoop) setDeadline(d *deadline.Item, q int, from time.Time, span time.Duration) {
+	lp.queues[q].Set(d, from.Add(span))
 }
 
 // shut ends every connection and closes the loop's own descriptors.
@@ -324,10 +329,10 @@ func (lp *httpLoop) shut() {
 			lp.closeUp(e.u)
 		}
 	}
-	lp.mu.Lock()
+	lp.Mu.Lock()
 	queue, dials := lp.queue, lp.dials
 	lp.queue, lp.dials = nil, nil
-	lp.mu.Unlock()
+	lp.Mu.Unlock()
 	for _, c := range queue {
 		lp.endClient(c)
 	}
@@ -337,5 +342,5 @@ func (lp *httpLoop) shut() {
 		}
 	}
 	unix.Close(lp.timer)
-	lp.set.close()
+	lp.Set.Close()
 }

@@ -236,9 +236,9 @@ func TestHTTPLoopBothWaits(t *testing.T) {
 			t.Errorf("the HTTP loop's answer and the lean loop's differ %s", firstDiff(fromLoop, fromLean))
 		}
 		lp := loop.Boxes()[0].loop
-		lp.mu.Lock()
-		set := lp.set
-		lp.mu.Unlock()
+		lp.Mu.Lock()
+		set := lp.Set
+		lp.Mu.Unlock()
 		checkWait(t, loop.Boxes()[0], set)
 		loop.Close()
 		if lp.served != 3 {

@@ -13,4 +13,4 @@ func newHTTPLoop(*Box) *httpLoop { return nil }
 
 func (*httpLoop) take(net.Conn) bool { return false }
 
-func (*httpLoop) stop() {}
+func (*httpLoop) Stop() {}

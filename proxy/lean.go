@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/socket"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // The lean HTTP/1.1 loop serves a plain-HTTP box's connections without
@@ -169,7 +172,7 @@ func (b *Box) serveLeanFrom(c net.Conn, t0 time.Time) {
 // set on it), and whose answer the loop leaves to the lean forwarder:
 // read with net/http as the lean forwarder reads such answers. Then the
 // connection's next requests.
-func (b *Box) resumeLean(c net.Conn, head []byte, req uint64, stage http.Header, up *upstreamConn, t0 time.Time) {
+func (b *Box) resumeLean(c net.Conn, head []byte, req uint64, stage http.Header, up *upstream.Conn, t0 time.Time) {
 	defer b.wg.Done()
 	lc := b.newLeanConn(c)
 	r, err := lc.parse(head, req)
@@ -196,7 +199,7 @@ func (b *Box) resumeLean(c net.Conn, head []byte, req uint64, stage http.Header,
 
 // newLeanConn makes the lean loop's state for c.
 func (b *Box) newLeanConn(c net.Conn) *leanConn {
-	lc := &leanConn{b: b, c: c, id: connID(c), fd: socketFD(c), remote: c.RemoteAddr().String()}
+	lc := &leanConn{b: b, c: c, id: connID(c), fd: socket.FD(c), remote: c.RemoteAddr().String()}
 	host, _, err := net.SplitHostPort(lc.remote)
 	lc.remoteHost, lc.hasRemoteHost = host, err == nil
 	lc.cr.init(c)

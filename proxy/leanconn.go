@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // leanCtx is a lean request's context: cancelled when the request ends or
@@ -27,8 +29,8 @@ type leanCtx struct {
 	bodyDone bool // the body was read to its end (or there is none)
 	wantWait bool // watch once the body is done
 	watching bool
-	upstream *upstreamConn // interrupted when the context ends
-	ended    atomic.Bool   // err is set (Err)
+	upstream *upstream.Conn // interrupted when the context ends
+	ended    atomic.Bool    // err is set (Err)
 	// deadline: the request's whole-request deadline, set before the
 	// context is shared; the watch reads under it (a handler still running
 	// at readTimeout sees its context end, as in net/http).
@@ -129,17 +131,17 @@ func (c *leanCtx) cancel() {
 	c.upstream = nil
 	c.mu.Unlock()
 	if up != nil {
-		up.interrupt()
+		up.Interrupt()
 	}
 }
 
 // interruptOnCancel has up's exchange interrupted when the context ends
 // (at once if it has).
-func (c *leanCtx) interruptOnCancel(up *upstreamConn) {
+func (c *leanCtx) interruptOnCancel(up *upstream.Conn) {
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		up.interrupt()
+		up.Interrupt()
 		return
 	}
 	c.upstream = up

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // forwardHandler ends an HTTP box's handler chain: requests of the lean
@@ -17,7 +20,7 @@ import (
 type forwardHandler struct {
 	b  *Box
 	rp http.Handler
-	tr *upstreamTransport
+	tr *upstream.Transport
 }
 
 // loopPasser is the context of a request on the HTTP loop: the loop, not
@@ -39,7 +42,7 @@ func (f *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // The lean forwarder does what ReverseProxy (with the box's Rewrite) and
-// upstreamTransport do, on the handler's goroutine: the request goes out
+// upstream.Transport do, on the handler's goroutine: the request goes out
 // with the same headers (hop-by-hop ones and any Forwarded / X-Forwarded-*
 // removed, X-Forwarded-For, -Host and -Proto set, the client's Host kept,
 // "Te: trailers" kept) and the answer comes back with hop-by-hop headers
@@ -56,7 +59,7 @@ func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *le
 	lc.head = lc.appendRequestHead(lc.head[:0], r)
 	replayable := r.ContentLength == 0
 	for {
-		c, reused, err := f.tr.get(ctx)
+		c, reused, err := f.tr.Get(ctx)
 		if err != nil {
 			f.b.proxyError(w, r, ctxOr(ctx, err))
 			return
@@ -84,7 +87,7 @@ func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *le
 var errUnsolicitedUpgrade = errors.New("the next hop switched protocols (101) though the request asked for no upgrade")
 
 // ctxOr is the context's error once it has ended, else err (as
-// upstreamTransport's exchange reports it).
+// upstream.Transport's exchange reports it).
 func ctxOr(ctx *leanCtx, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
@@ -93,11 +96,11 @@ func ctxOr(ctx *leanCtx, err error) error {
 }
 
 // exchange writes the request on c and reads the answer's head (1xx heads
-// skipped), left unconsumed in c.br.
-func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request) (respHead, error) {
-	c.bw.Write(lc.head)
+// skipped), left unconsumed in c.R.
+func (f *forwardHandler) exchange(c *upstream.Conn, lc *leanConn, r *http.Request) (respHead, error) {
+	c.W.Write(lc.head)
 	if r.ContentLength > 0 {
-		n, err := io.CopyN(c.bw, r.Body, r.ContentLength)
+		n, err := io.CopyN(c.W, r.Body, r.ContentLength)
 		if err != nil {
 			if err == io.EOF {
 				err = fmt.Errorf("http: ContentLength=%d with Body length %d", r.ContentLength, n)
@@ -105,17 +108,17 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 			return respHead{}, err
 		}
 	}
-	if err := c.bw.Flush(); err != nil {
+	if err := c.W.Flush(); err != nil {
 		return respHead{}, err
 	}
 	now := time.Now()
-	if f.tr.headerTimeout > 0 {
-		c.setReadDue(now.Add(f.tr.headerTimeout))
+	if f.tr.HeaderTimeout > 0 {
+		c.SetReadDue(now.Add(f.tr.HeaderTimeout))
 	}
 	lc.b.waits.add(lc.ctx, now)
 	defer lc.b.waits.remove(lc.ctx)
 	for {
-		h, err := readRespHead(c.br, r, lc.resp[:0])
+		h, err := readRespHead(c.R, r, lc.resp[:0])
 		if err != nil {
 			return h, err
 		}
@@ -124,13 +127,13 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 			return h, errUnsolicitedUpgrade
 		}
 		if h.status >= 100 && h.status <= 199 && !h.generic {
-			_, _ = c.br.Discard(h.n)
+			_, _ = c.R.Discard(h.n)
 			continue // 100 Continue, 103 Early Hints: the final answer follows
 		}
-		if f.tr.headerTimeout > 0 {
-			c.setReadDue(time.Time{}) // the body takes as long as it takes
+		if f.tr.HeaderTimeout > 0 {
+			c.SetReadDue(time.Time{}) // the body takes as long as it takes
 			if lc.ctx.Err() != nil {
-				c.interrupt() // the client left meanwhile: keep its interruption
+				c.Interrupt() // the client left meanwhile: keep its interruption
 			}
 		}
 		return h, nil
@@ -139,14 +142,14 @@ func (f *forwardHandler) exchange(c *upstreamConn, lc *leanConn, r *http.Request
 
 // respond copies the answer to the client, straight or through w, and
 // gives c back to the pool when its body was read to the end.
-func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *leanCtx, c *upstreamConn, h respHead) {
+func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *leanCtx, c *upstream.Conn, h respHead) {
 	lw := ctx.lc.w
 	aw, bare := w.(*answerWriter)
 	if h.generic || !bare || aw.ResponseWriter != http.ResponseWriter(lw) {
 		f.respondThrough(w, r, c, ctx.release)
 		return
 	}
-	_, _ = c.br.Discard(h.n)
+	_, _ = c.R.Discard(h.n)
 	aw.wrote = true
 	lw.rawHead(h.status, h.lines, h.hasDate, h.chunked)
 	var got int64
@@ -154,13 +157,13 @@ func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *le
 	switch {
 	case lw.noBody:
 	case h.chunked:
-		got, err = copyChunked(lw, c.br)
+		got, err = copyChunked(lw, c.R)
 	default:
-		got, err = copyN(lw, c.br, h.cl)
+		got, err = copyN(lw, c.R, h.cl)
 	}
 	if err == nil {
 		if ctx.release() && !h.close {
-			f.tr.put(c)
+			f.tr.Put(c)
 		} else {
 			c.Close()
 		}
@@ -181,8 +184,8 @@ func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *le
 
 // respondThrough reads the answer with net/http's parser and writes it
 // through w, as ReverseProxy does.
-func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, c *upstreamConn, stop func() bool) {
-	resp, err := http.ReadResponse(c.br, r)
+func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, c *upstream.Conn, stop func() bool) {
+	resp, err := http.ReadResponse(c.R, r)
 	if err == nil && resp.StatusCode < 100 {
 		// net/http reads "000" to "099" as statuses below 100, which no
 		// ResponseWriter takes (WriteHeader panics on them): a malformed
@@ -197,7 +200,7 @@ func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	resp.Request = r
-	resp.Body = &upstreamBody{ReadCloser: resp.Body, c: c, t: f.tr, stop: stop, reuse: !resp.Close}
+	resp.Body = upstream.NewBody(resp.Body, c, f.tr, stop, !resp.Close)
 	_ = f.b.watchResponse(resp)
 	removeHopByHop(resp.Header)
 	dst := w.Header()
@@ -214,8 +217,8 @@ func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, 
 		dst.Add("Trailer", strings.Join(keys, ", "))
 	}
 	w.WriteHeader(resp.StatusCode)
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	bp := copybuf.Get()
+	defer copybuf.Put(bp)
 	flush := resp.ContentLength == -1
 	for {
 		n, rerr := resp.Body.Read(*bp)

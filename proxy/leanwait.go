@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // waitList holds a box's lean requests waiting for the next hop; one
@@ -172,7 +174,7 @@ func (l *waitList) tick() {
 	var idleSince time.Time
 	var long, due []*leanCtx
 	var deadlines []time.Time
-	var clients clientPoll
+	var clients socket.PollSet
 	for {
 		select {
 		case <-l.done:
@@ -186,7 +188,7 @@ func (l *waitList) tick() {
 		t.Reset(every)
 		now := time.Now()
 		long, deadlines = long[:0], deadlines[:0]
-		clients.reset()
+		clients.Reset()
 		l.ticks.Add(1)
 		n := 0
 		for i := range l.shards {
@@ -195,7 +197,7 @@ func (l *waitList) tick() {
 			for ctx := s.head; ctx != nil && now.Sub(ctx.wait.since) >= watchAfter; ctx = ctx.wait.next {
 				long = append(long, ctx)
 				deadlines = append(deadlines, ctx.deadline) // set before ctx was added
-				clients.add(ctx.lc.fd)
+				clients.Add(ctx.lc.fd)
 			}
 			n += s.n
 			s.mu.Unlock()
@@ -210,10 +212,10 @@ func (l *waitList) tick() {
 		if len(long) == 0 {
 			continue
 		}
-		clients.poll()
+		clients.Poll()
 		due = due[:0]
 		for i, ctx := range long {
-			if clients.ready(i) || !deadlines[i].IsZero() && !now.Before(deadlines[i]) {
+			if clients.Ready(i) || !deadlines[i].IsZero() && !now.Before(deadlines[i]) {
 				due = append(due, ctx)
 			}
 		}

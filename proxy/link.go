@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
 	"github.com/middlebench/middlebench/units"
 )
 
@@ -127,17 +128,17 @@ func (c *linkConn) delay(d units.Dist, r *rand.Rand) time.Duration {
 func (c *linkConn) pump() {
 	upDist := c.s.cfg.up()
 	for {
-		bp := bufPool.Get().(*[]byte)
+		bp := copybuf.Get()
 		n, err := c.Conn.Read(*bp)
 		now := c.s.env.clock.Now()
 		if n > 0 {
 			c.nUp.Add(int64(n))
 			if !c.up.push(chunk{buf: bp, b: (*bp)[:n], arrival: now}, c.delay(upDist, c.upRng)) {
-				bufPool.Put(bp)
+				copybuf.Put(bp)
 				return
 			}
 		} else {
-			bufPool.Put(bp)
+			copybuf.Put(bp)
 		}
 		if err != nil {
 			c.up.push(chunk{arrival: now, end: err}, c.delay(upDist, c.upRng))
@@ -153,7 +154,7 @@ func (c *linkConn) Read(p []byte) (int, error) {
 	}
 	if len(c.cur.b) == 0 {
 		if c.cur.buf != nil {
-			bufPool.Put(c.cur.buf)
+			copybuf.Put(c.cur.buf)
 			c.cur = chunk{}
 		}
 		ch, ok, err := c.up.pop(c.readDeadline)
@@ -209,10 +210,10 @@ func (c *linkConn) Write(p []byte) (int, error) {
 	d := c.delay(c.s.cfg.down(), c.downRng)
 	written := 0
 	for len(p) > 0 {
-		bp := bufPool.Get().(*[]byte)
+		bp := copybuf.Get()
 		n := copy(*bp, p)
 		if !c.down.push(chunk{buf: bp, b: (*bp)[:n], arrival: now}, d) {
-			bufPool.Put(bp)
+			copybuf.Put(bp)
 			return written, net.ErrClosed
 		}
 		c.nDown.Add(int64(n))
@@ -268,7 +269,7 @@ func (c *linkConn) send() {
 			return
 		}
 		_, err := c.Conn.Write(ch.b)
-		bufPool.Put(ch.buf)
+		copybuf.Put(ch.buf)
 		if err != nil {
 			c.down.drop()
 			return

@@ -41,7 +41,7 @@ func (lp *httpLoop) upFailed(u *loopUp, err error) {
 	if c == nil || c.gone {
 		return
 	}
-	c.tResp.clear()
+	c.tResp.Clear()
 	if retry {
 		lp.forward(c)
 		return
@@ -51,8 +51,8 @@ func (lp *httpLoop) upFailed(u *loopUp, err error) {
 
 // fail answers c's request with proxyError's answer to err.
 func (lp *httpLoop) fail(c *loopClient, err error) {
-	c.tRead.clear()
-	c.tResp.clear()
+	c.tRead.Clear()
+	c.tResp.Clear()
 	if c.up != nil {
 		lp.closeUp(c.up)
 	}
@@ -156,8 +156,8 @@ func (lp *httpLoop) answerHead(c *loopClient, u *loopUp) bool {
 			u.r += e // 100 Continue, 103 Early Hints: the final answer follows
 			continue
 		}
-		c.tRead.clear()
-		c.tResp.clear()
+		c.tRead.Clear()
+		c.tResp.Clear()
 		c.state = clientAnswering
 		w := sc.writer(sc.answering(c), c.stageHdr)
 		w.rawHead(h.status, h.lines, h.hasDate, h.chunked)

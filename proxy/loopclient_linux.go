@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/proxy/internal/deadline"
 )
 
 // loopClient is one client connection on the HTTP loop.
@@ -45,7 +47,7 @@ type loopClient struct {
 
 	// tClient: the head's deadline, or the idle one between requests;
 	// tRead and tResp while the answer is awaited.
-	tClient, tRead, tResp deadline
+	tClient, tRead, tResp deadline.Item
 }
 
 type clientState uint8
@@ -65,10 +67,10 @@ func newLoopClient(lp *httpLoop, fd int, tc *trackedConn) *loopClient {
 	c := &loopClient{fd: fd, tc: tc, id: tc.id, remote: tc.RemoteAddr().String()}
 	host, _, err := net.SplitHostPort(c.remote)
 	c.remoteHost, c.hasRemoteHost = host, err == nil
-	c.tClient.fire = func() { lp.endClient(c) } // no head, or idle too long: closed without an answer, as net/http
-	c.tRead.fire = func() { lp.clientGone(c) }  // the whole request's time is up: as the lean loop's watch
+	c.tClient.Fire = func() { lp.endClient(c) } // no head, or idle too long: closed without an answer, as net/http
+	c.tRead.Fire = func() { lp.clientGone(c) }  // the whole request's time is up: as the lean loop's watch
 	// The next hop's silence past responseHeaderTimeout: 504.
-	c.tResp.fire = func() {
+	c.tResp.Fire = func() {
 		if u := c.up; u != nil {
 			lp.upFailed(u, u.opError("read", errTimeout))
 		}
@@ -102,7 +104,7 @@ func (lp *httpLoop) watch(c *loopClient) {
 	if want == c.events {
 		return
 	}
-	if err := lp.set.ctl(c.fd, c.gen, c.events, want); err != nil {
+	if err := lp.Set.Ctl(c.fd, c.gen, c.events, want); err != nil {
 		lp.clientLost(c)
 		return
 	}
@@ -123,7 +125,7 @@ func (lp *httpLoop) clientEvent(c *loopClient, ev uint32) {
 		}
 		return
 	}
-	n, err := lp.set.read(c.fd, (*c.in)[c.w:])
+	n, err := lp.Set.Read(c.fd, (*c.in)[c.w:])
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return
@@ -202,7 +204,7 @@ func (lp *httpLoop) serveNext(c *loopClient) {
 			c.w = copy(in, buf)
 			c.r = 0
 		}
-		if c.tClient.q != &lp.queues[qHeader] {
+		if !c.tClient.In(&lp.queues[qHeader]) {
 			lp.setDeadline(&c.tClient, qHeader, c.t0, lp.b.limits.ReadHeaderTimeout.D())
 		}
 		break
@@ -230,7 +232,7 @@ func (lp *httpLoop) serve(c *loopClient, raw []byte) {
 			return
 		}
 	}
-	c.tClient.clear()
+	c.tClient.Clear()
 	lp.served++
 	c.head = len(raw)
 	c.reqID = lp.b.reqSeq.Add(1)
@@ -304,7 +306,7 @@ func (lp *httpLoop) send(c *loopClient, p []byte) {
 		c.pending = append(c.pending, p...)
 		return
 	}
-	n, err := lp.set.write(c.fd, p)
+	n, err := lp.Set.Write(c.fd, p)
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		lp.clientLost(c)
 		return
@@ -318,7 +320,7 @@ func (lp *httpLoop) send(c *loopClient, p []byte) {
 // flushPending writes what waits for the client; once all has gone, what
 // waited for it goes on.
 func (lp *httpLoop) flushPending(c *loopClient) {
-	n, err := lp.set.write(c.fd, c.pending)
+	n, err := lp.Set.Write(c.fd, c.pending)
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		lp.clientLost(c)
 		return
@@ -356,15 +358,15 @@ func (lp *httpLoop) endClient(c *loopClient) {
 // way cannot be reused), its buffers.
 func (lp *httpLoop) detachClient(c *loopClient) {
 	c.gone = true
-	c.tClient.clear()
-	c.tRead.clear()
-	c.tResp.clear()
+	c.tClient.Clear()
+	c.tRead.Clear()
+	c.tResp.Clear()
 	if c.up != nil {
 		lp.closeUp(c.up)
 		c.up = nil
 	}
 	if c.events != 0 {
-		_ = lp.set.ctl(c.fd, c.gen, c.events, 0)
+		_ = lp.Set.Ctl(c.fd, c.gen, c.events, 0)
 		c.events = 0
 	}
 	if c.fd < len(lp.byFD) && lp.byFD[c.fd].c == c {

@@ -3,11 +3,12 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"net"
 	"os"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // The HTTP loop hands a client connection to a goroutine of the lean loop
@@ -64,7 +65,7 @@ func (lp *httpLoop) handOffAnswer(c *loopClient) {
 		upConn.Close()
 		return
 	}
-	go lp.b.resumeLean(c.tc, head, reqID, stage, newUpstreamConnFrom(upConn, answer), t0)
+	go lp.b.resumeLean(c.tc, head, reqID, stage, upstream.NewConnFrom(upConn, answer), t0)
 }
 
 // netConn takes c out of the loop and makes a net.Conn of its socket.
@@ -76,14 +77,14 @@ func (lp *httpLoop) netConn(c *loopClient) (net.Conn, error) {
 // netConnUp takes u out of the loop and makes a net.Conn of its socket.
 func (lp *httpLoop) netConnUp(u *loopUp) (net.Conn, error) {
 	u.gone = true
-	u.tIdle.clear()
+	u.tIdle.Clear()
 	if u.events != 0 {
-		_ = lp.set.ctl(u.fd, u.gen, u.events, 0)
+		_ = lp.Set.Ctl(u.fd, u.gen, u.events, 0)
 	}
 	if u.fd < len(lp.byFD) && lp.byFD[u.fd].u == u {
 		lp.byFD[u.fd] = loopEnt{}
 	}
-	bufPool.Put(u.in)
+	copybuf.Put(u.in)
 	u.in = nil
 	return fileConn(u.fd, "next hop")
 }
@@ -136,21 +137,9 @@ func (c *primedConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// NetConn returns the socket (connID, socketFD, abortConn).
+// NetConn returns the socket (connID, socket.FD, abortConn).
 func (c *primedConn) NetConn() net.Conn { return c.Conn }
 
 func (c *primedConn) CloseWrite() error { return closeWrite(c.Conn) }
 
 func (c *primedConn) CloseRead() error { return closeRead(c.Conn) }
-
-// newUpstreamConnFrom is a connection to the next hop for the lean
-// forwarder, whose reads return first what was read from it before.
-func newUpstreamConnFrom(nc net.Conn, buffered []byte) *upstreamConn {
-	c := &upstreamConn{Conn: nc, bw: bufio.NewWriterSize(nc, 32<<10), lazy: true}
-	var r io.Reader = c
-	if len(buffered) > 0 {
-		r = io.MultiReader(bytes.NewReader(buffered), c)
-	}
-	c.br = bufio.NewReaderSize(r, 32<<10)
-	return c
-}

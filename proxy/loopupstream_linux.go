@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/deadline"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // loopUp is a keep-alive connection of the HTTP loop to the next hop.
@@ -29,7 +33,7 @@ type loopUp struct {
 	idle         bool
 	idleSince    time.Time
 	gone         bool
-	tIdle        deadline
+	tIdle        deadline.Item
 
 	// The answer being copied.
 	close   bool // the next hop closes after it
@@ -62,8 +66,8 @@ func (lp *httpLoop) forward(c *loopClient) {
 		u := lp.idle[len(lp.idle)-1]
 		lp.idle = lp.idle[:len(lp.idle)-1]
 		u.idle = false
-		u.tIdle.clear()
-		if lp.now.Sub(u.idleSince) < lp.b.fwd.tr.idleLimit.Load() {
+		u.tIdle.Clear()
+		if lp.now.Sub(u.idleSince) < lp.b.fwd.tr.IdleLimit.Load() {
 			u.reused = true
 			lp.sendOn(c, u)
 			return
@@ -118,14 +122,14 @@ func (lp *httpLoop) adopt(nc net.Conn) (*loopUp, error) {
 		nc.Close()
 		return nil, fmt.Errorf("next hop %s: not a TCP connection", lp.addr)
 	}
-	fd, err := dupSocket(tcp)
+	fd, err := socket.Dup(tcp)
 	u := &loopUp{fd: fd, laddr: tcp.LocalAddr(), raddr: tcp.RemoteAddr()}
 	tcp.Close()
 	if err != nil {
 		return nil, err
 	}
-	u.in = bufPool.Get().(*[]byte)
-	u.tIdle.fire = func() { lp.closeUp(u) }
+	u.in = copybuf.Get()
+	u.tIdle.Fire = func() { lp.closeUp(u) }
 	u.gen = lp.register(fd, nil, u)
 	lp.watchUp(u)
 	return u, nil
@@ -147,7 +151,7 @@ func (lp *httpLoop) watchUp(u *loopUp) {
 	if want == u.events {
 		return
 	}
-	if err := lp.set.ctl(u.fd, u.gen, u.events, want); err != nil {
+	if err := lp.Set.Ctl(u.fd, u.gen, u.events, want); err != nil {
 		u.events = 0
 		lp.upFailed(u, err)
 		return
@@ -160,7 +164,7 @@ func (lp *httpLoop) sendOn(c *loopClient, u *loopUp) {
 	c.up, u.c = u, c
 	u.got, u.r, u.w = false, 0, 0
 	u.chunks = chunkScanner{}
-	n, err := lp.set.write(u.fd, c.upHead)
+	n, err := lp.Set.Write(u.fd, c.upHead)
 	switch {
 	case err != nil && !errors.Is(err, unix.EAGAIN):
 		lp.upFailed(u, u.opError("write", err))
@@ -186,7 +190,7 @@ func (lp *httpLoop) upEvent(u *loopUp, ev uint32) {
 		return
 	}
 	if ev&unix.EPOLLOUT != 0 && len(u.out) > 0 {
-		n, err := lp.set.write(u.fd, u.out)
+		n, err := lp.Set.Write(u.fd, u.out)
 		if err != nil && !errors.Is(err, unix.EAGAIN) {
 			lp.upFailed(u, u.opError("write", err))
 			return
@@ -212,7 +216,7 @@ func (lp *httpLoop) upRead(u *loopUp) {
 		u.w = copy(in, in[u.r:u.w])
 		u.r = 0
 	}
-	n, err := lp.set.read(u.fd, in[u.w:])
+	n, err := lp.Set.Read(u.fd, in[u.w:])
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return
@@ -249,7 +253,7 @@ func (lp *httpLoop) putIdle(u *loopUp) {
 	}
 	u.r, u.w, u.paused, u.idle, u.idleSince = 0, 0, false, true, lp.now
 	lp.idle = append(lp.idle, u)
-	lp.setDeadline(&u.tIdle, qUpIdle, lp.now, lp.b.fwd.tr.idleLimit.Load())
+	lp.setDeadline(&u.tIdle, qUpIdle, lp.now, lp.b.fwd.tr.IdleLimit.Load())
 	lp.watchUp(u)
 }
 
@@ -259,7 +263,7 @@ func (lp *httpLoop) closeUp(u *loopUp) {
 		return
 	}
 	u.gone = true
-	u.tIdle.clear()
+	u.tIdle.Clear()
 	if u.c != nil {
 		if u.c.up == u {
 			u.c.up = nil
@@ -276,6 +280,6 @@ func (lp *httpLoop) closeUp(u *loopUp) {
 		u.idle = false
 	}
 	lp.forget(u.fd)
-	bufPool.Put(u.in)
+	copybuf.Put(u.in)
 	u.in = nil
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/leaktest"
 	"github.com/middlebench/middlebench/internal/tcptest"
-	"golang.org/x/sys/unix"
+	"github.com/middlebench/middlebench/proxy/internal/epoll"
 )
 
 // A byte box with no stage moves its bytes through the relay (one epoll
@@ -147,9 +147,9 @@ func relayCarries(t *testing.T, start pathStarter, serve func(net.Conn), client 
 	if s := waitStats(t, p, func(s BoxStats) bool { return s.BytesUp == up && s.BytesDown == down }); s.BytesUp != up || s.BytesDown != down {
 		t.Fatalf("the box counted %d up and %d down, want %d and %d", s.BytesUp, s.BytesDown, up, down)
 	}
-	b.relay.mu.Lock()
-	running, set := b.relay.running, b.relay.set
-	b.relay.mu.Unlock()
+	b.relay.Mu.Lock()
+	running, set := b.relay.Running, b.relay.Set
+	b.relay.Mu.Unlock()
 	if !running {
 		t.Fatal("the relay never ran: the copy goroutines carried the bytes")
 	}
@@ -159,9 +159,9 @@ func relayCarries(t *testing.T, start pathStarter, serve func(net.Conn), client 
 // checkWait fails t unless box b's loop, whose set is set, waits the way
 // it should: blocked in epoll_wait only when its path is its process's
 // own and the process has more than one P.
-func checkWait(t *testing.T, b *Box, set *eventSet) {
+func checkWait(t *testing.T, b *Box, set *epoll.Set) {
 	t.Helper()
-	inPoller := set.epc != nil
+	inPoller := set.InPoller()
 	if want := !b.ownProcess || runtime.GOMAXPROCS(0) == 1; inPoller != want {
 		t.Errorf("the loop waits in the runtime's poller: %v, want %v (own process %v, GOMAXPROCS %d)", inPoller, want, b.ownProcess, runtime.GOMAXPROCS(0))
 	}
@@ -236,74 +236,4 @@ func TestRelayEndsWithTheBox(t *testing.T) {
 			}
 		}
 	})
-}
-
-// refusingRawConn is a poller registration that fails every wait.
-type refusingRawConn struct{ syscall.RawConn }
-
-func (refusingRawConn) Read(func(uintptr) bool) error { return errors.New("not pollable") }
-
-// TestRelayWaitFallsBackToBlocking: a loop whose wait in the runtime's
-// poller fails blocks in epoll_wait instead, and still gets its events.
-func TestRelayWaitFallsBackToBlocking(t *testing.T) {
-	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(ep)
-	efd, err := unix.Eventfd(1, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK) // readable at once
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(efd)
-	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
-		t.Fatal(err)
-	}
-	s := &eventSet{ep: ep, epc: refusingRawConn{}, name: "test"}
-	events := make([]unix.EpollEvent, 4)
-	n, err := s.wait(events)
-	if err != nil || n != 1 || events[0].Fd != int32(efd) {
-		t.Fatalf("wait: %d events (%v), want the eventfd's one", n, err)
-	}
-	if s.epc != nil {
-		t.Fatal("the loop still waits in the poller that refused it")
-	}
-}
-
-// TestBlockedWaitReturnsEvents: a blocked set's wait returns only events,
-// whether the loop was busy a moment ago (it then waits blockedWaitMs at a
-// time, yielding between) or idle (it blocks until the next event).
-func TestBlockedWaitReturnsEvents(t *testing.T) {
-	const after = 40 * time.Millisecond // well over blockedWaitMs
-	for _, tc := range []struct {
-		name   string
-		active time.Duration // how long ago the set last had events
-	}{
-		{"busy a moment ago", time.Millisecond},
-		{"idle", 2 * blockedActive},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := newEventSet("test", true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.close()
-			s.epc = nil // blocked whatever GOMAXPROCS is
-			s.active = time.Now().Add(-tc.active)
-			timer := time.AfterFunc(after, func() { _ = s.signal() })
-			defer timer.Stop()
-			start := time.Now()
-			events := make([]unix.EpollEvent, 4)
-			n, err := s.wait(events)
-			if err != nil || n != 1 || events[0].Pad != wakePad {
-				t.Fatalf("wait: %d events (%v), want the wake-up's one", n, err)
-			}
-			if took := time.Since(start); took < after {
-				t.Fatalf("wait returned after %v, before the only event (%v)", took, after)
-			}
-			if !s.active.After(start.Add(-time.Millisecond)) {
-				t.Fatalf("the set's last events are at %v, not this wait's", s.active)
-			}
-		})
-	}
 }

@@ -113,6 +113,7 @@ var kinds = map[string]func() StageSpec{
 	"reset":     func() StageSpec { return &ResetConfig{} },
 	"slowclose": func() StageSpec { return &SlowCloseConfig{} },
 	"budget":    func() StageSpec { return &BudgetConfig{} },
+	"header":    func() StageSpec { return &HeaderConfig{} },
 }
 
 // Kinds returns the valid stage kinds, sorted.

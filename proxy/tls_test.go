@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/tcptest"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // tlsDial handshakes with the path's entry as a client that trusts it.
@@ -33,10 +34,10 @@ func tlsDial(p *Path) (*tls.Conn, error) {
 // dial gave up (10 s, beyond the client's 5). Then the queue drains, the
 // box's SYN sent again gets in and the request is answered.
 func TestTLSHandshakeDoesNotWaitForTheNextHop(t *testing.T) {
-	if !backlogSupported {
+	if !socket.BacklogSupported {
 		t.Skip("a listen backlog needs Linux")
 	}
-	ln, err := listenBacklog("127.0.0.1:0", 0)
+	ln, err := socket.ListenBacklog("127.0.0.1:0", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

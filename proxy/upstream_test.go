@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/tcptest"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // countingOrigin is origin that also counts the connections it accepted.
@@ -40,8 +41,8 @@ func TestUpstreamKeepAlive(t *testing.T) {
 			idleLimit time.Duration
 			wantConns int64
 		}{
-			{"reused", "/?size=100", idleTimeout, 1},
-			{"response says close", "/?close=1", idleTimeout, 5},
+			{"reused", "/?size=100", upstream.IdleTimeout, 1},
+			{"response says close", "/?close=1", upstream.IdleTimeout, 5},
 			{"idle too long", "/", 0, 5},
 		}
 		for _, tt := range tests {
@@ -51,7 +52,7 @@ func TestUpstreamKeepAlive(t *testing.T) {
 					up.Config.Handler = closingHandler(up.Config.Handler)
 				}
 				p := start(t, "boxes: [{stages: [{kind: waf}]}]", up.URL)
-				p.Boxes()[0].rp.(*reverseProxy).tr.idleLimit.Store(tt.idleLimit)
+				p.Boxes()[0].rp.(*upstream.Proxy).Transport.IdleLimit.Store(tt.idleLimit)
 				c := &http.Client{}
 				defer c.CloseIdleConnections()
 				for range 5 {

@@ -12,7 +12,7 @@ import (
 // TestResponseHeaderTimeoutPerExchange: on one pooled connection to the
 // next hop, each exchange gets its own responseHeaderTimeout from when
 // its request was sent, and a body none: the deadline an earlier exchange
-// left on the socket (upstreamConn leaves it there while it is earlier)
+// left on the socket (upstream.Conn leaves it there while it is earlier)
 // cuts nothing when it passes, and a slow head still gets its 504 on time.
 // The margins (150 ms and more) leave room for a loaded machine.
 func TestResponseHeaderTimeoutPerExchange(t *testing.T) {

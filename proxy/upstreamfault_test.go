@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/internal/tcptest"
 	"gopkg.in/yaml.v3"
+
+	"github.com/middlebench/middlebench/internal/tcptest"
+	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // readHead reads one request head from c.
@@ -189,7 +191,7 @@ func TestIdleUpstreamConnectionsDoNotStayInCloseWait(t *testing.T) {
 			t.Fatal("the origin did not close its connection within 5 s")
 		}
 		_, port, _ := net.SplitHostPort(addr)
-		deadline := time.Now().Add(3 * sweepEvery)
+		deadline := time.Now().Add(3 * upstream.SweepEvery)
 		for {
 			closeWait, timeWait := socketsIn(t, tcpCloseWait, "", port), socketsIn(t, tcpTimeWait, port, "")
 			if closeWait == 0 && timeWait > 0 {
@@ -197,9 +199,9 @@ func TestIdleUpstreamConnectionsDoNotStayInCloseWait(t *testing.T) {
 			}
 			if time.Now().After(deadline) {
 				if closeWait > 0 {
-					t.Fatalf("%d connections to the origin still in CLOSE-WAIT %v after the origin closed", closeWait, 3*sweepEvery)
+					t.Fatalf("%d connections to the origin still in CLOSE-WAIT %v after the origin closed", closeWait, 3*upstream.SweepEvery)
 				}
-				t.Fatalf("no origin socket in TIME-WAIT %v after the origin closed: the box did not close its side after the origin's", 3*sweepEvery)
+				t.Fatalf("no origin socket in TIME-WAIT %v after the origin closed: the box did not close its side after the origin's", 3*upstream.SweepEvery)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

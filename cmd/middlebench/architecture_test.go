@@ -14,7 +14,6 @@ import (
 // merges): each must not exist yet, and its code is still in until ("" for
 // a new room). Delete a row when its room lands; the test says which.
 var pendingRooms = []struct{ room, until string }{
-	{"proxy/internal", "proxy"}, // the forwarding engine
 	{"internal/units", "units"},
 }
 

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package relay
 
 import (
 	"errors"
@@ -8,9 +8,13 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/epoll"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
-// relay moves the bytes of a byte box's connection pairs that no stage
+// Relay moves the bytes of a byte box's connection pairs that no stage
 // wraps (plain TCP on both sides) on one goroutine, from one
 // level-triggered epoll set of its own. Two copy goroutines per pair park
 // in the runtime's poller and are woken through it for every message: a
@@ -26,11 +30,11 @@ import (
 // goroutines' behaviour: an end's EOF is passed on as a half-close once
 // what was read before it is written; an error on either side closes
 // both; a pair ends when both ways have ended.
-type relay struct {
+type Relay struct {
 	up, down *atomic.Int64 // the box's byte counters: client to next hop, back
-	block    bool          // the loop may block in epoll_wait (eventSet.wait)
+	block    bool          // the loop may block in epoll_wait (epoll.Set.Wait)
 
-	loopRun
+	epoll.Loop
 	queue []*relayPair // added, not yet in the loop's set
 
 	ends map[int32]*relayEnd // the loop's own: by fd
@@ -74,26 +78,29 @@ type relayEnd struct {
 	events     uint32
 }
 
-func newRelay(up, down *atomic.Int64, block bool) *relay {
-	return &relay{up: up, down: down, block: block}
+// New makes a relay that counts the bytes it moves in up (client to next
+// hop) and down; block: its loop may block in epoll_wait (epoll.Set.Wait).
+// Its loop starts with the first pair.
+func New(up, down *atomic.Int64, block bool) *Relay {
+	return &Relay{up: up, down: down, block: block}
 }
 
-// carry hands client and up to the relay when both are plain TCP sockets;
+// Carry hands client and up to the relay when both are plain TCP sockets;
 // the returned channel closes when the pair has ended; nextHopReset is
 // called (on the relay's goroutine) when up's read fails. false: not taken
 // (another kind of connection, or a system call failed); the caller then
 // copies them itself, both still its own.
-func (r *relay) carry(client, up net.Conn, nextHopReset func(error)) (<-chan struct{}, bool) {
+func (r *Relay) Carry(client, up net.Conn, nextHopReset func(error)) (<-chan struct{}, bool) {
 	ct, ok1 := client.(*net.TCPConn)
 	ut, ok2 := up.(*net.TCPConn)
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	cfd, err := dupSocket(ct)
+	cfd, err := socket.Dup(ct)
 	if err != nil {
 		return nil, false
 	}
-	ufd, err := dupSocket(ut)
+	ufd, err := socket.Dup(ut)
 	if err != nil {
 		unix.Close(cfd)
 		return nil, false
@@ -101,12 +108,12 @@ func (r *relay) carry(client, up net.Conn, nextHopReset func(error)) (<-chan str
 	p := &relayPair{live: 2, done: make(chan struct{}), nextHopReset: nextHopReset}
 	for i, fd := range []int{cfd, ufd} {
 		p.ends[i] = relayEnd{pair: p, i: i, fd: fd, reading: true}
-		p.bufs[i] = bufPool.Get().(*[]byte)
+		p.bufs[i] = copybuf.Get()
 	}
 	if err := r.enqueue(p); err != nil {
 		for i, fd := range []int{cfd, ufd} {
 			unix.Close(fd)
-			bufPool.Put(p.bufs[i])
+			copybuf.Put(p.bufs[i])
 		}
 		return nil, false
 	}
@@ -118,61 +125,47 @@ func (r *relay) carry(client, up net.Conn, nextHopReset func(error)) (<-chan str
 	return p.done, true
 }
 
-// dupSocket duplicates c's descriptor, close-on-exec and, like c's, non-blocking.
-func dupSocket(c *net.TCPConn) (int, error) {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	nfd := -1
-	var derr error
-	if err := rc.Control(func(fd uintptr) { nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		return -1, err
-	}
-	return nfd, derr
-}
-
 var errRelayStopped = errors.New("relay stopped")
 
-func (r *relay) enqueue(p *relayPair) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.stopped {
+func (r *Relay) enqueue(p *relayPair) error {
+	r.Mu.Lock()
+	defer r.Mu.Unlock()
+	if r.Stopped {
 		return errRelayStopped
 	}
-	if !r.running {
+	if !r.Running {
 		if err := r.start(); err != nil {
 			return err
 		}
 	}
 	r.queue = append(r.queue, p)
-	return r.set.signal()
+	return r.Set.Signal()
 }
 
 // start makes the epoll set and starts the loop (under mu).
-func (r *relay) start() error {
-	set, err := newEventSet("relay", r.block)
+func (r *Relay) start() error {
+	set, err := epoll.NewSet("relay", r.block)
 	if err != nil {
 		return err
 	}
-	r.begin(set)
+	r.Begin(set)
 	r.ends = map[int32]*relayEnd{}
 	go r.loop()
 	return nil
 }
 
-func (r *relay) loop() {
-	defer close(r.exited)
+func (r *Relay) loop() {
+	defer close(r.Exited)
 	events := make([]unix.EpollEvent, 128)
 	for {
-		n, err := r.set.wait(events)
+		n, err := r.Set.Wait(events)
 		if err != nil {
-			r.waitFailed("relay", err)
+			r.WaitFailed("relay", err)
 			r.shut()
 			return
 		}
 		for _, ev := range events[:n] {
-			if ev.Pad == wakePad {
+			if ev.Pad == epoll.WakePad {
 				if !r.takeQueue() {
 					r.shut()
 					return
@@ -189,12 +182,12 @@ func (r *relay) loop() {
 }
 
 // takeQueue registers the pairs queued; false when the relay is to stop.
-func (r *relay) takeQueue() bool {
-	r.set.drainWake()
-	r.mu.Lock()
-	queue, stopped := r.queue, r.stopped
+func (r *Relay) takeQueue() bool {
+	r.Set.DrainWake()
+	r.Mu.Lock()
+	queue, stopped := r.queue, r.Stopped
 	r.queue = nil
-	r.mu.Unlock()
+	r.Mu.Unlock()
 	for _, p := range queue {
 		for i := range p.ends {
 			e := &p.ends[i]
@@ -213,25 +206,25 @@ func (r *relay) takeQueue() bool {
 }
 
 // shut ends every pair and closes the loop's own descriptors.
-func (r *relay) shut() {
+func (r *Relay) shut() {
 	for _, e := range r.ends {
 		r.end(e.pair)
 	}
-	r.mu.Lock()
+	r.Mu.Lock()
 	queue := r.queue
 	r.queue = nil
-	r.mu.Unlock()
+	r.Mu.Unlock()
 	for _, p := range queue {
 		r.end(p)
 	}
-	r.set.close()
+	r.Set.Close()
 }
 
 // handle acts on e's events. An error (a reset) surfaces through the read
 // or the write it fails, after what was read before it has gone on, as in
 // the copy goroutines; on an end that neither reads nor writes, it ends
 // the pair at once.
-func (r *relay) handle(e *relayEnd, events uint32) {
+func (r *Relay) handle(e *relayEnd, events uint32) {
 	p := e.pair
 	failed := events&unix.EPOLLERR != 0
 	if p.waiting(e) && (failed || events&unix.EPOLLOUT != 0) {
@@ -250,7 +243,7 @@ func (p *relayPair) waiting(o *relayEnd) bool { return len(o.pending) > 0 || p.p
 
 // pump reads from e once and writes what it read to the other end; what
 // the other end does not take yet waits there, and e is not read meanwhile.
-func (r *relay) pump(e *relayEnd) {
+func (r *Relay) pump(e *relayEnd) {
 	p := e.pair
 	o := &p.ends[1-e.i]
 	if p.pipes[e.i][1] != 0 {
@@ -258,11 +251,11 @@ func (r *relay) pump(e *relayEnd) {
 		return
 	}
 	buf := *p.bufs[e.i]
-	n, err := r.set.read(e.fd, buf)
+	n, err := r.Set.Read(e.fd, buf)
 	if !r.brought(e, o, n, err) {
 		return
 	}
-	w, err := r.set.write(o.fd, buf[:n])
+	w, err := r.Set.Write(o.fd, buf[:n])
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		r.end(p)
 		return
@@ -288,7 +281,7 @@ func (r *relay) pump(e *relayEnd) {
 // whether there are bytes to move on to o: nothing yet (EAGAIN), an error
 // (the pair ends, o reset as e was) or EOF (passed on once nothing waits
 // for o) say no.
-func (r *relay) brought(e, o *relayEnd, n int, err error) bool {
+func (r *Relay) brought(e, o *relayEnd, n int, err error) bool {
 	switch {
 	case errors.Is(err, unix.EAGAIN):
 		return false
@@ -313,9 +306,9 @@ func (r *relay) brought(e, o *relayEnd, n int, err error) bool {
 
 // pumpSplice moves a read of e through its way's pipe on to o; what o
 // does not take yet stays in the pipe, and e is not read meanwhile.
-func (r *relay) pumpSplice(e, o *relayEnd) {
+func (r *Relay) pumpSplice(e, o *relayEnd) {
 	p := e.pair
-	n, err := r.set.splice(e.fd, p.pipes[e.i][1], relaySpliceChunk)
+	n, err := r.Set.Splice(e.fd, p.pipes[e.i][1], relaySpliceChunk)
 	if !r.brought(e, o, n, err) {
 		return
 	}
@@ -332,10 +325,10 @@ func (r *relay) pumpSplice(e, o *relayEnd) {
 
 // drainPipe writes what way i holds in its pipe to o, as much as o takes;
 // false when the pair ended on an error.
-func (r *relay) drainPipe(i int, o *relayEnd) bool {
+func (r *Relay) drainPipe(i int, o *relayEnd) bool {
 	p := o.pair
 	for p.piped[i] > 0 {
-		m, err := r.set.splice(p.pipes[i][0], o.fd, p.piped[i])
+		m, err := r.Set.Splice(p.pipes[i][0], o.fd, p.piped[i])
 		if errors.Is(err, unix.EAGAIN) {
 			return true
 		}
@@ -350,11 +343,11 @@ func (r *relay) drainPipe(i int, o *relayEnd) bool {
 
 // flush writes what waits for o; once all is written, the other end is
 // read again (or its EOF passed on).
-func (r *relay) flush(o *relayEnd) {
+func (r *Relay) flush(o *relayEnd) {
 	p := o.pair
 	e := &p.ends[1-o.i]
 	if len(o.pending) > 0 {
-		w, err := r.set.write(o.fd, o.pending)
+		w, err := r.Set.Write(o.fd, o.pending)
 		if err != nil && !errors.Is(err, unix.EAGAIN) {
 			r.end(p)
 			return
@@ -381,7 +374,7 @@ func (r *relay) flush(o *relayEnd) {
 
 // passEOF half-closes o for e's way, which has ended; the pair ends with
 // its second way.
-func (r *relay) passEOF(e, o *relayEnd) {
+func (r *Relay) passEOF(e, o *relayEnd) {
 	_ = unix.Shutdown(o.fd, unix.SHUT_WR)
 	p := e.pair
 	p.live--
@@ -390,7 +383,7 @@ func (r *relay) passEOF(e, o *relayEnd) {
 	}
 }
 
-func (r *relay) count(way int) *atomic.Int64 {
+func (r *Relay) count(way int) *atomic.Int64 {
 	if way == 0 {
 		return r.up
 	}
@@ -401,7 +394,7 @@ func (r *relay) count(way int) *atomic.Int64 {
 // reads, writable while bytes wait for it. An end that waits for nothing
 // leaves the set, or a hang-up it can do nothing about would be reported
 // again and again.
-func (r *relay) update(e *relayEnd) {
+func (r *Relay) update(e *relayEnd) {
 	if e.pair.gone {
 		return
 	}
@@ -416,7 +409,7 @@ func (r *relay) update(e *relayEnd) {
 	if e.registered {
 		was = e.events
 	}
-	err := r.set.ctl(e.fd, e.gen, was, want)
+	err := r.Set.Ctl(e.fd, e.gen, was, want)
 	e.registered = want != 0
 	e.events = want
 	if err != nil {
@@ -425,7 +418,7 @@ func (r *relay) update(e *relayEnd) {
 }
 
 // end closes both sockets of p and tells its caller.
-func (r *relay) end(p *relayPair) {
+func (r *Relay) end(p *relayPair) {
 	if p.gone {
 		return
 	}
@@ -436,7 +429,7 @@ func (r *relay) end(p *relayPair) {
 			delete(r.ends, int32(e.fd))
 		}
 		unix.Close(e.fd) // leaves the epoll set with its last descriptor
-		bufPool.Put(p.bufs[i])
+		copybuf.Put(p.bufs[i])
 		e.pending = nil
 		if p.pipes[i][1] != 0 {
 			unix.Close(p.pipes[i][0])

@@ -1,22 +1,23 @@
-package proxy
+package upstream
 
 import (
-	"net"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
-// sweepEvery is how often idle upstream connections are checked: a
+// SweepEvery is how often idle upstream connections are checked: a
 // connection the next hop closed is closed here within this long, rather
 // than sitting in CLOSE-WAIT until the next request finds it dead.
-const sweepEvery = time.Second
+const SweepEvery = time.Second
 
-// sweep checks the idle pool every sweepEvery until the transport is
+// sweep checks the idle pool every SweepEvery until the transport is
 // closed: connections the next hop closed (or sent unasked-for bytes on)
-// and connections idle past idleLimit are closed, the others go back.
+// and connections idle past IdleLimit are closed, the others go back.
 // http.Transport keeps a reading goroutine on every idle connection for
 // this; one sweep for all keeps the request path free of it.
-func (t *upstreamTransport) sweep() {
-	tick := time.NewTicker(sweepEvery)
+func (t *Transport) sweep() {
+	tick := time.NewTicker(SweepEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -28,7 +29,7 @@ func (t *upstreamTransport) sweep() {
 		// request meanwhile still finds the others (the pool is FIFO, so
 		// len turns go round it once).
 		for range len(t.idle) {
-			var c *upstreamConn
+			var c *Conn
 			select {
 			case c = <-t.idle:
 			default:
@@ -36,7 +37,7 @@ func (t *upstreamTransport) sweep() {
 			if c == nil {
 				break
 			}
-			if time.Since(c.idleSince) >= t.idleLimit.Load() || c.br.Buffered() > 0 && t.tls == nil || peerClosed(c.Conn, t.tls != nil) {
+			if time.Since(c.idleSince) >= t.IdleLimit.Load() || c.R.Buffered() > 0 && t.tls == nil || socket.PeerClosed(c.Conn, t.tls != nil) {
 				c.Close()
 				continue
 			}
@@ -47,16 +48,4 @@ func (t *upstreamTransport) sweep() {
 			}
 		}
 	}
-}
-
-// socketOf finds the socket under a TLS connection.
-func socketOf(c net.Conn) net.Conn {
-	for range 4 {
-		nc, ok := c.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		c = nc.NetConn()
-	}
-	return c
 }

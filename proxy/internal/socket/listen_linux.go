@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package socket
 
 import (
 	"fmt"
@@ -11,11 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const backlogSupported = true
+// BacklogSupported: ListenBacklog works here.
+const BacklogSupported = true
 
-// listenBacklog listens on addr with listen(2)'s backlog set, which Go's
+// ListenBacklog listens on addr with listen(2)'s backlog set, which Go's
 // net.Listen does not expose (it uses somaxconn).
-func listenBacklog(addr string, backlog int) (net.Listener, error) {
+func ListenBacklog(addr string, backlog int) (net.Listener, error) {
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {
 		tcp, rerr := net.ResolveTCPAddr("tcp", addr)

@@ -1,4 +1,4 @@
-package proxy
+package deadline
 
 import (
 	"testing"
@@ -11,25 +11,25 @@ import (
 func TestDeadlineQueue(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	var q deadlineQueue
+	var q Queue
 	var fired []string
-	items := map[string]*deadline{}
+	items := map[string]*Item{}
 	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		items[name] = &deadline{fire: func() { fired = append(fired, name) }}
+		items[name] = &Item{Fire: func() { fired = append(fired, name) }}
 	}
-	q.set(items["a"], at(10))
-	q.set(items["b"], at(30))
-	q.set(items["c"], at(20)) // out of order: walks back before b
-	q.set(items["d"], at(5))  // to the front
-	q.set(items["e"], at(40))
-	items["b"].clear()
-	q.set(items["e"], at(25)) // moved earlier
-	if due, ok := q.earliest(); !ok || !due.Equal(at(5)) {
+	q.Set(items["a"], at(10))
+	q.Set(items["b"], at(30))
+	q.Set(items["c"], at(20)) // out of order: walks back before b
+	q.Set(items["d"], at(5))  // to the front
+	q.Set(items["e"], at(40))
+	items["b"].Clear()
+	q.Set(items["e"], at(25)) // moved earlier
+	if due, ok := q.Earliest(); !ok || !due.Equal(at(5)) {
 		t.Fatalf("earliest %v %v, want %v", due, ok, at(5))
 	}
 	pop := func(now time.Time) {
-		for d := q.expired(now); d != nil; d = q.expired(now) {
-			d.fire()
+		for d := q.Expired(now); d != nil; d = q.Expired(now) {
+			d.Fire()
 		}
 	}
 	pop(at(4))
@@ -47,7 +47,7 @@ func TestDeadlineQueue(t *testing.T) {
 			t.Fatalf("fired %v, want %v", fired, want)
 		}
 	}
-	if _, ok := q.earliest(); ok || items["b"].armed() {
+	if _, ok := q.Earliest(); ok || items["b"].Armed() {
 		t.Fatal("the queue is not empty after every item came out or was cleared")
 	}
 }

@@ -1,4 +1,4 @@
-package proxy
+package socket
 
 import (
 	"errors"
@@ -8,13 +8,13 @@ import (
 	"github.com/middlebench/middlebench/internal/rawio"
 )
 
-// peerClosed peeks at an idle connection without blocking: the peer closed
+// PeerClosed peeks at an idle connection without blocking: the peer closed
 // it (end of stream), reset it, or — on plain HTTP, where an idle
 // connection must be silent — sent bytes nobody asked for. Under TLS the
 // peer may send records while idle (session tickets), so only the end or
 // an error counts.
-func peerClosed(c net.Conn, tlsConn bool) bool {
-	sc, ok := socketOf(c).(syscall.Conn)
+func PeerClosed(c net.Conn, tlsConn bool) bool {
+	sc, ok := Of(c).(syscall.Conn)
 	if !ok {
 		return false
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package epoll
 
 import (
 	"errors"
@@ -16,11 +16,11 @@ import (
 	"github.com/middlebench/middlebench/internal/rawio"
 )
 
-// eventSet is the level-triggered epoll set of one of a box's loops (the
+// Set is the level-triggered epoll set of one of a box's loops (the
 // byte relay, the HTTP loop) with an eventfd in it that other goroutines
 // signal to wake the loop. Its events carry the caller's fd and a number
-// in Pad; the eventfd's Pad is wakePad.
-type eventSet struct {
+// in Pad; the eventfd's Pad is WakePad.
+type Set struct {
 	ep   int
 	wake int
 	// epf is a duplicate of ep in the runtime's poller, where the loop
@@ -40,12 +40,12 @@ type eventSet struct {
 	yielded, active time.Time
 }
 
-// wakePad marks the eventfd's events.
-const wakePad = -1
+// WakePad marks the eventfd's events.
+const WakePad = -1
 
-// newEventSet makes the set and its eventfd. block: the loop may block in
-// epoll_wait (see wait).
-func newEventSet(name string, block bool) (*eventSet, error) {
+// NewSet makes the set and its eventfd. block: the loop may block in
+// epoll_wait (see Wait).
+func NewSet(name string, block bool) (*Set, error) {
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -55,12 +55,12 @@ func newEventSet(name string, block bool) (*eventSet, error) {
 		unix.Close(ep)
 		return nil, err
 	}
-	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, wake, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wake), Pad: wakePad}); err != nil {
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, wake, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wake), Pad: WakePad}); err != nil {
 		unix.Close(ep)
 		unix.Close(wake)
 		return nil, err
 	}
-	s := &eventSet{ep: ep, wake: wake, name: name}
+	s := &Set{ep: ep, wake: wake, name: name}
 	s.pollFn = func(uintptr) bool {
 		s.pollN, s.pollErr = pollNow(s.ep, s.pollEvents)
 		return s.pollN > 0 || s.pollErr != nil
@@ -71,9 +71,9 @@ func newEventSet(name string, block bool) (*eventSet, error) {
 	return s, nil
 }
 
-// signal wakes the loop (from any goroutine, so raw whatever the loop's
+// Signal wakes the loop (from any goroutine, so raw whatever the loop's
 // way of waiting, which only the loop may read).
-func (s *eventSet) signal() error {
+func (s *Set) Signal() error {
 	one := [8]byte{1}
 	_, err := rawio.Write(s.wake, one[:])
 	if errors.Is(err, unix.EAGAIN) {
@@ -82,14 +82,18 @@ func (s *eventSet) signal() error {
 	return err
 }
 
-// drainWake clears the eventfd's count (the loop, on its event).
-func (s *eventSet) drainWake() {
+// DrainWake clears the eventfd's count (the loop, on its event).
+func (s *Set) DrainWake() {
 	var buf [8]byte
-	_, _ = s.read(s.wake, buf[:])
+	_, _ = s.Read(s.wake, buf[:])
 }
 
-// close closes the set's own descriptors.
-func (s *eventSet) close() {
+// InPoller reports whether the loop waits in the runtime's poller (else
+// it blocks in epoll_wait).
+func (s *Set) InPoller() bool { return s.epc != nil }
+
+// Close closes the set's own descriptors.
+func (s *Set) Close() {
 	unix.Close(s.wake)
 	if s.epf != nil {
 		s.epf.Close()
@@ -97,9 +101,9 @@ func (s *eventSet) close() {
 	unix.Close(s.ep)
 }
 
-// ctl adds, changes or removes (want 0) fd's interest, from registered
+// Ctl adds, changes or removes (want 0) fd's interest, from registered
 // (what it was, 0: not in the set) to want; pad travels with its events.
-func (s *eventSet) ctl(fd int, pad int32, registered, want uint32) error {
+func (s *Set) Ctl(fd int, pad int32, registered, want uint32) error {
 	ev := unix.EpollEvent{Events: want, Fd: int32(fd), Pad: pad}
 	switch {
 	case want == registered:
@@ -132,7 +136,7 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 	return f, rc
 }
 
-// wait returns the set's next events (EINTR retried). It waits one of two
+// Wait returns the set's next events (EINTR retried). It waits one of two
 // ways. Blocked in epoll_wait, the loop's thread holds its P for the Go
 // scheduler while it sleeps (a system call), until sysmon hands the P on
 // (a wait over 10 ms; waitBlocked keeps a busy loop's waits shorter):
@@ -151,7 +155,7 @@ func pollable(ep int, name string) (*os.File, syscall.RawConn) {
 // a wake-up through the runtime's poller on every request's path, adding
 // to each hop's latency. What a box adds to latency is error in every
 // measurement made through it; its CPU at light load is not.
-func (s *eventSet) wait(events []unix.EpollEvent) (int, error) {
+func (s *Set) Wait(events []unix.EpollEvent) (int, error) {
 	if s.epc == nil {
 		return s.waitBlocked(events)
 	}
@@ -183,8 +187,8 @@ const (
 	blockedActive = time.Second
 )
 
-// waitBlocked is wait in epoll_wait (EINTR retried), never returning 0 events.
-func (s *eventSet) waitBlocked(events []unix.EpollEvent) (int, error) {
+// waitBlocked is Wait in epoll_wait (EINTR retried), never returning 0 events.
+func (s *Set) waitBlocked(events []unix.EpollEvent) (int, error) {
 	for {
 		now := time.Now()
 		if now.Sub(s.yielded) >= blockedYield {
@@ -205,28 +209,28 @@ func (s *eventSet) waitBlocked(events []unix.EpollEvent) (int, error) {
 	}
 }
 
-// read, write and splice are the loops' calls on their non-blocking
+// Read, Write and Splice are the loops' calls on their non-blocking
 // descriptors, EINTR retried. A set in the runtime's poller makes them raw
 // (rawio): through the runtime's entry the first call after a park woke
 // sysmon whenever the process had been idle, which cost CPU per request
 // and nothing measurable in latency. A blocked set keeps the entry: raw
 // there, sysmon woke and preempted more at light load, though raw was
 // cheaper at saturation. (The measurements are in the commit history.)
-func (s *eventSet) read(fd int, b []byte) (int, error) {
+func (s *Set) Read(fd int, b []byte) (int, error) {
 	if s.epc != nil {
 		return retryEINTR(func() (int, error) { return rawio.Read(fd, b) })
 	}
 	return retryEINTR(func() (int, error) { return unix.Read(fd, b) })
 }
 
-func (s *eventSet) write(fd int, b []byte) (int, error) {
+func (s *Set) Write(fd int, b []byte) (int, error) {
 	if s.epc != nil {
 		return retryEINTR(func() (int, error) { return rawio.Write(fd, b) })
 	}
 	return retryEINTR(func() (int, error) { return unix.Write(fd, b) })
 }
 
-func (s *eventSet) splice(from, to, n int) (int, error) {
+func (s *Set) Splice(from, to, n int) (int, error) {
 	const flags = unix.SPLICE_F_NONBLOCK | unix.SPLICE_F_MOVE
 	if s.epc != nil {
 		return retryEINTR(func() (int, error) { return rawio.Splice(from, to, n, flags) })
@@ -258,42 +262,42 @@ func epollWait(ep int, events []unix.EpollEvent, msec int) (int, error) {
 	return retryEINTR(func() (int, error) { return unix.EpollWait(ep, events, msec) })
 }
 
-// loopRun is what a box's loops (the relay, the HTTP loop) share around
+// Loop is what a box's loops (the relay, the HTTP loop) share around
 // their set: the lock over what other goroutines hand them, whether the
 // loop runs or has stopped, and its end.
-type loopRun struct {
-	mu      sync.Mutex
-	stopped bool
-	running bool
-	set     *eventSet // once running
-	exited  chan struct{}
+type Loop struct {
+	Mu      sync.Mutex
+	Stopped bool
+	Running bool
+	Set     *Set // once running
+	Exited  chan struct{}
 }
 
-// begin records a loop started on set (under mu).
-func (l *loopRun) begin(set *eventSet) {
-	l.set, l.running = set, true
-	l.exited = make(chan struct{})
+// Begin records a loop started on set (under mu).
+func (l *Loop) Begin(set *Set) {
+	l.Set, l.Running = set, true
+	l.Exited = make(chan struct{})
 }
 
-// stop marks the loop stopped, wakes it and waits for its end.
-func (l *loopRun) stop() {
-	l.mu.Lock()
-	l.stopped = true
-	running := l.running
+// Stop marks the loop stopped, wakes it and waits for its end.
+func (l *Loop) Stop() {
+	l.Mu.Lock()
+	l.Stopped = true
+	running := l.Running
 	if running {
-		_ = l.set.signal()
+		_ = l.Set.Signal()
 	}
-	l.mu.Unlock()
+	l.Mu.Unlock()
 	if running {
-		<-l.exited
+		<-l.Exited
 	}
 }
 
-// waitFailed: the loop's wait failed with err; it is stopped, and its
+// WaitFailed: the loop's wait failed with err; it is stopped, and its
 // caller closes its connections.
-func (l *loopRun) waitFailed(name string, err error) {
+func (l *Loop) WaitFailed(name string, err error) {
 	log.Printf("%s: epoll_wait: %v; its connections are closed", name, err)
-	l.mu.Lock()
-	l.stopped = true
-	l.mu.Unlock()
+	l.Mu.Lock()
+	l.Stopped = true
+	l.Mu.Unlock()
 }
