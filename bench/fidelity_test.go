@@ -9,8 +9,8 @@ import (
 
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/proxy"
-	"github.com/middlebench/middlebench/units"
 )
 
 func TestWithin(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // k6Options is the options object a generated script exports: what the

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // The harness's line carries the executor's columns k6 prints, for the

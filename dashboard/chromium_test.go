@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/fakeserver"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // chromium finds Debian's chromium; without it the test is skipped,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // The caps run on an injected fake clock: the expected times follow from

@@ -7,7 +7,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/internal/loopback"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // Config is what the server does per request unless the query overrides it.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/internal/fuzztest"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // FuzzServerRequest writes raw bytes to the fake server: whatever the

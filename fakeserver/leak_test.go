@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/leaktest"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // warm makes the test's own HTTP client settle its pools before counting.

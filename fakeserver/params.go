@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // spec is what one request asks for: the server's defaults, overridden by

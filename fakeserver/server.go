@@ -21,7 +21,7 @@ import (
 	"github.com/middlebench/middlebench/internal/precise"
 	"github.com/middlebench/middlebench/internal/selfsigned"
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // Server is a running fake origin.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/realtimetest"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 func mustDist(t *testing.T, s string) units.Dist {

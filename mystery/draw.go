@@ -20,8 +20,8 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/fakeserver"
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/proxy"
-	"github.com/middlebench/middlebench/units"
 )
 
 // Level is how hard a mystery is.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/fakeserver"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // The drawing functions of the catalogue: each picks its size from a fixed

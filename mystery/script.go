@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // The exercise's load, the same for every mystery (so that the numbers,

@@ -9,8 +9,8 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
-	"github.com/middlebench/middlebench/units"
 )
 
 // AcceptConfig limits new connections like a firewall or load balancer

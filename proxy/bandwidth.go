@@ -8,7 +8,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/pace"
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // BandwidthConfig caps byte rates: Up (request bytes, client → upstream)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 	"golang.org/x/time/rate"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // FaultConfig injects faults Envoy-style, each with its own probability

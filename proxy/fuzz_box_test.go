@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/fuzztest"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // panicLog records what a box logs, so that a recovered handler panic

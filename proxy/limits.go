@@ -3,7 +3,7 @@ package proxy
 import (
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // BoxLimits are a box's deliberate bounds on slow clients and a slow next

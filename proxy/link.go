@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/timing"
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
-	"github.com/middlebench/middlebench/units"
 )
 
 // LinkConfig is distance: one-way latency on the bytes in flight, each

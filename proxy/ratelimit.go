@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 	"golang.org/x/time/rate"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // SlowCloseConfig holds back the box's end of each connection: when the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/selfsigned"
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // TLSConfig terminates TLS like a load balancer or TLS device and forwards

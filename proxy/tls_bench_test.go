@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/selfsigned"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/wire"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/reqbody"
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // WAFConfig is a body-inspecting security device: it reads the whole

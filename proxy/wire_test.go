@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/wire"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/internal/strictyaml"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 	"gopkg.in/yaml.v3"
 )
 

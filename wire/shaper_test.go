@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 func ms(n float64) units.Duration { return units.Duration(n * float64(time.Millisecond)) }

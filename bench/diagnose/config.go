@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/strictyaml"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 	"gopkg.in/yaml.v3"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // The seven classes of issue 32, each on a real k6 v1.8.1 run made by

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/middlebench/middlebench/bench/metrics"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // CodeUploadLimited names rule 4: the upload sets the pace.

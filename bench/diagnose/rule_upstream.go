@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // CodeUpstreamFailing: requests fail without an HTTP status (resets,

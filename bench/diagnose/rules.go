@@ -1,6 +1,6 @@
 package diagnose
 
-import "github.com/middlebench/middlebench/units"
+import "github.com/middlebench/middlebench/internal/units"
 
 // Rule judges one window (the whole run or one step of a sweep) and
 // returns its finding, with the time it claims (Finding.Explains), or nil.

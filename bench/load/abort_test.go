@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // TestAbortOnFailEndsTheRun: a threshold with abortOnFail that fails from

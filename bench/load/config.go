@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/buildinfo"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // Executor names, as k6 spells them.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 func TestValidateNamesTheField(t *testing.T) {

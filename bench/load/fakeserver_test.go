@@ -10,7 +10,7 @@ import (
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/fakeserver"
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // TestAgainstFakeServer is the acceptance run, against the real

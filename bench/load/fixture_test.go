@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // sleepyHandler answers after d and reports its own time the way the fake

@@ -16,7 +16,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/realtimetest"
 	"github.com/middlebench/middlebench/internal/tcptest"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // scripted serves each connection's requests in turn: answer returns the

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // The sequences of the table tests: even, uneven thirds/halves, and a thin

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 func TestPlanSweep(t *testing.T) {

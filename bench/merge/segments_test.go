@@ -12,7 +12,7 @@ import (
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // started is what a run started: complete, interrupted and dropped

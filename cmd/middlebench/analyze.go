@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/spf13/cobra"
 )
 

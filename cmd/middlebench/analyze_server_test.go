@@ -14,7 +14,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/fakeserver"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // The fake server's /_mb/stats, saved to a file, is what --server-stats

@@ -10,7 +10,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/load/console"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 func newLoadCmd() *cobra.Command {

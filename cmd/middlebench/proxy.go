@@ -3,8 +3,8 @@ package main
 import (
 	"strings"
 
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/proxy"
-	"github.com/middlebench/middlebench/units"
 	"github.com/middlebench/middlebench/wire"
 	"github.com/spf13/cobra"
 )

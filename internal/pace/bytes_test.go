@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/clock"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 func TestBurst(t *testing.T) {

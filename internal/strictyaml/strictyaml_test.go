@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 	"gopkg.in/yaml.v3"
 )
 

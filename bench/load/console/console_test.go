@@ -15,7 +15,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 func origin(t *testing.T, status int) string {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // scenarioOrigin answers 200 after 2 ms of work (so the closed scenario's

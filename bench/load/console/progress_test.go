@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
-	"github.com/middlebench/middlebench/units"
+	"github.com/middlebench/middlebench/internal/units"
 )
 
 // The six executors of one k6 run (real k6 v1.8.1, no terminal, the same
