@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/internal/realtimetest"
+	"github.com/middlebench/middlebench/internal/timing"
 )
 
 // phases measures one request the way k6 does (httptrace): waiting is
@@ -164,8 +165,15 @@ func TestWAFCapacityQueues(t *testing.T) {
 			t.Fatalf("codes %v, want two 200 (one queued) and one 503", codes)
 		}
 		r.Within("the queued request", slowest, 200*time.Millisecond, 30*time.Millisecond)
-		if q := p.Stats().Boxes[0].Stages[0].Queued; q == nil || q["max"] < 90 {
-			t.Fatalf("queued stats %v", q)
+		// The queue's own account: both admitted requests counted, the first
+		// not queued, the second queued for some time but never longer than
+		// its client waited less its own 100 ms inspection. How long exactly
+		// depends on how far behind the first it arrived (51 ms behind on a
+		// loaded CI run), which the client's time above already judges.
+		q := p.Stats().Boxes[0].Stages[0].Queued
+		if q == nil || q["count"] != 2 || q["min"] != 0 || q["max"] <= 0 ||
+			q["max"] > timing.Millis(slowest-100*time.Millisecond) {
+			t.Fatalf("queued stats %v: want 2 counted, min 0, max in (0, %v − 100 ms]", q, slowest)
 		}
 	})
 }
