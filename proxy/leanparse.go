@@ -72,10 +72,10 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 	}
 	method, target := rl.Method, rl.Target
 	var (
-		host  string
-		hosts int
-		hasCL bool
-		conn  string
+		host   string
+		hosts  int
+		hasCL  bool
+		closes bool // a Connection value lists close
 		// handOff: a header the loop leaves to net/http; the scan goes on,
 		// so that Content-Length and Transfer-Encoding together are seen
 		// wherever they are.
@@ -107,7 +107,7 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 		case "Expect", "Upgrade", "Pragma", "Http2-Settings":
 			handOff = true
 		case "Connection":
-			conn += "," + value
+			closes = closes || h1.HasToken(value, "close")
 		}
 		if vs, ok := h[key]; ok {
 			h[key] = append(vs, value)
@@ -129,7 +129,7 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 		}
 		p.url = u
 	}
-	p.method, p.target, p.host, p.close = method, target, host, h1.HasToken(conn, "close")
+	p.method, p.target, p.host, p.close = method, target, host, closes
 	return p, vals, nil
 }
 
