@@ -33,6 +33,7 @@ func TestChunkScannerTable(t *testing.T) {
 		{"data not followed by CRLF", "5\r\nhelloXX0\r\n\r\n", 8, false, true, 5},
 		{"last line LF alone", "0\r\n\n", 4, false, true, 0},
 		{"17 digits", "00000000000000001\r\na\r\n0\r\n\r\n", 0, false, true, 0},
+		{"a bare CR in a size line", "5;e\rx\r\nhello\r\n0\r\n\r\n", 0, false, true, 0}, // RFC 9112 §2.2
 	} {
 		for _, step := range []int{len(tt.in), 1} {
 			t.Run(fmt.Sprintf("%s/%d", tt.name, step), func(t *testing.T) {

@@ -3,6 +3,8 @@ package proxy
 import (
 	"net/http"
 	"strings"
+
+	"github.com/middlebench/middlebench/internal/h1"
 )
 
 // HeaderConfig adds a response header to every answer that passes the
@@ -18,7 +20,7 @@ type HeaderConfig struct {
 func (*HeaderConfig) Kind() string { return "header" }
 
 func (c *HeaderConfig) compile() (Stage, error) {
-	if !validToken(c.Name) {
+	if !h1.IsToken(c.Name) {
 		return nil, errField("name", "%q is not a header name", c.Name)
 	}
 	if strings.ContainsAny(c.Value, "\r\n\x00") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/h1"
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
@@ -306,7 +307,7 @@ func (lc *leanConn) appendRequestHead(b []byte, r *http.Request) []byte {
 			b = append(b, "\r\n"...)
 		}
 	}
-	if te := r.Header["Te"]; len(te) > 0 && headerHasToken(strings.Join(te, ","), "trailers") {
+	if listed(r.Header["Te"], "trailers") {
 		b = append(b, "Te: trailers\r\n"...)
 	}
 	if r.ContentLength > 0 {
@@ -335,15 +336,12 @@ func (lc *leanConn) forwardedFor(remoteAddr string) (string, bool) {
 	return ip, err == nil
 }
 
-// listed reports whether a Connection header names k.
-func listed(conn []string, k string) bool {
-	for _, v := range conn {
-		for v != "" {
-			var t string
-			t, v, _ = strings.Cut(v, ",")
-			if strings.EqualFold(strings.TrimSpace(t), k) {
-				return true
-			}
+// listed reports whether the values of a list header (Connection, TE)
+// hold the token k (RFC 9110 §5.6.1: repeated fields are one list).
+func listed(vals []string, k string) bool {
+	for _, v := range vals {
+		if h1.HasToken(v, k) {
+			return true
 		}
 	}
 	return false

@@ -2,40 +2,13 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
-)
 
-// TestHeadEndIsBytesIndex: headEnd finds what bytes.Index finds, over a
-// table of edges and 50,000 seeded random strings of the bytes that
-// matter (CR, LF, and others).
-func TestHeadEndIsBytesIndex(t *testing.T) {
-	want := func(b []byte) int {
-		if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
-			return i + 4
-		}
-		return 0
-	}
-	cases := []string{"", "\r\n\r\n", "\n\r\n\r\n", "\r\n\r", "a\r\n\r\nb\r\n\r\n", "\r\r\n\r\n", "\r\n\n\r\n\r\n", "\n\n\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 50000 {
-		b := make([]byte, rng.IntN(24))
-		for i := range b {
-			b[i] = "\r\na:"[rng.IntN(4)]
-		}
-		cases = append(cases, string(b))
-	}
-	for _, c := range cases {
-		if got, w := headEnd([]byte(c)), want([]byte(c)); got != w {
-			t.Fatalf("headEnd(%q) = %d, bytes.Index says %d", c, got, w)
-		}
-	}
-}
+	"github.com/middlebench/middlebench/internal/h1"
+)
 
 // TestHeaderKind: each header the forwarder acts on, in any case, and
 // nothing else (names of the same lengths included).
@@ -110,76 +83,17 @@ func TestLeanHeaderPerRequest(t *testing.T) {
 	}
 }
 
-// TestByteSets: the bit sets of validToken and validHost hold exactly
-// their characters, and controlBytes marks first the first control byte
-// or DEL of a word, at each place, and nothing in a word without one.
-func TestByteSets(t *testing.T) {
-	for c := range 256 {
-		b := byte(c)
-		alnum := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
-		if got, want := validToken([]byte{b}), alnum || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0; got != want {
-			t.Errorf("validToken(%q) = %v", b, got)
-		}
-		if got, want := validHost(string([]byte{b})), alnum || strings.IndexByte("-._~:[]%!$&'()*+,;=", b) >= 0; got != want {
-			t.Errorf("validHost(%q) = %v", b, got)
-		}
-		for at := range 8 {
-			for _, fill := range []byte{'a', ' ', 0x80, 0xff, 0x7e, 0x20} {
-				w := bytes.Repeat([]byte{fill}, 8)
-				w[at] = b
-				m := controlBytes(binary.LittleEndian.Uint64(w))
-				marked := b < 0x20 || b == 0x7f
-				if m != 0 && !marked || marked && bits.TrailingZeros64(m)/8 != at && !(fill < 0x20 || fill == 0x7f) {
-					t.Errorf("controlBytes(%q) = %#x", w, m)
-				}
-			}
-		}
-	}
+// TestTokenIs: tokenIs (headerKind's comparison) takes a name in any
+// case and no other token of the same length.
+func TestTokenIs(t *testing.T) {
 	for _, name := range []string{"Content-Length", "CONTENT-LENGTH", "content-length"} {
 		if !tokenIs([]byte(name), "content-length") {
 			t.Errorf("tokenIs(%q) = false", name)
 		}
 	}
 	for _, name := range []string{"content_length", "content-lengtH1", "content~length", "Content-Lengtz"} {
-		if validToken([]byte(name)) && tokenIs([]byte(name), "content-length") {
+		if h1.IsToken(name) && tokenIs([]byte(name), "content-length") {
 			t.Errorf("tokenIs(%q) = true", name)
-		}
-	}
-}
-
-// TestHeaderLine: headerLine reads a line as cutting it at its LF (which
-// must end a CRLF), at its colon, and checking the name and the value
-// would, over a table of edges and 100,000 seeded random lines of the
-// bytes that matter.
-func TestHeaderLine(t *testing.T) {
-	want := func(b []byte) (name, value string, next int, ok bool) {
-		i := bytes.IndexByte(b, '\n')
-		if i < 1 || b[i-1] != '\r' {
-			return "", "", 0, false
-		}
-		n, v, found := strings.Cut(string(b[:i-1]), ":")
-		if !found || !validToken(n) || !validValue(v) {
-			return "", "", 0, false
-		}
-		return n, strings.Trim(v, " \t"), i + 1, true
-	}
-	cases := []string{"A: b\r\n", "A:b\r\n", "A:\r\n", ":b\r\n", "A : b\r\n", " A: b\r\n", "A: b\n", "A: b\r", "A: b\rc\r\n",
-		"A: \tb \t\r\n", "A: b\x7f\r\n", "A: b\x00\r\n", "A: caf\xc3\xa9\r\n", "A: b\r\r\n", "Server-Timing: app;dur=0.002, queue;dur=0.000\r\nX: y\r\n"}
-	rng := rand.New(rand.NewPCG(5, 6))
-	const alphabet = "ab-:  \t\r\n\x00\x7f\x80\xff;,"
-	for range 100000 {
-		b := make([]byte, rng.IntN(30))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		cases = append(cases, string(b))
-	}
-	for _, c := range cases {
-		b := []byte(c)
-		l, ok := headerLine(b)
-		wn, wv, wnext, wok := want(b)
-		if ok != wok || ok && (string(b[:l.colon]) != wn || string(b[l.vs:l.ve]) != wv || l.next != wnext) {
-			t.Fatalf("headerLine(%q) = %+v %v, want %q %q %d %v", c, l, ok, wn, wv, wnext, wok)
 		}
 	}
 }
@@ -249,15 +163,4 @@ func TestRespHeadLinesKept(t *testing.T) {
 		}
 		buf = h.buf
 	}
-}
-
-// validValue: no control byte but tab, no DEL (a bare CR or LF is one):
-// the check headerLine makes of a value, byte by byte.
-func validValue[T string | []byte](s T) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }

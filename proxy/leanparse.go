@@ -7,8 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/middlebench/middlebench/internal/h1"
 )
 
 // parse turns a whole head into request number id (0: the box's next),
@@ -59,33 +60,34 @@ type requestHead struct {
 func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string, error) {
 	var p requestHead
 	s := string(raw) // one string: every key and value below is a piece of it
-	line, rest, ok := cutLine(s)
+	line, rest, ok := h1.CutLine(s)
 	if !ok {
 		return p, vals, errHandOff
 	}
-	method, line, ok1 := strings.Cut(line, " ")
-	target, proto, ok2 := strings.Cut(line, " ")
-	if !ok1 || !ok2 || proto != "HTTP/1.1" || !validToken(method) || method == "CONNECT" || method == "PRI" ||
-		len(target) == 0 || target[0] != '/' || strings.ContainsAny(target, " \t") {
+	// ParseRequestLine refuses white space and control bytes in the target
+	// and any version's spelling but HTTP/d.d; origin-form only.
+	rl, ok := h1.ParseRequestLine(line)
+	if !ok || rl.Major != 1 || rl.Minor != 1 || rl.Target[0] != '/' || rl.Method == "CONNECT" || rl.Method == "PRI" {
 		return p, vals, errHandOff
 	}
+	method, target := rl.Method, rl.Target
 	var (
-		host  string
-		hosts int
-		hasCL bool
-		conn  string
+		host   string
+		hosts  int
+		hasCL  bool
+		closes bool // a Connection value lists close
 		// handOff: a header the loop leaves to net/http; the scan goes on,
 		// so that Content-Length and Transfer-Encoding together are seen
 		// wherever they are.
 		handOff, hasTE bool
 	)
 	for off := len(raw) - len(rest); len(raw)-off > 2; {
-		l, ok := headerLine(raw[off:])
+		f, ok := h1.CutField(raw[off:])
 		if !ok {
 			return p, vals, errHandOff // obs-fold, a space before the colon, a control byte, a bare LF …
 		}
-		name, value := s[off:off+l.colon], s[off+l.vs:off+l.ve]
-		off += l.next
+		name, value := s[off:off+f.Colon], s[off+f.ValueStart:off+f.ValueEnd]
+		off += f.Next
 		key := canonicalKey(name)
 		switch key {
 		case "Host":
@@ -95,17 +97,17 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 			if hasCL {
 				handOff = true
 			}
-			v, err := strconv.ParseUint(value, 10, 63)
-			if err != nil || value == "" || value[0] == '+' {
+			v, ok := h1.ContentLength(value)
+			if !ok {
 				handOff = true
 			}
-			p.cl, hasCL = int64(v), true
+			p.cl, hasCL = v, true
 		case "Transfer-Encoding":
 			hasTE, handOff = true, true
 		case "Expect", "Upgrade", "Pragma", "Http2-Settings":
 			handOff = true
 		case "Connection":
-			conn += "," + value
+			closes = closes || h1.HasToken(value, "close")
 		}
 		if vs, ok := h[key]; ok {
 			h[key] = append(vs, value)
@@ -117,7 +119,7 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 	if hasTE && hasCL {
 		return p, vals, errConflictingFraming
 	}
-	if handOff || hosts != 1 || !validHost(host) {
+	if handOff || hosts != 1 || !h1.IsHost(host) {
 		return p, vals, errHandOff
 	}
 	if !plainPath(target) {
@@ -127,7 +129,7 @@ func parseHead(raw []byte, h http.Header, vals []string) (requestHead, []string,
 		}
 		p.url = u
 	}
-	p.method, p.target, p.host, p.close = method, target, host, headerHasToken(conn, "close")
+	p.method, p.target, p.host, p.close = method, target, host, closes
 	return p, vals, nil
 }
 
@@ -164,10 +166,10 @@ func peekHead(br *bufio.Reader, arm func()) (head []byte, whole bool, err error)
 	armed := false
 	for {
 		buf, _ := br.Peek(br.Buffered())
-		if n := headEnd(buf); n > 0 {
+		if n := h1.HeadEnd(buf); n > 0 {
 			return buf[:n], true, nil
 		}
-		if br.Buffered() == br.Size() || bareLF(buf) {
+		if br.Buffered() == br.Size() || h1.HasBareLF(buf) {
 			return nil, false, nil
 		}
 		if arm != nil && !armed {
@@ -178,18 +180,6 @@ func peekHead(br *bufio.Reader, arm func()) (head []byte, whole bool, err error)
 			return nil, false, err
 		}
 	}
-}
-
-// headerHasToken reports whether a comma-separated header value lists tok.
-func headerHasToken(v, tok string) bool {
-	for v != "" {
-		var t string
-		t, v, _ = strings.Cut(v, ",")
-		if strings.EqualFold(strings.Trim(t, " \t"), tok) {
-			return true
-		}
-	}
-	return false
 }
 
 // commonKeys are header names already canonical, looked up without

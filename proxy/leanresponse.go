@@ -6,8 +6,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
+
+	"github.com/middlebench/middlebench/internal/h1"
 )
 
 // respHead is an answer's head as the lean forwarder reads it.
@@ -41,23 +41,17 @@ func readRespHead(br *bufio.Reader, r *http.Request, buf []byte) (respHead, erro
 // request of method: the lines to pass on go to buf when one is dropped.
 func sortRespHead(head []byte, method string, buf []byte) respHead {
 	h := respHead{buf: buf, cl: -1, n: len(head)}
-	status, rest, ok := cutLine(head)
+	line, rest, ok := h1.CutLine(head)
 	if !ok {
 		h.generic = true
 		return h
 	}
-	proto, code, _ := bytes.Cut(status, []byte(" "))
-	code, _, _ = bytes.Cut(code, []byte(" "))
-	v11 := string(proto) == "HTTP/1.1"
-	if !v11 && string(proto) != "HTTP/1.0" || len(code) != 3 {
+	st, ok := h1.ParseStatusLine(line)
+	if !ok || st.Major != 1 || st.Minor > 1 || st.Code < 100 {
 		h.generic = true
 		return h
 	}
-	n, err := strconv.Atoi(string(code))
-	if err != nil || n < 100 {
-		h.generic = true
-		return h
-	}
+	v11, n := st.Minor == 1, st.Code
 	h.status = n
 	if n < 200 {
 		return h
@@ -77,37 +71,39 @@ func sortRespHead(head []byte, method string, buf []byte) respHead {
 		}
 	}
 	for off := first; len(head)-off > 2; {
-		l, ok := headerLine(head[off:])
+		f, ok := h1.CutField(head[off:])
 		if !ok {
 			h.generic = true
 			return h
 		}
-		line := head[off : off+l.next]
-		name, value := line[:l.colon], line[l.vs:l.ve]
+		line := head[off : off+f.Next]
+		name, value := line[:f.Colon], line[f.ValueStart:f.ValueEnd]
 		switch headerKind(name) {
 		case "content-length":
-			v, err := strconv.ParseInt(string(value), 10, 64)
-			if hasCL || err != nil || v < 0 {
+			v, ok := h1.ContentLength(value) // 1*DIGIT: no sign (RFC 9110 §8.6)
+			if hasCL || !ok {
 				h.generic = true
 				return h
 			}
 			h.cl, hasCL = v, true
 			keep(line)
 		case "transfer-encoding":
-			if h.chunked || !v11 || !strings.EqualFold(string(value), "chunked") {
+			if h.chunked || !v11 || !h1.EqualFold(value, "chunked") {
 				h.generic = true
 				return h
 			}
 			h.chunked = true
 			drop(off)
 		case "connection":
-			for _, t := range strings.Split(string(value), ",") {
-				switch t = strings.ToLower(strings.TrimSpace(t)); t {
-				case "close":
+			for list, more := value, true; more; { // each element of the list (RFC 9110 §5.6.1)
+				var t []byte
+				t, list, more = bytes.Cut(list, []byte(","))
+				switch t = h1.TrimOWS(t); {
+				case h1.EqualFold(t, "close"):
 					h.close = true
-				case "keep-alive":
+				case h1.EqualFold(t, "keep-alive"):
 					keepAlive = true
-				case "":
+				case len(t) == 0:
 				default:
 					h.generic = true // it names headers to drop
 					return h
@@ -122,7 +118,7 @@ func sortRespHead(head []byte, method string, buf []byte) respHead {
 		default: // the trailer line too: the trailers pass with the chunks
 			keep(line)
 		}
-		off += l.next
+		off += f.Next
 	}
 	if dropped {
 		h.lines = h.buf
@@ -294,17 +290,12 @@ func chunkErr(err error) error {
 	return err
 }
 
-// chunkSize parses a chunk-size line ("1a;ext\r\n").
-func chunkSize(line []byte) (int64, bool) {
-	line, ok := bytes.CutSuffix(line, []byte("\r\n"))
-	if !ok {
+// chunkSize reads a chunk-size line with its CRLF ("1a;ext\r\n", as
+// ReadSlice gives it); a bare CR anywhere in it is refused (RFC 9112 §2.2).
+func chunkSize(lineCRLF []byte) (int64, bool) {
+	line, rest, ok := h1.CutLine(lineCRLF)
+	if !ok || len(rest) > 0 {
 		return 0, false
 	}
-	line, _, _ = bytes.Cut(line, []byte(";"))
-	line = bytes.TrimRight(line, " \t")
-	if len(line) == 0 || len(line) > 16 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(string(line), 16, 63)
-	return int64(n), err == nil
+	return h1.ChunkSize(line)
 }

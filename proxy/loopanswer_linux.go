@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/middlebench/middlebench/internal/h1"
 )
 
 // The next hop's answer on the HTTP loop, on its way to the client: its
@@ -130,9 +132,9 @@ func (lp *httpLoop) answerHead(c *loopClient, u *loopUp) bool {
 	in := *u.in
 	for {
 		buf := in[u.r:u.w]
-		e := headEnd(buf)
+		e := h1.HeadEnd(buf)
 		if e == 0 {
-			if len(buf) == len(in) || bareLF(buf) {
+			if len(buf) == len(in) || h1.HasBareLF(buf) {
 				lp.handOffAnswer(c) // larger than the buffer, or lines ended by LF alone: net/http reads it
 			}
 			return false

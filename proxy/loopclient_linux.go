@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/middlebench/middlebench/internal/h1"
 	"github.com/middlebench/middlebench/proxy/internal/deadline"
 )
 
@@ -191,12 +192,12 @@ func (lp *httpLoop) serveNext(c *loopClient) {
 		if c.t0.IsZero() {
 			c.t0 = lp.now
 		}
-		n := headEnd(buf)
+		n := h1.HeadEnd(buf)
 		if n > 0 {
 			lp.serve(c, buf[:n])
 			continue
 		}
-		if len(buf) == len(in) || bareLF(buf) {
+		if len(buf) == len(in) || h1.HasBareLF(buf) {
 			lp.handOff(c) // a head larger than the buffer, or lines ended by LF alone: net/http's rules apply
 			return
 		}
