@@ -5,7 +5,8 @@
 // Host header and the TLS name stay as the script wrote them); any other
 // host the script names is refused before k6 starts, and k6's own
 // `blacklistIPs` keeps every address but loopback out of reach at run
-// time. Then k6's summary export and NDJSON stream, the server's own view
+// time; any other name, built at run time, is mapped by `hosts` to an
+// address that list refuses, so k6 never resolves it. Then k6's summary export and NDJSON stream, the server's own view
 // and every stage's counters go to the analyzer.
 //
 // k6 stays outside the repository (AGPL): it is found on PATH or given,

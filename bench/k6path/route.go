@@ -3,6 +3,8 @@ package k6path
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,9 +26,15 @@ var outsideLoopback = []string{
 	"124.0.0.0/7", "126.0.0.0/8", "128.0.0.0/1", "::/0",
 }
 
+// unroutable is where k6's hosts option sends every name that is not the
+// path's: an address outsideLoopback holds, so k6 fails the request with
+// its error code 1110 (a blacklisted IP) instead of resolving the name.
+const unroutable = "0.0.0.0"
+
 // route is how a script's requests reach the path.
 type route struct {
 	Hosts []string // the hosts the path stands for
+	Ports []string // 80, 443 and every port the script writes
 	Entry *url.URL // the path's first box
 }
 
@@ -50,7 +58,13 @@ func planRoute(targets []target, named []string, entry string) (*route, error) {
 				}[u.Scheme])
 		}
 	}
-	return &route{Hosts: hosts, Entry: u}, nil
+	ports := []string{"80", "443"}
+	for _, t := range targets {
+		if !slices.Contains(ports, t.Port) {
+			ports = append(ports, t.Port)
+		}
+	}
+	return &route{Hosts: hosts, Ports: ports, Entry: u}, nil
 }
 
 // pickHosts is the hosts the path stands for — named, or the one host
@@ -114,6 +128,7 @@ func (r *route) writeConfig(userConfig, dir string) (string, error) {
 	for _, h := range r.Hosts {
 		hosts[h] = r.Entry.Host
 	}
+	r.guardNames(hosts)
 	cfg["hosts"] = hosts
 	if r.Entry.Scheme == "https" {
 		cfg["insecureSkipTLSVerify"] = true
@@ -124,6 +139,36 @@ func (r *route) writeConfig(userConfig, dir string) (string, error) {
 	}
 	path := filepath.Join(dir, "k6-config.json")
 	return path, atomicfile.WriteBytes(path, b)
+}
+
+// guardNames sends every name hosts does not map — one built at run time,
+// which the scan cannot see — to an address blacklistIPs refuses, so k6
+// resolves no name and no look-up leaves the machine (k6 reads hosts
+// before its resolver). k6 matches "host:port" before "host", and "*"
+// matches any "host:port", so each mapped name is given its ports too: a
+// port-less value then takes the port (k6 keeps a requested port only
+// for a port-less key).
+func (r *route) guardNames(hosts map[string]any) {
+	for _, k := range slices.Collect(maps.Keys(hosts)) {
+		if _, _, err := net.SplitHostPort(k); err == nil {
+			continue
+		}
+		v, ok := hosts[k].(string)
+		if !ok {
+			continue // not k6's: k6 says so
+		}
+		for _, p := range r.Ports {
+			if _, set := hosts[k+":"+p]; set {
+				continue
+			}
+			if _, _, err := net.SplitHostPort(v); err == nil {
+				hosts[k+":"+p] = v
+			} else {
+				hosts[k+":"+p] = net.JoinHostPort(v, p)
+			}
+		}
+	}
+	hosts["*"] = unroutable
 }
 
 // blacklistEnv is K6_BLACKLIST_IPS: the user's own, and every address but

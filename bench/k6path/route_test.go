@@ -126,6 +126,16 @@ func TestWriteConfigMergesTheUsersOwn(t *testing.T) {
 	if hosts["shop.example.com"] != "127.0.0.1:4431" || hosts["cdn.example.com"] != "127.0.0.2" || cfg["userAgent"] != "mine/1" || cfg["insecureSkipTLSVerify"] != true {
 		t.Fatalf("config %s", b)
 	}
+	// Each mapped name with its ports (k6 matches "host:port" first, and
+	// "*" would take it), every other name to the blacklisted address.
+	for k, want := range map[string]string{
+		"shop.example.com:80": "127.0.0.1:4431", "shop.example.com:443": "127.0.0.1:4431",
+		"cdn.example.com:80": "127.0.0.2:80", "cdn.example.com:443": "127.0.0.2:443", "*": "0.0.0.0",
+	} {
+		if hosts[k] != want {
+			t.Errorf("hosts[%q] = %v, want %s", k, hosts[k], want)
+		}
+	}
 	if _, err := r.writeConfig(filepath.Join(dir, "missing.json"), dir); err == nil {
 		t.Fatal("a missing --config: want an error")
 	}

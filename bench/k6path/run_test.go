@@ -155,3 +155,63 @@ func TestAScriptWithItsOwnHostsIsRefused(t *testing.T) {
 		t.Fatalf("got %v; want a refusal saying the script sets hosts", err)
 	}
 }
+
+// A host built at run time is not seen before k6 starts; k6 must still
+// keep it from leaving the machine, its name included: no DNS look-up.
+// k6's error code says which guard stopped it: 1110 (a blacklisted IP,
+// reached without resolving) and not 1100/1101 (a look-up was made).
+func TestARunTimeHostIsStoppedWithoutALookUp(t *testing.T) {
+	k6 := k6ForTest(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.js")
+	src := "import http from 'k6/http';\n" +
+		"export const options = { iterations: 1, vus: 1 };\n" +
+		"export default function () {\n" +
+		"  http.get('http://shop.example.com/');\n" +
+		"  const name = ['leak', 'example', 'invalid'].join('.');\n" +
+		"  http.get(`http://${name}/`, { tags: { name: 'runtime' } });\n" +
+		"}\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r, err := Run(ctx, Options{Experiment: "testdata/shop.yaml", RunName: "empty path", K6: k6, Dir: filepath.Join(dir, "out"),
+		Args: []string{"run", "--quiet", script}, Out: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := errorCodesByName(t, filepath.Join(r.Dir, "points.json"))
+	if got := codes["runtime"]; !slices.Equal(got, []string{"1110"}) {
+		t.Errorf("the run-time host's error codes %v, want [1110] (blacklisted before any look-up)", got)
+	}
+	if r.Server.Requests != 1 {
+		t.Errorf("server saw %d requests, want the path's 1", r.Server.Requests)
+	}
+}
+
+// errorCodesByName reads k6's NDJSON and returns each request name's
+// http_reqs error codes ("" when it had none).
+func errorCodesByName(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var p struct {
+			Type   string `json:"type"`
+			Metric string `json:"metric"`
+			Data   struct {
+				Tags map[string]string `json:"tags"`
+			} `json:"data"`
+		}
+		if json.Unmarshal([]byte(line), &p) != nil || p.Type != "Point" || p.Metric != "http_reqs" {
+			continue
+		}
+		name := p.Data.Tags["name"]
+		out[name] = append(out[name], p.Data.Tags["error_code"])
+	}
+	return out
+}

@@ -24,8 +24,9 @@ first box, so its URLs, its Host header and its TLS name stay as you wrote
 them. The path's host is the one host the script's URLs name, or the hosts
 --host names. Any other host written in the script or in a -e value is
 refused before k6 starts, with the host named; a host built at run time
-cannot leave the machine either (k6's blacklistIPs holds every address but
-loopback's). A TLS entry's certificate is the loopback's own, so k6 is told
+cannot leave the machine either, nor be looked up (k6's hosts maps every
+other name to 0.0.0.0, and its blacklistIPs holds every address but
+loopback's: k6's error code 1110). A TLS entry's certificate is the loopback's own, so k6 is told
 insecureSkipTLSVerify for it.
 
 Then it prints what k6 counted, what the server counted, what each box did
