@@ -1,4 +1,4 @@
-package bench
+package experiment
 
 import (
 	"path/filepath"
@@ -31,7 +31,7 @@ func TestParseExperimentErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseExperiment([]byte(tt.src), false)
+			_, err := Parse([]byte(tt.src), false)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tt.want)
 			}
@@ -41,13 +41,13 @@ func TestParseExperimentErrors(t *testing.T) {
 
 // TestEveryExperimentParses keeps experiments/ loadable, full and quick.
 func TestEveryExperimentParses(t *testing.T) {
-	files, err := filepath.Glob("../experiments/*.yaml")
+	files, err := filepath.Glob("../../experiments/*.yaml")
 	if err != nil || len(files) < 12 {
 		t.Fatalf("found %d experiments (%v), want at least 12", len(files), err)
 	}
 	for _, f := range files {
 		for _, quick := range []bool{false, true} {
-			e, err := LoadExperiment(f, quick)
+			e, err := Load(f, quick)
 			if err != nil {
 				t.Errorf("%v", err)
 				continue
