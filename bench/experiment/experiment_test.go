@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,27 @@ func TestEveryExperimentParses(t *testing.T) {
 			if e.Claim == "" || len(e.Article) == 0 {
 				t.Errorf("%s: a teacher needs the claim and the article's figures", f)
 			}
+		}
+	}
+}
+
+func TestIsolationSplit(t *testing.T) {
+	tests := []struct {
+		name     string
+		iso      Isolation
+		all      []int
+		gen, srv []int
+	}{
+		{"as configured", Isolation{GeneratorCPUs: []int{3}, ServerCPUs: []int{0, 1}}, []int{0, 1, 2, 3}, []int{3}, []int{0, 1}},
+		{"halves", Isolation{}, []int{0, 1, 2, 3}, []int{0, 1}, []int{2, 3}},
+		{"the server gets the odd one", Isolation{}, []int{0, 1, 2}, []int{0}, []int{1, 2}},
+		{"one side configured: halves", Isolation{ServerCPUs: []int{3}}, []int{0, 1, 2, 3}, []int{0, 1}, []int{2, 3}},
+		{"one CPU: nothing to split", Isolation{}, []int{0}, nil, nil},
+	}
+	for _, tt := range tests {
+		gen, srv := tt.iso.Split(tt.all)
+		if !slices.Equal(gen, tt.gen) || !slices.Equal(srv, tt.srv) {
+			t.Errorf("%s: %v / %v, want %v / %v", tt.name, gen, srv, tt.gen, tt.srv)
 		}
 	}
 }
