@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 )
 
@@ -114,9 +115,9 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	var exps []*Experiment
+	var exps []*experiment.Experiment
 	for _, f := range files {
-		e, err := LoadExperiment(f, o.Quick)
+		e, err := experiment.Load(f, o.Quick)
 		if err != nil {
 			return nil, err
 		}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
 
 // runEngine runs every run of e with the engine.
-func (rn *Runner) runEngine(ctx context.Context, e *Experiment) ([]*RunResult, error) {
+func (rn *Runner) runEngine(ctx context.Context, e *experiment.Experiment) ([]*RunResult, error) {
 	var runs []*RunResult
 	for i := range e.Runs {
 		if ctx.Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/chart"
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
@@ -28,9 +29,9 @@ func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
 		var fig *chart.Figure
 		var err error
 		switch spec.Kind {
-		case ChartPhases:
+		case experiment.ChartPhases:
 			fig, err = phaseBars(title, spec, runs)
-		case ChartSweep:
+		case experiment.ChartSweep:
 			fig, err = sweepLines(title, spec, runs)
 		}
 		if err != nil {
@@ -63,11 +64,11 @@ func (x *ExperimentResult) runsNamed(names []string) []*RunResult {
 
 // refs evaluates a chart's reference lines (on panel, for a sweep), each
 // named with its value in the axis's unit.
-func refs(spec ChartSpec, panel, unit string) []chart.Ref {
+func refs(spec experiment.ChartSpec, panel, unit string) []chart.Ref {
 	var out []chart.Ref
 	for _, r := range spec.Refs {
 		if r.Panel == panel || r.Panel == "" && panel == "lines" {
-			v, _ := evalExpr(r.Value) // validated when the file was read
+			v, _ := experiment.EvalExpr(r.Value) // validated when the file was read
 			out = append(out, chart.Ref{Name: fmt.Sprintf("%s = %s %s", r.Label, strconv.FormatFloat(v, 'g', 4, 64), unit), Value: v})
 		}
 	}
@@ -75,7 +76,7 @@ func refs(spec ChartSpec, panel, unit string) []chart.Ref {
 }
 
 // phaseBars stacks each run's average phases (chart.PhaseBars).
-func phaseBars(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure, error) {
+func phaseBars(title string, spec experiment.ChartSpec, runs []*RunResult) (*chart.Figure, error) {
 	bars := make([]chart.PhaseBar, len(runs))
 	for i, r := range runs {
 		avg := func(metric string) float64 { return zeroNaN(r.phaseValue(metric, "avg")) }
@@ -88,7 +89,7 @@ func phaseBars(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure, 
 
 // sweepLines draws the chosen series per step, against the steps' target
 // VUs or arrival rate.
-func sweepLines(title string, spec ChartSpec, runs []*RunResult) (*chart.Figure, error) {
+func sweepLines(title string, spec experiment.ChartSpec, runs []*RunResult) (*chart.Figure, error) {
 	r := runs[0]
 	steps := r.Doc.Steps
 	if len(steps) == 0 {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
 
 // childEnv carries a serving child's orders: the harness re-executes its
@@ -43,7 +45,7 @@ func ServeChild(ctx context.Context, stdin io.Reader, stdout io.Writer) (bool, e
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		return true, fmt.Errorf("%s: %w", childEnv, err)
 	}
-	e, err := LoadExperiment(s.File, s.Quick)
+	e, err := experiment.Load(s.File, s.Quick)
 	if err != nil {
 		return true, err
 	}

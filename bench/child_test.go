@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/wire"
 )
 
@@ -97,7 +98,7 @@ func replaySource(t *testing.T, name, src string) *ExperimentResult {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e, err := LoadExperiment(file, false)
+	e, err := experiment.Load(file, false)
 	if err != nil {
 		t.Fatal(err)
 	}

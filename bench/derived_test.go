@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 )
 
@@ -53,7 +54,7 @@ func TestScheduled(t *testing.T) {
 // The expected passes follow the generator that ran: the same YAML run
 // begun at two different points of a second expects what each start gives.
 func TestFixedWindowPassedFollowsTheRunsOwnArrivals(t *testing.T) {
-	e, err := ParseExperiment([]byte(`title: limiter
+	e, err := experiment.Parse([]byte(`title: limiter
 path:
   boxes:
     - name: fw
@@ -72,7 +73,7 @@ runs:
 		want  float64
 	}{{670 * time.Millisecond, 666}, {0, 600}} {
 		first := second.Add(tt.start)
-		r := &RunResult{Spec: &e.Runs[0], PathCfg: e.pathFor(&e.Runs[0]), Arrivals: func() (arrivalSpan, error) {
+		r := &RunResult{Spec: &e.Runs[0], PathCfg: e.PathFor(&e.Runs[0]), Arrivals: func() (arrivalSpan, error) {
 			return arrivalSpan{First: first, Last: first.Add(5995 * time.Millisecond), Requests: 1200}, nil
 		}}
 		got, err := r.lookup("derived fixedWindowPassed")
@@ -80,7 +81,7 @@ runs:
 			t.Errorf("begun %v into a second: %v, %v; want %v", tt.start, got, err, tt.want)
 		}
 	}
-	r := &RunResult{Spec: &e.Runs[0], PathCfg: e.pathFor(&e.Runs[0])}
+	r := &RunResult{Spec: &e.Runs[0], PathCfg: e.PathFor(&e.Runs[0])}
 	if _, err := r.lookup("derived fixedWindowPassed"); err == nil || !strings.Contains(err.Error(), "did not record") {
 		t.Errorf("without arrivals: %v, want an error saying so", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/metrics"
 )
 
@@ -99,14 +100,14 @@ func TestJudge(t *testing.T) {
 	run := fakeSource{"http_req_duration avg": 51.89, "server server_time avg": 50}
 	others := map[string]metricSource{"no delay": fakeSource{"http_req_duration avg": 64.18}}
 	for _, tt := range []struct {
-		band     Band
+		band     experiment.Band
 		relative bool
 	}{
-		{Band{Metric: "http_req_duration avg", Near: "no delay", Within: "10%"}, true},
-		{Band{Metric: "http_req_duration avg", Min: "@{server server_time avg} + 5ms"}, true},
-		{Band{Metric: "http_req_duration avg", Min: "55ms"}, false},
+		{experiment.Band{Metric: "http_req_duration avg", Near: "no delay", Within: "10%"}, true},
+		{experiment.Band{Metric: "http_req_duration avg", Min: "@{server server_time avg} + 5ms"}, true},
+		{experiment.Band{Metric: "http_req_duration avg", Min: "55ms"}, false},
 	} {
-		if c := tt.band.check(run, others); c.Relative != tt.relative || c.OK {
+		if c := checkBand(tt.band, run, others); c.Relative != tt.relative || c.OK {
 			t.Errorf("%+v: Relative=%v OK=%v, want Relative=%v and a failure", tt.band, c.Relative, c.OK, tt.relative)
 		}
 	}
@@ -140,8 +141,8 @@ func e7Run(t0 time.Time, busy []bool, lastP95 float64) *RunResult {
 		return metrics.Step{Name: name, StartMs: from, EndMs: to, Metrics: map[string]metrics.Metric{
 			"server_time": {Type: "trend", Values: map[string]float64{"p(95)": p95}}}}
 	}
-	spec := &RunSpec{Name: "sweep", Expect: Expect{AllowFailures: true,
-		Bands: []Band{{Metric: "step last server_time p(95)", Max: "25"}}}}
+	spec := &experiment.RunSpec{Name: "sweep", Expect: experiment.Expect{AllowFailures: true,
+		Bands: []experiment.Band{{Metric: "step last server_time p(95)", Max: "25"}}}}
 	return &RunResult{Spec: spec, Origin: t0, Load: timeline(t0, others, nil),
 		Doc: &metrics.Document{Steps: []metrics.Step{step("1", 0, 5000, 12), step("2", 5000, 10000, lastP95)}}}
 }
@@ -164,7 +165,7 @@ func TestCheckAllJudgesTheFailingStep(t *testing.T) {
 	// Below a bound read off another step that was busy: E7 with k6 read
 	// step last p95 663.3 under 2 × the first step's 465.6 taken at 91 %.
 	r := e7Run(t0, first, 20)
-	r.Spec.Expect.Bands = []Band{{Metric: "step last server_time p(95)", Min: "2 * @{step first server_time p(95)}"}}
+	r.Spec.Expect.Bands = []experiment.Band{{Metric: "step last server_time p(95)", Min: "2 * @{step first server_time p(95)}"}}
 	r.Doc.Steps[0].Metrics["server_time"].Values["p(95)"] = 465.6
 	r.Doc.Steps[1].Metrics["server_time"].Values["p(95)"] = 663.3
 	checkAll([]*RunResult{r})
@@ -179,7 +180,7 @@ func TestCheckAllJudgesTheFailingStep(t *testing.T) {
 			continue
 		}
 		if tt.wantNote != "" {
-			x := &ExperimentResult{Exp: &Experiment{ID: "E7"}, Runs: []*RunResult{r}}
+			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "E7"}, Runs: []*RunResult{r}}
 			if m := x.NotMeasured(); len(m) != 1 || !strings.Contains(m[0], tt.wantNote) {
 				t.Errorf("%s: not measured %q, want one naming %q", tt.name, m, tt.wantNote)
 			}
@@ -243,7 +244,7 @@ func TestResultsSayTheirVerdicts(t *testing.T) {
 	exp := func(id string, busy []bool, p95 float64) *ExperimentResult {
 		r := e7Run(t0, busy, p95)
 		checkAll([]*RunResult{r})
-		return &ExperimentResult{Exp: &Experiment{ID: id}, Runs: []*RunResult{r}}
+		return &ExperimentResult{Exp: &experiment.Experiment{ID: id}, Runs: []*RunResult{r}}
 	}
 	s := &Summary{Experiments: []*ExperimentResult{exp("a", quiet, 20), exp("b", quiet, 64.88), exp("c", busyLast, 64.88)},
 		LoadBefore: "2.1, 2.0, 1.9", LoadAfter: "3.0, 2.5, 2.0"}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/metrics"
 )
 
@@ -30,7 +31,7 @@ func (r *RunResult) stepDisturbance(s *metrics.Step) disturbance {
 // bandDisturbance is the disturbance over what a band reads: the step it
 // names, or the whole run, and the most disturbed of what its bounds read
 // (another run for near, a step or the run for @{…}).
-func (r *RunResult) bandDisturbance(b Band, byName map[string]*RunResult) disturbance {
+func (r *RunResult) bandDisturbance(b experiment.Band, byName map[string]*RunResult) disturbance {
 	d := r.runDisturbance()
 	if w := strings.Fields(b.Metric); len(w) > 1 && w[0] == "step" {
 		d = r.stepDisturbance(r.stepNamed(w[1]))
@@ -38,8 +39,8 @@ func (r *RunResult) bandDisturbance(b Band, byName map[string]*RunResult) distur
 	if o, ok := byName[b.Near]; ok && b.Near != "" {
 		d = d.worse(o.runDisturbance())
 	}
-	for _, m := range runRef.FindAllStringSubmatch(b.Min+" "+b.Max+" "+b.Equals, -1) {
-		w := strings.Fields(m[1])
+	for _, ref := range b.Refs() {
+		w := strings.Fields(ref)
 		if len(w) > 1 && w[0] == "step" {
 			d = d.worse(r.stepDisturbance(r.stepNamed(w[1])))
 		} else {

@@ -4,13 +4,15 @@
 // with a script generated from the same YAML — checks what each run must
 // show and writes RESULTS.md.
 //
-// The package is four things, each in its own files:
+// The experiment file itself (its types, ${vars}, bounds and their
+// arithmetic, validation) is package bench/experiment. This package is
+// four things, each in its own files:
 //
-//   - the experiment file and its expectations: spec.go (Experiment,
-//     RunSpec), vars.go (${name}), expect.go and expr.go (bands and their
-//     arithmetic), lookup.go (a metric reference of a run), derived.go
-//     (figures computed apart from the devices, such as a fixed window's
-//     passes), verdict.go (PASS, FAIL, not measured);
+//   - judging a run against its expectations: check.go (a band or a
+//     finding code against what the run measured), lookup.go (a metric
+//     reference of a run), derived.go (figures computed apart from the
+//     devices, such as a fixed window's passes), verdict.go (PASS, FAIL,
+//     not measured);
 //   - running: runner.go (Runner, RunResult), attempts.go, target.go,
 //     served.go and serve.go (a run's server and path for another
 //     generator), child.go and generators.go (generators: N child

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/units"
@@ -48,12 +49,12 @@ func fakePhaseRun(name, phase string, avg, p95, cpu float64, reqs int64) *RunRes
 	}
 	ms[phase] = metrics.Metric{Values: map[string]float64{"avg": avg, "p(95)": p95}}
 	secs := cpu / 100 * 2 * 5
-	return &RunResult{Spec: &RunSpec{Name: name}, Result: &load.Result{Requests: reqs},
+	return &RunResult{Spec: &experiment.RunSpec{Name: name}, Result: &load.Result{Requests: reqs},
 		Doc: &metrics.Document{Metrics: ms, GeneratorCPU: &metrics.CPUUsage{UserSeconds: secs * 0.75, SystemSeconds: secs * 0.25, Cores: 2, Percent: cpu}}}
 }
 
 func TestFidelityTable(t *testing.T) {
-	x := &ExperimentResult{Exp: &Experiment{ID: "e6"},
+	x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e6"},
 		Runs: []*RunResult{fakeRun("blocked", 0.2, 0.3, 97, 200000)},
 		K6:   []*K6Run{{RunResult: fakeRun("blocked", 1.5, 3, 99, 40000)}}}
 	rows := fidelity(x)
@@ -136,7 +137,7 @@ func TestFidelityAgain(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := &ExperimentResult{Exp: &Experiment{ID: "e6"},
+			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e6"},
 				Runs: []*RunResult{fakeRun("blocked", tt.replay[0], 2*tt.replay[0], 95, 100000)},
 				K6:   []*K6Run{{RunResult: fakeRun("blocked", tt.replay[1], 2*tt.replay[1], 95, 100000)}},
 				Fair: tt.rounds,
@@ -207,7 +208,7 @@ func TestBoundShare(t *testing.T) {
 	eng.Doc.Metrics["http_req_waiting"] = metrics.Metric{Values: map[string]float64{"avg": 100, "p(95)": 200}}
 	k6.Doc.Metrics["http_req_waiting"] = metrics.Metric{Values: map[string]float64{"avg": 150, "p(95)": 300}}
 	eng.Spec.Name, k6.Spec.Name = "sweep", "sweep"
-	x := &ExperimentResult{Exp: &Experiment{ID: "e7"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}}
+	x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e7"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}}
 	for _, r := range fidelity(x) {
 		if r.Phase != "waiting" {
 			continue
@@ -290,7 +291,7 @@ func TestFidelityWhy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.k6.Spec.Name = tt.eng.Spec.Name
-			x := &ExperimentResult{Exp: &Experiment{ID: "x"}, Runs: []*RunResult{tt.eng}, K6: []*K6Run{{RunResult: tt.k6}}}
+			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "x"}, Runs: []*RunResult{tt.eng}, K6: []*K6Run{{RunResult: tt.k6}}}
 			var row *fidelityRow
 			for _, r := range fidelity(x) {
 				if fidelityRefOf(r.Phase) == tt.phase || r.Phase == tt.phase {
@@ -324,7 +325,7 @@ func fidelityRefOf(head string) string {
 }
 
 func TestWriteK6Scripts(t *testing.T) {
-	e, err := LoadExperiment("../experiments/e1-tls-handshake.yaml", false)
+	e, err := experiment.Load("../experiments/e1-tls-handshake.yaml", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +379,7 @@ func TestExemptWhenTheRunIsCPUBound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			eng, k6 := fakeRun("blocked", 0.2, 0.4, 68, 100000), fakeRun("blocked", 1.5, 3, 64, 100000)
 			eng.RunCPU, k6.RunCPU = 98, 97
-			x := &ExperimentResult{Exp: &Experiment{ID: "e6"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}, Fair: tt.rounds}
+			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e6"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}, Fair: tt.rounds}
 			for _, r := range fidelity(x) {
 				if r.Phase != "waiting" {
 					continue
@@ -422,7 +423,7 @@ func TestExemptWhenGeneratorBound(t *testing.T) {
 		{"server silent", load.Config{VUs: 10, Duration: units.Duration(5 * time.Second)}, func(int) map[string]float64 { return nil }, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := &RunSpec{Name: "blocked", Load: tt.load}
+			spec := &experiment.RunSpec{Name: "blocked", Load: tt.load}
 			set := func(i int, rs ...*RunResult) {
 				for _, r := range rs {
 					r.Spec, r.Server.ServerTime = spec, tt.server(i)
@@ -434,7 +435,7 @@ func TestExemptWhenGeneratorBound(t *testing.T) {
 			for i := range rs {
 				set(i+1, rs[i].Eng, rs[i].K6.RunResult)
 			}
-			x := &ExperimentResult{Exp: &Experiment{ID: "e6"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}, Fair: rs}
+			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e6"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}, Fair: rs}
 			for _, r := range fidelity(x) {
 				if r.Phase != "waiting" {
 					continue

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
 
 // In the replay the two generators do not run under the same conditions:
@@ -55,7 +57,7 @@ func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRo
 	e := *x.Exp
 	if e.Isolate == nil {
 		all := allCPUs()
-		e.Isolate = &Isolation{GeneratorCPUs: all, ServerCPUs: all}
+		e.Isolate = &experiment.Isolation{GeneratorCPUs: all, ServerCPUs: all}
 	}
 	// Quiet, off the dashboard, and k6's files of the replay left alone.
 	fr := *rn
@@ -63,7 +65,7 @@ func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRo
 	var out []fairRound
 	for i := range e.Runs {
 		rs := &e.Runs[i]
-		if pc := e.pathFor(rs); !missed[rs.Name] || (pc != nil && pc.Wire != nil) {
+		if pc := e.PathFor(rs); !missed[rs.Name] || (pc != nil && pc.Wire != nil) {
 			continue
 		}
 		for n := range fairRoundsN {

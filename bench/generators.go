@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/merge"
 	"github.com/middlebench/middlebench/bench/metrics"
@@ -27,9 +28,6 @@ import (
 // generatorEnv carries a generator child's orders, as childEnv a serving
 // child's (ServeChild answers both).
 const generatorEnv = "MIDDLEBENCH_HARNESS_GENERATOR"
-
-// maxGenerators bounds a run's generator processes.
-const maxGenerators = 64
 
 type generatorSpec struct {
 	File     string `json:"file"`
@@ -53,7 +51,7 @@ func runGeneratorChild(ctx context.Context, stdin io.Reader, stdout io.Writer) (
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		return true, fmt.Errorf("%s: %w", generatorEnv, err)
 	}
-	e, err := LoadExperiment(s.File, s.Quick)
+	e, err := experiment.Load(s.File, s.Quick)
 	if err != nil {
 		return true, err
 	}
@@ -162,7 +160,7 @@ func (g *generator) errorf(format string, a ...any) error {
 
 // generate runs the load of rs as rs.Generators pinned child processes
 // against the entry and returns their merged document.
-func (rn *Runner) generate(ctx context.Context, e *Experiment, rs *RunSpec, entry string) (*metrics.Document, string, error) {
+func (rn *Runner) generate(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec, entry string) (*metrics.Document, string, error) {
 	n := rs.Generators
 	seq := evenSequence(n)
 	cpus := allCPUs()
@@ -264,7 +262,7 @@ func readLine(ctx context.Context, r *bufio.Reader, d time.Duration) (string, er
 
 // runGenerators is runOne for a run with generators: the load runs in
 // the generator children, the rest as for one generator in this process.
-func (rn *Runner) runGenerators(ctx context.Context, e *Experiment, rs *RunSpec, rr *RunResult, tgt target, t0 time.Time) (*RunResult, error) {
+func (rn *Runner) runGenerators(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec, rr *RunResult, tgt target, t0 time.Time) (*RunResult, error) {
 	if wireDial(tgt) != nil {
 		return nil, fmt.Errorf("generators: %d: a run through a wire needs its generator in this process", rs.Generators)
 	}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
 
 // A run with generators: 3 is run by three child processes (this binary,
@@ -62,7 +64,7 @@ func TestGeneratorsRefused(t *testing.T) {
 		{base + "runs: [{name: a, generators: 2, load: {executionSegment: \"0:1/2\"}}]\n", "give no executionSegment"},
 		{base + "runs: [{name: a, generator: 2}]\n", "generator"},
 	} {
-		if _, err := ParseExperiment([]byte(c.src), false); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := experiment.Parse([]byte(c.src), false); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: err %v, want one saying %q", c.src, err, c.want)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
 
 // TestQuickReplay replays real experiments of experiments/ in quick mode,
@@ -73,7 +75,7 @@ func TestQuickReplay(t *testing.T) {
 func TestBrokenExpectationNamesEverything(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	e, err := LoadExperiment("testdata/broken.yaml", false)
+	e, err := experiment.Load("testdata/broken.yaml", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +114,7 @@ runs:
       bands:
         - {metric: http_req_duration avg, max: 1s}
 `
-	e, err := ParseExperiment([]byte(src), false)
+	e, err := experiment.Parse([]byte(src), false)
 	if err != nil {
 		t.Fatal(err)
 	}

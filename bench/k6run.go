@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 )
@@ -47,11 +48,11 @@ func findK6(path string) (exe, version string, err error) {
 }
 
 // isSweep reports whether a run's steps are read: one whose schedule has stages.
-func isSweep(rs *RunSpec) bool { return len(rs.Load.Stages) > 0 }
+func isSweep(rs *experiment.RunSpec) bool { return len(rs.Load.Stages) > 0 }
 
 // runK6 runs one run's generated script with k6 against a fresh target,
 // pinned as the engine was, and reads what k6 wrote.
-func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6Run, err error) {
+func (rn *Runner) runK6(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (kr *K6Run, err error) {
 	t0 := rn.now()
 	src, err := k6ScriptOf(e, rs)
 	if err != nil {
@@ -111,7 +112,7 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 	}
 	obs.Apply(extra)
 	doc := docOf(obs)
-	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.pathFor(rs), Pinned: pl.pinned, RunCPU: runCPU, Load: timeline}}
+	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.PathFor(rs), Pinned: pl.pinned, RunCPU: runCPU, Load: timeline}}
 	if findRateLimit(kr.PathCfg) != nil { // read now: the stream may go with dir
 		sp, err := k6Span(stream)
 		kr.Arrivals = func() (arrivalSpan, error) { return sp, err }
@@ -159,11 +160,11 @@ func (rn *Runner) runK6(ctx context.Context, e *Experiment, rs *RunSpec) (kr *K6
 
 // k6Dir is where a run's k6 files go: K6Dir/<id>-<n>/, kept, or a
 // temporary directory.
-func (rn *Runner) k6Dir(e *Experiment, rs *RunSpec) (string, error) {
+func (rn *Runner) k6Dir(e *experiment.Experiment, rs *experiment.RunSpec) (string, error) {
 	if rn.K6Dir == "" {
 		return os.MkdirTemp("", "middlebench-k6-"+e.ID+"-*")
 	}
-	i := slices.IndexFunc(e.Runs, func(r RunSpec) bool { return r.Name == rs.Name })
+	i := slices.IndexFunc(e.Runs, func(r experiment.RunSpec) bool { return r.Name == rs.Name })
 	dir := filepath.Join(rn.K6Dir, fmt.Sprintf("%s-%d", e.ID, i+1))
 	return dir, os.MkdirAll(dir, 0o755)
 }
@@ -299,7 +300,7 @@ func (rn *Runner) runAllK6(ctx context.Context, x *ExperimentResult) error {
 		if kr.Stream == nil {
 			continue
 		}
-		for _, c := range kr.Spec.Expect.checkCodes(kr.Stream.Codes(), kr.streamUnshown) {
+		for _, c := range checkCodes(kr.Spec.Expect, kr.Stream.Codes(), kr.streamUnshown) {
 			c = judge(c, kr.runDisturbance())
 			c.What = "stream: " + c.What
 			if c.failed() {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
 
 // The k6 table's verdict counts only the checks made; a skipped one is
@@ -20,8 +22,8 @@ func TestK6VerdictShowsSkippedApart(t *testing.T) {
 	if got != want {
 		t.Errorf("verdict\n got %s\nwant %s", got, want)
 	}
-	x := &ExperimentResult{Exp: &Experiment{ID: "e4"}, K6: []*K6Run{kr}}
-	kr.Spec = &RunSpec{Name: "sweep"}
+	x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e4"}, K6: []*K6Run{kr}}
+	kr.Spec = &experiment.RunSpec{Name: "sweep"}
 	if f := x.Failures(); len(f) != 1 || !strings.Contains(f[0], "step last tps") {
 		t.Errorf("failures %q, want only the failed band", f)
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 )
 
@@ -67,7 +68,7 @@ runs:
       userAgent: ua/1
       headers: {X-Test: "yes"}
 `
-	e, err := ParseExperiment([]byte(src), false)
+	e, err := experiment.Parse([]byte(src), false)
 	if err != nil {
 		t.Fatal(err)
 	}

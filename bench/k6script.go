@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
@@ -28,7 +29,7 @@ type K6Script struct {
 const placeholderEntry = "http://127.0.0.1:1"
 
 // K6Scripts generates the script of each run of e, or of the one named.
-func K6Scripts(e *Experiment, runName string) ([]K6Script, error) {
+func K6Scripts(e *experiment.Experiment, runName string) ([]K6Script, error) {
 	var out []K6Script
 	for i := range e.Runs {
 		rs := &e.Runs[i]
@@ -42,7 +43,7 @@ func K6Scripts(e *Experiment, runName string) ([]K6Script, error) {
 		out = append(out, K6Script{Run: rs.Name, File: fmt.Sprintf("%s-%d.js", e.ID, i+1), Src: src})
 	}
 	if len(out) == 0 {
-		if _, err := e.run(runName); err != nil {
+		if _, err := e.RunNamed(runName); err != nil {
 			return nil, err
 		}
 	}
@@ -59,7 +60,7 @@ type k6Request struct {
 	Weight   float64           `json:"weight"`
 }
 
-func k6ScriptOf(e *Experiment, rs *RunSpec) ([]byte, error) {
+func k6ScriptOf(e *experiment.Experiment, rs *experiment.RunSpec) ([]byte, error) {
 	aimed, err := aim(rs.Load, placeholderEntry)
 	if err != nil {
 		return nil, err
@@ -267,7 +268,7 @@ export default function () {
 
 // WriteK6Scripts writes the scripts of e's runs (or of the one named) into
 // dir, or, without dir, the one script to w.
-func WriteK6Scripts(e *Experiment, runName, dir string, w io.Writer) error {
+func WriteK6Scripts(e *experiment.Experiment, runName, dir string, w io.Writer) error {
 	scripts, err := K6Scripts(e, runName)
 	if err != nil {
 		return err

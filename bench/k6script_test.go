@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 )
 
@@ -133,7 +134,7 @@ func TestK6ScriptsSayWhatTheYAMLSays(t *testing.T) {
 	k6 := k6ForTest()
 	for _, quick := range []bool{false, true} {
 		for _, f := range files {
-			e, err := LoadExperiment(f, quick)
+			e, err := experiment.Load(f, quick)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 )
 
@@ -22,7 +23,7 @@ import (
 // at path: the first iteration's start (its iteration_duration point's
 // time less its value) less when the schedule starts its first iteration.
 // nil steps when the run is no sweep.
-func k6Schedule(rs *RunSpec, path string) ([]diagnose.ScheduledStep, time.Time, error) {
+func k6Schedule(rs *experiment.RunSpec, path string) ([]diagnose.ScheduledStep, time.Time, error) {
 	cfg, err := aim(rs.Load, placeholderEntry)
 	if err != nil {
 		return nil, time.Time{}, err

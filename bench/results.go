@@ -3,12 +3,15 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
@@ -126,7 +129,7 @@ func (x *ExperimentResult) verdict() string {
 }
 
 // figure prints our value of an article figure.
-func (x *ExperimentResult) figure(f Figure) string {
+func (x *ExperimentResult) figure(f experiment.Figure) string {
 	if f.Run == "" {
 		return metrics.NoValue
 	}
@@ -149,14 +152,14 @@ func (r *RunResult) figureValue(metric string) (float64, error) {
 	if !strings.Contains(metric, "@{") {
 		return r.lookup(metric)
 	}
-	x, err := withRefs(metric, r)
+	x, err := experiment.WithRefs(metric, r.lookup)
 	if err != nil {
 		return 0, err
 	}
-	return evalExpr(x)
+	return experiment.EvalExpr(x)
 }
 
-func formatUnit(v float64, f Figure) string {
+func formatUnit(v float64, f experiment.Figure) string {
 	switch f.Unit {
 	case "count":
 		return fmt.Sprintf("%.0f", v)
@@ -326,13 +329,13 @@ func writeStages(b *bytes.Buffer, x *ExperimentResult) {
 		for _, box := range r.Path.Boxes {
 			for _, st := range box.Stages {
 				var extra []string
-				for _, k := range sortedKeys(st.Extra) {
+				for _, k := range slices.Sorted(maps.Keys(st.Extra)) {
 					if st.Extra[k] != 0 {
 						extra = append(extra, fmt.Sprintf("%s %d", k, st.Extra[k]))
 					}
 				}
 				var rejected []string
-				for _, k := range sortedKeys(st.Rejected) {
+				for _, k := range slices.Sorted(maps.Keys(st.Rejected)) {
 					rejected = append(rejected, fmt.Sprintf("%d×%s", st.Rejected[k], k))
 				}
 				delay := metrics.NoValue

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/timing"
@@ -37,7 +39,7 @@ type Runner struct {
 // RunResult is one run of an experiment: what the engine measured, what
 // the server and each stage saw, the diagnosis and the checks.
 type RunResult struct {
-	Spec    *RunSpec
+	Spec    *experiment.RunSpec
 	Result  *load.Result
 	Doc     *metrics.Document
 	Server  timing.ServerView
@@ -68,7 +70,7 @@ type RunResult struct {
 
 // ExperimentResult is every run of one experiment.
 type ExperimentResult struct {
-	Exp     *Experiment
+	Exp     *experiment.Experiment
 	Runs    []*RunResult
 	K6      []*K6Run    // the same runs with real k6, when asked
 	Fair    []fairRound // runs with a phase out of tolerance, re-measured by both generators alike
@@ -98,7 +100,7 @@ func (rn *Runner) out() io.Writer {
 // kept; the result then carries the interruption as its error. Runs whose
 // checks failed only while the machine was busy are measured again (see
 // remeasure), the engine's and k6's apart.
-func (rn *Runner) Run(ctx context.Context, e *Experiment) *ExperimentResult {
+func (rn *Runner) Run(ctx context.Context, e *experiment.Experiment) *ExperimentResult {
 	x := &ExperimentResult{Exp: e}
 	t0 := rn.now()
 	if rn.cpus == nil {
@@ -145,14 +147,14 @@ func checkAll(runs []*RunResult) {
 	for _, r := range runs {
 		whole := r.runDisturbance()
 		r.Checks = nil
-		for _, c := range r.Spec.Expect.checkCodes(r.Report.Codes(), r.Unshown) {
+		for _, c := range checkCodes(r.Spec.Expect, r.Report.Codes(), r.Unshown) {
 			r.Checks = append(r.Checks, judge(c, whole))
 		}
 		if !r.Spec.Expect.AllowFailures {
 			r.Checks = append(r.Checks, judge(r.noFailures(), whole))
 		}
 		for _, b := range r.Spec.Expect.Bands {
-			c := b.check(r, others)
+			c := checkBand(b, r, others)
 			if b.Why != "" && !c.OK {
 				c.Msg += " — " + b.Why
 			}
@@ -166,9 +168,9 @@ func checkAll(runs []*RunResult) {
 // did not stop): the replay stops there instead of measuring on.
 var ErrTainted = errors.New("the harness could not undo what it changed")
 
-func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *RunResult, err error) {
+func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (rr *RunResult, err error) {
 	t0 := rn.now()
-	rr = &RunResult{Spec: rs, PathCfg: e.pathFor(rs), RunCPU: math.NaN()}
+	rr = &RunResult{Spec: rs, PathCfg: e.PathFor(rs), RunCPU: math.NaN()}
 	pl, err := rn.place(ctx, e, rs, rs.Generators < 2)
 	if err != nil {
 		return nil, err
@@ -211,7 +213,7 @@ func (rn *Runner) runOne(ctx context.Context, e *Experiment, rs *RunSpec) (rr *R
 // finishRun completes a run's record from its results document: the
 // server's and the path's own views (once the requests the generator gave
 // up on have settled), the document they join, and the analyzer's report.
-func (rn *Runner) finishRun(ctx context.Context, e *Experiment, tgt target, rr *RunResult, doc *metrics.Document) error {
+func (rn *Runner) finishRun(ctx context.Context, e *experiment.Experiment, tgt target, rr *RunResult, doc *metrics.Document) error {
 	settle(ctx, tgt)
 	view, err := tgt.serverView(context.WithoutCancel(ctx))
 	if err != nil {
@@ -263,12 +265,12 @@ func (r *RunResult) noFailures() Check {
 	c := Check{What: "failed requests", Value: float64(r.Result.Failed), Hi: 0, Band: "none", OK: r.Result.Failed == 0, Side: loadNeither}
 	if !c.OK {
 		var why []string
-		for _, code := range sortedKeys(r.Doc.Statuses) {
+		for _, code := range slices.Sorted(maps.Keys(r.Doc.Statuses)) {
 			if code >= "400" {
 				why = append(why, fmt.Sprintf("%d × %s", r.Doc.Statuses[code], code))
 			}
 		}
-		for _, class := range sortedKeys(r.Result.Errors) {
+		for _, class := range slices.Sorted(maps.Keys(r.Result.Errors)) {
 			why = append(why, fmt.Sprintf("%d × %s", r.Result.Errors[class], class))
 		}
 		c.Msg = fmt.Sprintf("%d of %d requests failed (%s); set allowFailures if the run means them", r.Result.Failed, r.Result.Requests, strings.Join(why, ", "))
@@ -288,15 +290,15 @@ type placement struct {
 // isolated experiment, in a child pinned apart; with engine this process
 // (the engine) moves to the generator's CPUs, else the generator is
 // another process that the caller pins to gen.
-func (rn *Runner) place(ctx context.Context, e *Experiment, rs *RunSpec, engine bool) (*placement, error) {
+func (rn *Runner) place(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec, engine bool) (*placement, error) {
 	if e.Isolate == nil {
-		t, err := startLocal(ctx, e.serverFor(rs), e.pathFor(rs), false)
+		t, err := startLocal(ctx, e.ServerFor(rs), e.PathFor(rs), false)
 		if err != nil {
 			return nil, err
 		}
 		return &placement{tgt: t}, nil
 	}
-	gen, srv := e.Isolate.split(allCPUs())
+	gen, srv := e.Isolate.Split(allCPUs())
 	env := []string{childSpec{File: e.File, Run: rs.Name, Quick: rn.Quick}.env()}
 	if e.Isolate.ServerProcs > 0 {
 		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", e.Isolate.ServerProcs))
@@ -323,19 +325,6 @@ func (rn *Runner) place(ctx context.Context, e *Experiment, rs *RunSpec, engine 
 		pl.pinned += fmt.Sprintf(" with GOMAXPROCS=%d", e.Isolate.ServerProcs)
 	}
 	return pl, nil
-}
-
-// split gives the generator and the server their CPUs: as configured, or
-// the first half and the rest.
-func (iso *Isolation) split(all []int) (gen, srv []int) {
-	if len(iso.GeneratorCPUs) > 0 && len(iso.ServerCPUs) > 0 {
-		return iso.GeneratorCPUs, iso.ServerCPUs
-	}
-	if len(all) < 2 {
-		return nil, nil
-	}
-	half := len(all) / 2
-	return all[:half], all[half:]
 }
 
 func cpuList(cpus []int) string {

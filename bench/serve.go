@@ -5,21 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
 
 // Serve starts the server and the path of one run and keeps them until ctx
 // ends, so that another generator (real k6, a browser, curl) can be aimed
 // at them. With asJSON it prints one line of JSON (entry, server, admin)
 // for a parent process; otherwise a few lines for a person.
-func Serve(ctx context.Context, e *Experiment, runName string, w io.Writer, asJSON bool) error {
+func Serve(ctx context.Context, e *experiment.Experiment, runName string, w io.Writer, asJSON bool) error {
 	rs := &e.Runs[0]
 	if runName != "" {
 		var err error
-		if rs, err = e.run(runName); err != nil {
+		if rs, err = e.RunNamed(runName); err != nil {
 			return err
 		}
 	}
-	t, err := startLocal(ctx, e.serverFor(rs), e.pathFor(rs), true)
+	t, err := startLocal(ctx, e.ServerFor(rs), e.PathFor(rs), true)
 	if err != nil {
 		return err
 	}
@@ -43,7 +45,7 @@ func Serve(ctx context.Context, e *Experiment, runName string, w io.Writer, asJS
 	return nil
 }
 
-func printServeHelp(w io.Writer, e *Experiment, rs *RunSpec, info serveInfo) {
+func printServeHelp(w io.Writer, e *experiment.Experiment, rs *experiment.RunSpec, info serveInfo) {
 	fmt.Fprintf(w, "%s › %s — serving until Ctrl-C\n", e.ID, rs.Name)
 	fmt.Fprintf(w, "  aim the load at   %s\n", info.Entry)
 	fmt.Fprintf(w, "  the server        %s   (its own view: %s/_mb/stats)\n", info.Server, info.Server)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/internal/leaktest"
 )
 
@@ -15,7 +16,7 @@ import (
 // (Ctrl-C) after serving a request through its path leaves no goroutine
 // and no descriptor behind.
 func TestServeLeavesNothing(t *testing.T) {
-	e, err := LoadExperiment("../experiments/e0-full-summary.yaml", true)
+	e, err := experiment.Load("../experiments/e0-full-summary.yaml", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/proxy"
 )
@@ -17,17 +18,23 @@ type Served struct {
 	info serveInfo
 }
 
+// LoadExperiment is experiment.Load, kept for bench/k6path until it
+// imports bench/experiment itself.
+func LoadExperiment(file string, quick bool) (*experiment.Experiment, error) {
+	return experiment.Load(file, quick)
+}
+
 // StartServed starts the server and the path of run runName of e (the
 // first when ""), on 127.0.0.1, with the path's admin endpoint.
-func StartServed(ctx context.Context, e *Experiment, runName string) (*Served, error) {
+func StartServed(ctx context.Context, e *experiment.Experiment, runName string) (*Served, error) {
 	rs := &e.Runs[0]
 	if runName != "" {
 		var err error
-		if rs, err = e.run(runName); err != nil {
+		if rs, err = e.RunNamed(runName); err != nil {
 			return nil, err
 		}
 	}
-	t, err := startLocal(ctx, e.serverFor(rs), e.pathFor(rs), true)
+	t, err := startLocal(ctx, e.ServerFor(rs), e.PathFor(rs), true)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/middlebench/middlebench/bench"
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/wire"
 	"github.com/spf13/cobra"
 )
@@ -40,7 +41,7 @@ middlebench analyze.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			e, err := bench.LoadExperiment(args[0], quick)
+			e, err := experiment.Load(args[0], quick)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
 
 type fakeSource map[string]float64
@@ -20,58 +22,36 @@ func TestBandCheck(t *testing.T) {
 	run := fakeSource{"http_req_blocked p(95)": 316.2, "http_req_duration avg": 55.1, "http_reqs count": 1201, "server server_time avg": 50.2, "derived passed": 666}
 	others := map[string]metricSource{"no delay": fakeSource{"http_req_duration avg": 54.0}}
 	tests := []struct {
-		band    Band
+		band    experiment.Band
 		ok      bool
 		wantMsg string
 	}{
-		{band: Band{Metric: "http_req_blocked p(95)", Min: "300ms", Max: "300ms + 30ms"}, ok: true},
-		{band: Band{Metric: "http_req_blocked p(95)", Max: "300ms"}, ok: false, wantMsg: "http_req_blocked p(95) = 316.2, want −∞ .. 300ms [−∞ .. 300]"},
-		{band: Band{Metric: "http_req_duration avg", Near: "no delay", Within: "10%"}, ok: true},
-		{band: Band{Metric: "http_req_duration avg", Near: "no delay", Within: "1ms"}, ok: false, wantMsg: `within 1ms of run "no delay"`},
-		{band: Band{Metric: "http_reqs count", Equals: "1200", Tolerance: "1"}, ok: true},
-		{band: Band{Metric: "http_reqs count", Equals: "1199"}, ok: false, wantMsg: "= 1201, want 1199"},
-		{band: Band{Metric: "http_reqs count", Equals: "1000", Tolerance: "25%"}, ok: true},
-		{band: Band{Metric: "nope", Min: "1"}, ok: false, wantMsg: `no metric "nope"`},
-		{band: Band{Metric: "http_req_duration avg", Max: "@{server server_time avg}"}, ok: false, wantMsg: "want −∞ .. @{server server_time avg} [−∞ .. 50.20]"},
-		{band: Band{Metric: "http_reqs count", Equals: "@{derived passed} + 535"}, ok: true},
-		{band: Band{Metric: "http_reqs count", Equals: "@{missing}"}, ok: false, wantMsg: `equals: no metric "missing"`},
-		{band: Band{Metric: "http_req_duration avg", Near: "missing", Within: "1%"}, ok: false, wantMsg: `no run named "missing"`},
+		{band: experiment.Band{Metric: "http_req_blocked p(95)", Min: "300ms", Max: "300ms + 30ms"}, ok: true},
+		{band: experiment.Band{Metric: "http_req_blocked p(95)", Max: "300ms"}, ok: false, wantMsg: "http_req_blocked p(95) = 316.2, want −∞ .. 300ms [−∞ .. 300]"},
+		{band: experiment.Band{Metric: "http_req_duration avg", Near: "no delay", Within: "10%"}, ok: true},
+		{band: experiment.Band{Metric: "http_req_duration avg", Near: "no delay", Within: "1ms"}, ok: false, wantMsg: `within 1ms of run "no delay"`},
+		{band: experiment.Band{Metric: "http_reqs count", Equals: "1200", Tolerance: "1"}, ok: true},
+		{band: experiment.Band{Metric: "http_reqs count", Equals: "1199"}, ok: false, wantMsg: "= 1201, want 1199"},
+		{band: experiment.Band{Metric: "http_reqs count", Equals: "1000", Tolerance: "25%"}, ok: true},
+		{band: experiment.Band{Metric: "nope", Min: "1"}, ok: false, wantMsg: `no metric "nope"`},
+		{band: experiment.Band{Metric: "http_req_duration avg", Max: "@{server server_time avg}"}, ok: false, wantMsg: "want −∞ .. @{server server_time avg} [−∞ .. 50.20]"},
+		{band: experiment.Band{Metric: "http_reqs count", Equals: "@{derived passed} + 535"}, ok: true},
+		{band: experiment.Band{Metric: "http_reqs count", Equals: "@{missing}"}, ok: false, wantMsg: `equals: no metric "missing"`},
+		{band: experiment.Band{Metric: "http_req_duration avg", Near: "missing", Within: "1%"}, ok: false, wantMsg: `no run named "missing"`},
 	}
 	for _, tt := range tests {
-		if err := tt.band.validate(); err != nil {
+		if err := tt.band.Validate(); err != nil {
 			t.Fatalf("%+v: %v", tt.band, err)
 		}
-		c := tt.band.check(run, others)
+		c := checkBand(tt.band, run, others)
 		if c.OK != tt.ok || !strings.Contains(c.Msg, tt.wantMsg) {
 			t.Errorf("%+v: ok=%v msg=%q, want ok=%v msg containing %q", tt.band, c.OK, c.Msg, tt.ok, tt.wantMsg)
 		}
 	}
 }
 
-func TestBandValidate(t *testing.T) {
-	tests := []struct {
-		band Band
-		want string
-	}{
-		{Band{Min: "1"}, "metric is required"},
-		{Band{Metric: "m"}, "give min and/or max"},
-		{Band{Metric: "m", Min: "1", Equals: "2"}, "alternatives"},
-		{Band{Metric: "m", Near: "x"}, "near needs within"},
-		{Band{Metric: "m", Equals: "1", Within: "2%"}, "within goes with near"},
-		{Band{Metric: "m", Min: "1", Tolerance: "2"}, "tolerance goes with equals"},
-		{Band{Metric: "m", Max: "fast"}, "neither a number nor a duration"},
-		{Band{Metric: "m", Near: "x", Within: "-3%"}, "non-negative"},
-	}
-	for _, tt := range tests {
-		err := tt.band.validate()
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%+v: %v, want %q", tt.band, err, tt.want)
-		}
-	}
-}
-
 func TestCheckCodes(t *testing.T) {
-	e := Expect{Codes: []string{"tls-handshake-slow"}, Absent: []string{"server-slow"}}
+	e := experiment.Expect{Codes: []string{"tls-handshake-slow"}, Absent: []string{"server-slow"}}
 	for _, tc := range []struct {
 		found []string
 		fails int
@@ -81,7 +61,7 @@ func TestCheckCodes(t *testing.T) {
 		{nil, 1},
 	} {
 		n := 0
-		for _, c := range e.checkCodes(tc.found, nil) {
+		for _, c := range checkCodes(e, tc.found, nil) {
 			if c.failed() {
 				n++
 			}
@@ -96,12 +76,12 @@ func TestCheckCodes(t *testing.T) {
 // diagnose.Unshown gives, never passed: and a file that can show it is
 // judged as usual.
 func TestCheckCodesSkipsWhatTheFileCannotShow(t *testing.T) {
-	e := Expect{Codes: []string{"throughput-ceiling", "download-limited"}, Absent: []string{"server-slow"}}
+	e := experiment.Expect{Codes: []string{"throughput-ceiling", "download-limited"}, Absent: []string{"server-slow"}}
 	u := &unshown{file: "k6's summary export", codes: map[string]string{
 		"throughput-ceiling": "the file has no steps: k6's NDJSON (--out json) or CSV shows a sweep step by step",
 		"server-slow":        "the file has no server time: add --server-stats",
 	}}
-	checks := e.checkCodes([]string{"download-limited"}, u)
+	checks := checkCodes(e, []string{"download-limited"}, u)
 	want := []struct {
 		what    string
 		ok      bool
@@ -123,7 +103,7 @@ func TestCheckCodesSkipsWhatTheFileCannotShow(t *testing.T) {
 	}
 	// Without the file's limits the same findings fail.
 	n := 0
-	for _, c := range e.checkCodes([]string{"download-limited"}, nil) {
+	for _, c := range checkCodes(e, []string{"download-limited"}, nil) {
 		if c.failed() {
 			n++
 		}
@@ -132,7 +112,7 @@ func TestCheckCodesSkipsWhatTheFileCannotShow(t *testing.T) {
 		t.Errorf("judged on a file that shows everything: %d failures, want 1 (throughput-ceiling)", n)
 	}
 	// A forbidden code found in a file said not to show it still fails.
-	if c := e.checkCodes([]string{"throughput-ceiling", "download-limited", "server-slow"}, u)[2]; !c.failed() {
+	if c := checkCodes(e, []string{"throughput-ceiling", "download-limited", "server-slow"}, u)[2]; !c.failed() {
 		t.Errorf("server-slow found: %+v, want a failure", c)
 	}
 }

@@ -1,7 +1,8 @@
-package bench
+package experiment
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestParseExperimentErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseExperiment([]byte(tt.src), false)
+			_, err := Parse([]byte(tt.src), false)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tt.want)
 			}
@@ -41,13 +42,13 @@ func TestParseExperimentErrors(t *testing.T) {
 
 // TestEveryExperimentParses keeps experiments/ loadable, full and quick.
 func TestEveryExperimentParses(t *testing.T) {
-	files, err := filepath.Glob("../experiments/*.yaml")
+	files, err := filepath.Glob("../../experiments/*.yaml")
 	if err != nil || len(files) < 12 {
 		t.Fatalf("found %d experiments (%v), want at least 12", len(files), err)
 	}
 	for _, f := range files {
 		for _, quick := range []bool{false, true} {
-			e, err := LoadExperiment(f, quick)
+			e, err := Load(f, quick)
 			if err != nil {
 				t.Errorf("%v", err)
 				continue
@@ -55,6 +56,27 @@ func TestEveryExperimentParses(t *testing.T) {
 			if e.Claim == "" || len(e.Article) == 0 {
 				t.Errorf("%s: a teacher needs the claim and the article's figures", f)
 			}
+		}
+	}
+}
+
+func TestIsolationSplit(t *testing.T) {
+	tests := []struct {
+		name     string
+		iso      Isolation
+		all      []int
+		gen, srv []int
+	}{
+		{"as configured", Isolation{GeneratorCPUs: []int{3}, ServerCPUs: []int{0, 1}}, []int{0, 1, 2, 3}, []int{3}, []int{0, 1}},
+		{"halves", Isolation{}, []int{0, 1, 2, 3}, []int{0, 1}, []int{2, 3}},
+		{"the server gets the odd one", Isolation{}, []int{0, 1, 2}, []int{0}, []int{1, 2}},
+		{"one side configured: halves", Isolation{ServerCPUs: []int{3}}, []int{0, 1, 2, 3}, []int{0, 1}, []int{2, 3}},
+		{"one CPU: nothing to split", Isolation{}, []int{0}, nil, nil},
+	}
+	for _, tt := range tests {
+		gen, srv := tt.iso.Split(tt.all)
+		if !slices.Equal(gen, tt.gen) || !slices.Equal(srv, tt.srv) {
+			t.Errorf("%s: %v / %v, want %v / %v", tt.name, gen, srv, tt.gen, tt.srv)
 		}
 	}
 }

@@ -1,8 +1,9 @@
-package bench
+package experiment
 
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ func expandVars(src []byte, quick bool) ([]byte, error) {
 			v, ok := vars[name]
 			if !ok {
 				if defined == "" {
-					defined = strings.Join(sortedKeys(vars), ", ") // once: it may be long
+					defined = strings.Join(slices.Sorted(maps.Keys(vars)), ", ") // once: it may be long
 				}
 				errs = append(errs, fmt.Sprintf("line %d: ${%s} is not defined in vars (defined: %s)", i+1, name, defined))
 				return m
@@ -110,13 +111,4 @@ func readVarBlock(block string, n *yaml.Node, into map[string]string) error {
 		into[k.Value] = v.Value
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

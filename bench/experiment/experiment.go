@@ -1,4 +1,4 @@
-package bench
+package experiment
 
 import (
 	"errors"
@@ -63,12 +63,25 @@ type Isolation struct {
 	ServerProcs int `yaml:"serverProcs"`
 }
 
+// Split gives the generator and the server their CPUs: as configured, or
+// the first half and the rest.
+func (iso *Isolation) Split(all []int) (gen, srv []int) {
+	if len(iso.GeneratorCPUs) > 0 && len(iso.ServerCPUs) > 0 {
+		return iso.GeneratorCPUs, iso.ServerCPUs
+	}
+	if len(all) < 2 {
+		return nil, nil
+	}
+	half := len(all) / 2
+	return all[:half], all[half:]
+}
+
 // Figure is one number of the article next to ours.
 type Figure struct {
 	Label   string `yaml:"label"`   // what it is, e.g. "blocked avg, delay + new connections"
 	Article string `yaml:"article"` // as the article reports it: "316 ms"
 	Run     string `yaml:"run"`     // which run of ours measures it
-	Metric  string `yaml:"metric"`  // a metric reference (see lookup), e.g. "http_req_blocked avg", or arithmetic over @{references}
+	Metric  string `yaml:"metric"`  // a metric reference (see bench/lookup.go), e.g. "http_req_blocked avg", or arithmetic over @{references}
 	Unit    string `yaml:"unit"`    // how to print ours: ms (default for times), /s, %, count
 }
 
@@ -78,7 +91,7 @@ type ChartSpec struct {
 	Title string   `yaml:"title"` // default: the experiment's title
 	Runs  []string `yaml:"runs"`  // phases: which runs (default all); sweep: runs whose steps are drawn
 	X     string   `yaml:"x"`     // sweep: vus | rate
-	Lines []string `yaml:"lines"` // sweep: series (see sweepSeries), e.g. ["tps", "http_req_receiving avg"]
+	Lines []string `yaml:"lines"` // sweep: series (see bench/charts.go), e.g. ["tps", "http_req_receiving avg"]
 	Panel []string `yaml:"panel"` // sweep: a second panel's series
 	LogY  bool     `yaml:"logY"`
 	LogX  bool     `yaml:"logX"` // doubling steps: 1, 2, 4, … VUs
@@ -100,17 +113,20 @@ const (
 	ChartSweep  = "sweep"
 )
 
+// maxGenerators bounds a run's generator processes.
+const maxGenerators = 64
+
 // ErrSpec is wrapped by every experiment file error.
 var ErrSpec = errors.New("experiment")
 
-// LoadExperiment reads an experiment file. With quick, vars come from its
+// Load reads an experiment file. With quick, vars come from its
 // quick block where it has one. Errors name the file and the line.
-func LoadExperiment(file string, quick bool) (*Experiment, error) {
+func Load(file string, quick bool) (*Experiment, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSpec, err)
 	}
-	e, err := ParseExperiment(src, quick)
+	e, err := Parse(src, quick)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -121,9 +137,9 @@ func LoadExperiment(file string, quick bool) (*Experiment, error) {
 	return e, nil
 }
 
-// ParseExperiment decodes an experiment strictly: an unknown key is an
+// Parse decodes an experiment strictly: an unknown key is an
 // error naming its line and the valid keys.
-func ParseExperiment(src []byte, quick bool) (*Experiment, error) {
+func Parse(src []byte, quick bool) (*Experiment, error) {
 	expanded, err := expandVars(src, quick)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSpec, err)
@@ -185,7 +201,7 @@ func (e *Experiment) validate() error {
 			r.Load.URL = "/"
 		}
 		for _, b := range r.Expect.Bands {
-			if err := b.validate(); err != nil {
+			if err := b.Validate(); err != nil {
 				return fmt.Errorf("%s: expect: %w", where, err)
 			}
 			if b.Near != "" && !slices.ContainsFunc(e.Runs, func(o RunSpec) bool { return o.Name == b.Near }) {
@@ -217,7 +233,7 @@ func (e *Experiment) validate() error {
 			if r.Label == "" {
 				return fmt.Errorf("charts[%d].refs[%d]: a reference line needs a label", i, j)
 			}
-			if _, err := evalExpr(r.Value); err != nil {
+			if _, err := EvalExpr(r.Value); err != nil {
 				return fmt.Errorf("charts[%d].refs[%d] (%s): %v", i, j, r.Label, err)
 			}
 			switch {
@@ -231,8 +247,8 @@ func (e *Experiment) validate() error {
 	return nil
 }
 
-// pathFor is the path a run goes through, or nil for straight at the server.
-func (e *Experiment) pathFor(r *RunSpec) *proxy.PathConfig {
+// PathFor is the path a run goes through, or nil for straight at the server.
+func (e *Experiment) PathFor(r *RunSpec) *proxy.PathConfig {
 	switch {
 	case r.Direct:
 		return nil
@@ -242,16 +258,16 @@ func (e *Experiment) pathFor(r *RunSpec) *proxy.PathConfig {
 	return e.Path
 }
 
-// serverFor is the server a run is served by.
-func (e *Experiment) serverFor(r *RunSpec) fakeserver.Config {
+// ServerFor is the server a run is served by.
+func (e *Experiment) ServerFor(r *RunSpec) fakeserver.Config {
 	if r.Server != nil {
 		return *r.Server
 	}
 	return e.Server
 }
 
-// run returns the run with that name.
-func (e *Experiment) run(name string) (*RunSpec, error) {
+// RunNamed returns the run with that name.
+func (e *Experiment) RunNamed(name string) (*RunSpec, error) {
 	for i := range e.Runs {
 		if e.Runs[i].Name == name {
 			return &e.Runs[i], nil

@@ -1,4 +1,4 @@
-package bench
+package experiment
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// evalExpr evaluates the arithmetic of an expectation: numbers and
+// EvalExpr evaluates the arithmetic of an expectation: numbers and
 // durations joined by + - * /, e.g. "300ms + 30ms", "2 * 150ms", "0.445".
 // Durations come out in milliseconds, the unit of every time metric;
 // plain numbers stay as they are. Parentheses are not needed by any
 // experiment and are not supported.
-func evalExpr(s string) (float64, error) {
+func EvalExpr(s string) (float64, error) {
 	toks, err := tokenize(s)
 	if err != nil {
 		return 0, fmt.Errorf("expression %q: %w", s, err)

@@ -1,4 +1,4 @@
-package bench
+package experiment
 
 import (
 	"errors"
@@ -10,11 +10,11 @@ import (
 	"github.com/middlebench/middlebench/internal/fuzztest"
 )
 
-// FuzzParseExperiment: whatever the YAML, an experiment or an error
+// FuzzParse: whatever the YAML, an experiment or an error
 // wrapping ErrSpec, never a panic; the seeds are every experiment the
 // repository ships.
-func FuzzParseExperiment(f *testing.F) {
-	files, _ := filepath.Glob("../experiments/*.yaml")
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("../../experiments/*.yaml")
 	for _, file := range files {
 		src, err := os.ReadFile(file)
 		if err != nil {
@@ -26,7 +26,7 @@ func FuzzParseExperiment(f *testing.F) {
 	f.Add([]byte("vars: {a: 1}\nquick: {a: 2}\nruns: [{name: r, load: {vus: ${a}}}]\n"), true)
 	f.Fuzz(func(t *testing.T, src []byte, quick bool) {
 		defer fuzztest.Bound(5*time.Second, src)()
-		e, err := ParseExperiment(src, quick)
+		e, err := Parse(src, quick)
 		switch {
 		case err != nil && !errors.Is(err, ErrSpec):
 			t.Fatalf("error %v does not wrap ErrSpec", err)

@@ -1,4 +1,4 @@
-package bench
+package experiment
 
 import (
 	"math"
@@ -29,7 +29,7 @@ func TestEvalExpr(t *testing.T) {
 		{in: "1 / 0", wantErr: "division by zero"},
 	}
 	for _, tt := range tests {
-		got, err := evalExpr(tt.in)
+		got, err := EvalExpr(tt.in)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%q: err %v, want %q", tt.in, err, tt.wantErr)

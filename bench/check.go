@@ -3,39 +3,12 @@ package bench
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/middlebench/middlebench/bench/experiment"
 )
-
-// Expect is what one run must show: finding codes that must and must not
-// appear, and numeric bands on its metrics.
-type Expect struct {
-	Codes  []string `yaml:"codes"`  // every one of these must be found
-	Absent []string `yaml:"absent"` // none of these may be found
-	Bands  []Band   `yaml:"bands"`
-	// AllowFailures lets requests fail (429s, 403s): without it every
-	// request must succeed, so a run whose timings come from errors
-	// cannot pass its bands unnoticed.
-	AllowFailures bool `yaml:"allowFailures"`
-}
-
-// Band bounds one metric of a run. Bounds are expressions over numbers and
-// durations (durations in ms), written relative to what the experiment
-// configured through its vars: min: ${delay}, max: ${delay} + 30ms; or to
-// another measurement of the same run: max: @{server server_time avg};
-// or to another run: near: no delay, within: 10%.
-type Band struct {
-	Metric    string `yaml:"metric"`    // see lookup: "http_req_blocked p(95)", "server requests", "statuses 429", …
-	Min       string `yaml:"min"`       // lowest value allowed
-	Max       string `yaml:"max"`       // highest value allowed
-	Equals    string `yaml:"equals"`    // exactly this, ± tolerance
-	Tolerance string `yaml:"tolerance"` // with equals: an expression, or a percentage "2%"
-	Near      string `yaml:"near"`      // another run of the experiment: the same metric there
-	Within    string `yaml:"within"`    // with near: "10%" or an expression ("5ms")
-	Why       string `yaml:"why"`       // the reason, one sentence, for the report
-}
 
 // metricSource answers a metric reference for one run.
 type metricSource interface {
@@ -120,58 +93,8 @@ func (u *unshown) skip(c Check, code string) (Check, bool) {
 	return c, true
 }
 
-// measuredBound reports whether a bound of the band is a measurement.
-func (b Band) measuredBound() bool {
-	return b.Near != "" || strings.Contains(b.Min+b.Max+b.Equals, "@{")
-}
-
-// validate checks a band's shape before anything runs.
-func (b Band) validate() error {
-	if strings.TrimSpace(b.Metric) == "" {
-		return fmt.Errorf("band: metric is required")
-	}
-	forms := 0
-	if b.Min != "" || b.Max != "" {
-		forms++
-	}
-	if b.Equals != "" {
-		forms++
-	}
-	if b.Near != "" {
-		forms++
-	}
-	switch {
-	case forms == 0:
-		return fmt.Errorf("band on %s: give min and/or max, equals (+ tolerance), or near (+ within)", b.Metric)
-	case forms > 1:
-		return fmt.Errorf("band on %s: min/max, equals and near are alternatives; use one", b.Metric)
-	case b.Near != "" && b.Within == "":
-		return fmt.Errorf("band on %s: near needs within (e.g. 10%% or 5ms)", b.Metric)
-	case b.Tolerance != "" && b.Equals == "":
-		return fmt.Errorf("band on %s: tolerance goes with equals", b.Metric)
-	case b.Within != "" && b.Near == "":
-		return fmt.Errorf("band on %s: within goes with near", b.Metric)
-	}
-	for _, e := range []string{b.Min, b.Max, b.Equals} {
-		if e != "" {
-			// References are measured later; any number stands in for them here.
-			if _, err := evalExpr(runRef.ReplaceAllString(e, "1")); err != nil {
-				return fmt.Errorf("band on %s: %w", b.Metric, err)
-			}
-		}
-	}
-	for _, e := range []string{b.Tolerance, b.Within} {
-		if e != "" {
-			if _, _, err := evalMargin(e); err != nil {
-				return fmt.Errorf("band on %s: %w", b.Metric, err)
-			}
-		}
-	}
-	return nil
-}
-
-// check evaluates the band against this run, and other runs for near.
-func (b Band) check(run metricSource, others map[string]metricSource) Check {
+// checkBand evaluates the band against this run, and other runs for near.
+func checkBand(b experiment.Band, run metricSource, others map[string]metricSource) Check {
 	c := Check{What: b.Metric, Value: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1)}
 	fail := func(format string, a ...any) Check {
 		c.Msg = fmt.Sprintf(format, a...)
@@ -183,11 +106,11 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 	}
 	c.Value = v
 	eval := func(e string) (float64, error) {
-		x, err := withRefs(e, run)
+		x, err := experiment.WithRefs(e, run.lookup)
 		if err != nil {
 			return 0, err
 		}
-		return evalExpr(x)
+		return experiment.EvalExpr(x)
 	}
 	switch {
 	case b.Min != "" || b.Max != "":
@@ -209,7 +132,7 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 		}
 		tol := 0.0
 		if b.Tolerance != "" {
-			tol = margin(b.Tolerance, want)
+			tol = experiment.Margin(b.Tolerance, want)
 		}
 		c.Lo, c.Hi = want-tol, want+tol
 		c.Band = b.Equals
@@ -225,11 +148,11 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 		if err != nil {
 			return fail("near %q: %v", b.Near, err)
 		}
-		tol := margin(b.Within, ref)
+		tol := experiment.Margin(b.Within, ref)
 		c.Lo, c.Hi = ref-tol, ref+tol
 		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, fmtNum(ref))
 	}
-	c.Side, c.Relative = sideOf(b.Metric), b.measuredBound()
+	c.Side, c.Relative = sideOf(b.Metric), b.MeasuredBound()
 	c.OK = v >= c.Lo && v <= c.Hi
 	if !c.OK {
 		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, fmtNum(v), c.Band, fmtNum(c.Lo), fmtNum(c.Hi))
@@ -237,51 +160,10 @@ func (b Band) check(run metricSource, others map[string]metricSource) Check {
 	return c
 }
 
-// runRef is a measurement of the same run inside a bound: @{server requests}.
-var runRef = regexp.MustCompile(`@\{([^}]*)\}`)
-
-// withRefs replaces each @{ref} with the run's value of ref.
-func withRefs(expr string, run metricSource) (string, error) {
-	var firstErr error
-	out := runRef.ReplaceAllStringFunc(expr, func(m string) string {
-		v, err := run.lookup(strings.TrimSpace(runRef.FindStringSubmatch(m)[1]))
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	})
-	return out, firstErr
-}
-
-// evalMargin reads "10%" (relative) or an expression (absolute).
-func evalMargin(s string) (v float64, relative bool, err error) {
-	t := strings.TrimSpace(s)
-	if p, ok := strings.CutSuffix(t, "%"); ok {
-		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || f < 0 {
-			return 0, true, fmt.Errorf("percentage %q: want a non-negative number before %%", s)
-		}
-		return f / 100, true, nil
-	}
-	f, err := evalExpr(t)
-	if err == nil && f < 0 {
-		err = fmt.Errorf("margin %q must not be negative", s)
-	}
-	return f, false, err
-}
-
-func margin(s string, ref float64) float64 {
-	v, rel, _ := evalMargin(s) // validated
-	if rel {
-		return math.Abs(ref) * v
-	}
-	return v
-}
-
 // checkCodes compares the findings with the expected and forbidden codes.
 // A code the run's file cannot show (u; nil for a file that shows all) is
 // skipped, not judged: its absence there means nothing.
-func (e Expect) checkCodes(found []string, u *unshown) []Check {
+func checkCodes(e experiment.Expect, found []string, u *unshown) []Check {
 	var out []Check
 	for _, code := range e.Codes {
 		c := Check{What: "finding " + code, Value: math.NaN(), Band: "present", OK: slices.Contains(found, code)}
