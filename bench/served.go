@@ -18,12 +18,6 @@ type Served struct {
 	info serveInfo
 }
 
-// LoadExperiment is experiment.Load, kept for bench/k6path until it
-// imports bench/experiment itself.
-func LoadExperiment(file string, quick bool) (*experiment.Experiment, error) {
-	return experiment.Load(file, quick)
-}
-
 // StartServed starts the server and the path of run runName of e (the
 // first when ""), on 127.0.0.1, with the path's admin endpoint.
 func StartServed(ctx context.Context, e *experiment.Experiment, runName string) (*Served, error) {

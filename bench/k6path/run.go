@@ -13,6 +13,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench"
 	"github.com/middlebench/middlebench/bench/diagnose"
+	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/proxy"
@@ -73,7 +74,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := bench.LoadExperiment(o.Experiment, o.Quick)
+	e, err := experiment.Load(o.Experiment, o.Quick)
 	if err != nil {
 		return nil, err
 	}
