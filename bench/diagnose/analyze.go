@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -265,7 +266,7 @@ func (r *Report) concerns(f *facts, merged map[string]*Finding) bool {
 
 func statusList(m map[string]int64) string {
 	var parts []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if statusFailed(k) {
 			parts = append(parts, fmt.Sprintf("%s: %d", k, m[k]))
 		}

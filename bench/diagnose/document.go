@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,7 +42,7 @@ func (r Reader) readJSONFile(br *bufio.Reader, name string) (*Observation, error
 		return nil, &InputError{Source: name, Msg: "\"metrics\" has neither http_reqs nor any http_req_* metric: expected " + expected}
 	}
 	if typedMetrics(ms) {
-		for _, m := range sortedKeys(ms) { // per metric, so that errors name it
+		for _, m := range slices.Sorted(maps.Keys(ms)) { // per metric, so that errors name it
 			var one metrics.Metric
 			if err := json.Unmarshal(ms[m], &one); err != nil {
 				e := jsonInputError(name, data, offsetInto(data, ms[m], err))

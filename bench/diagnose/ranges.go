@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 )
 
 // The ranges a value of a k6 file can take. Out of them a value is not a
@@ -54,7 +56,7 @@ func checkCount(metric, field string, v float64) error {
 
 // checkValues checks one metric of a summary (its k6 values by name).
 func checkValues(metric string, kind metricKind, v map[string]float64) error {
-	for _, k := range sortedKeys(v) {
+	for _, k := range slices.Sorted(maps.Keys(v)) {
 		x := v[k]
 		var err error
 		switch {

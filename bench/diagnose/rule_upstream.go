@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,7 +84,7 @@ func upstreamFailing(f *facts) *Finding {
 	}
 	fd.add("requests", float64(w.Requests)).add("transport_failures", float64(n)).add("transport_failure_share", sh)
 	var parts []string
-	for _, k := range sortedKeys(classes) {
+	for _, k := range slices.Sorted(maps.Keys(classes)) {
 		fd.add("errors_"+k, float64(classes[k]))
 		parts = append(parts, fmt.Sprintf("%s %d", k, classes[k]))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -263,7 +264,7 @@ func printScore(runs []scoreRun) {
 		formats[r.format+" · "+corpus] = append(formats[r.format+" · "+corpus], r)
 		formats[r.format+" · all"] = append(formats[r.format+" · all"], r)
 	}
-	for _, f := range sortedKeys(formats) {
+	for _, f := range slices.Sorted(maps.Keys(formats)) {
 		type cell struct{ tp, fp, fn int }
 		cells := map[string]*cell{}
 		get := func(c string) *cell {
@@ -299,7 +300,7 @@ func printScore(runs []scoreRun) {
 		}
 		fmt.Printf("\n%s: %d/%d cases fully right\n", f, right, len(formats[f]))
 		fmt.Printf("  %-24s %4s %4s %4s %10s %8s\n", "code", "tp", "fp", "fn", "precision", "recall")
-		codes := sortedKeys(cells)
+		codes := slices.Sorted(maps.Keys(cells))
 		sort.Strings(codes)
 		for _, c := range codes {
 			x := cells[c]

@@ -3,7 +3,8 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
@@ -19,7 +20,7 @@ func windowFromMetrics(ms map[string]metrics.Metric, hists map[string]string, se
 	specs := builtinSpecs(serverMetric)
 	var ok Phases
 	vusMax := 0.0
-	for _, name := range sortedKeys(ms) {
+	for _, name := range slices.Sorted(maps.Keys(ms)) {
 		m := ms[name]
 		base, sub, _ := strings.Cut(name, "{")
 		sp, known := specs[base]
@@ -119,15 +120,6 @@ func statFromTrend(t *timing.Trend) Stat {
 	return s
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // typeShape says which values make each k6 metric type.
 var typeShape = map[string]string{
 	"trend":   "avg, med, p(95) …",
@@ -163,7 +155,7 @@ func valueNames(v map[string]float64) string {
 	if len(v) == 0 {
 		return "no values"
 	}
-	return strings.Join(sortedKeys(v), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(v)), ", ")
 }
 
 // fromSummaryExport reads k6's --summary-export metrics: flat values, a

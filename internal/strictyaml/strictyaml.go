@@ -12,6 +12,7 @@ package strictyaml
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -53,7 +54,7 @@ func Keys(v any) []string {
 	}
 	fields := map[string][]int{}
 	collect(t, nil, fields)
-	return sortedKeys(fields)
+	return slices.Sorted(maps.Keys(fields))
 }
 
 // IsList says whether the struct v takes a list (a slice other than bytes)
@@ -96,7 +97,7 @@ func decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return &Error{Line: n.Line, Field: path, Msg: fmt.Sprintf("want a mapping with keys %s, found %s", strings.Join(sortedKeys(fields), ", "), describe(n))}
+		return &Error{Line: n.Line, Field: path, Msg: fmt.Sprintf("want a mapping with keys %s, found %s", strings.Join(slices.Sorted(maps.Keys(fields)), ", "), describe(n))}
 	}
 	seen := make(map[string]int, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -114,9 +115,9 @@ func decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 		seen[k.Value] = k.Line
 		idx, ok := fields[k.Value]
 		if !ok {
-			msg := "unknown field; valid fields: " + strings.Join(sortedKeys(fields), ", ")
+			msg := "unknown field; valid fields: " + strings.Join(slices.Sorted(maps.Keys(fields)), ", ")
 			if s := suggest(k.Value, fields); s != "" {
-				msg = fmt.Sprintf("unknown field (did you mean %q?); valid fields: %s", s, strings.Join(sortedKeys(fields), ", "))
+				msg = fmt.Sprintf("unknown field (did you mean %q?); valid fields: %s", s, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 			}
 			return &Error{Line: k.Line, Field: fp, Msg: msg}
 		}
@@ -248,15 +249,6 @@ func fieldByIndex(v reflect.Value, idx []int) reflect.Value {
 		v = v.Field(i)
 	}
 	return v
-}
-
-func sortedKeys(m map[string][]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // suggest returns the valid key closest to k when it is a likely typo.
