@@ -89,14 +89,14 @@
 //     ConnStage: WrapConn(net.Conn) net.Conn, called once per accepted
 //     connection; return c itself when there is nothing to do (the socket
 //     then keeps splice(2)); a wrapper exposes the inner conn with
-//     NetConn() so that connID and abortConn find the socket, and passes
+//     NetConn() so that exchange.ConnID and abortConn find the socket, and passes
 //     the connection's ends on — CloseWrite, CloseRead, Abort — in order
 //     with its bytes and after its delay (connend.go): a wrapper without
 //     CloseWrite keeps a close-delimited answer's client waiting.
 //     ListenerStage: WrapListener(net.Listener) net.Listener, only for a
 //     stage that decides when accept(2) happens.
-//     HTTPStage: Wrap(http.Handler) http.Handler; exchangeFrom(ctx) gives the
-//     connection and request ids, ex.addTiming a Server-Timing entry, and
+//     HTTPStage: Wrap(http.Handler) http.Handler; exchange.From(ctx) gives the
+//     connection and request ids, ex.AddTiming a Server-Timing entry, and
 //     reply or a rejection answers without the upstream. A stage whose
 //     handler can decide some requests without waiting for anything (no
 //     delay, queue, body or hijack) says which with instant(r), from its

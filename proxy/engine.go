@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"github.com/middlebench/middlebench/proxy/internal/forward"
 	"github.com/middlebench/middlebench/proxy/internal/relay"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
@@ -62,15 +64,15 @@ func (b *Box) startHTTP() {
 	b.inner = h
 	b.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id, _ := r.Context().Value(connKey{}).(uint64)
-			ex := &exchange{conn: id, req: b.reqSeq.Add(1)}
+			id, _ := r.Context().Value(exchange.ConnKey{}).(uint64)
+			ex := &exchange.Exchange{Conn: id, Req: b.reqSeq.Add(1)}
 			if r.Trailer == nil && len(r.TransferEncoding) > 0 {
 				// net/http sets the trailers it reads at the body's end on
 				// this request; a map the copies below share lets the body's
 				// watch see them (checkTrailer).
 				r.Trailer = http.Header{}
 			}
-			b.handle(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)), ex)
+			b.handle(w, r.WithContext(context.WithValue(r.Context(), exchange.Key{}, ex)), ex)
 		}),
 		ReadHeaderTimeout: b.limits.ReadHeaderTimeout.D(),
 		ReadTimeout:       b.limits.ReadTimeout.D(),
@@ -78,7 +80,7 @@ func (b *Box) startHTTP() {
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          b.log,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, connKey{}, connID(c))
+			return context.WithValue(ctx, exchange.ConnKey{}, exchange.ConnID(c))
 		},
 	}
 	// The lean loop takes the connections and hands net/http those it

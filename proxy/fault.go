@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sync/atomic"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
 )
@@ -128,10 +130,10 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ex := exchangeFrom(r.Context())
-		rng := s.env.rng(ex.req)
+		ex := exchange.From(r.Context())
+		rng := s.env.rng(ex.Req)
 		reset, abort, delay := s.draw(rng)
-		entry := LedgerEntry{Conn: ex.conn, Req: ex.req}
+		entry := LedgerEntry{Conn: ex.Conn, Req: ex.Req}
 		switch {
 		case reset:
 			s.resets.Add(1)
@@ -153,7 +155,7 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 			applied, err := s.env.wait(r.Context(), asked)
 			s.delays.Add(1)
 			s.c.addDelay(applied)
-			ex.addTiming("fault", applied)
+			ex.AddTiming("fault", applied)
 			entry.Action, entry.AskedMs, entry.AppliedMs = ActDelayed, timing.Millis(asked), timing.Millis(applied)
 			if err != nil {
 				s.env.recordClientGone(r, entry, err)

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
@@ -69,7 +71,7 @@ func (b *Box) forward(c net.Conn) {
 			// Without parsing HTTP there is no 502 to send: the client sees
 			// its connection closed, as behind a TCP proxy whose backend is down.
 			b.upstreamErrors.Add(1)
-			b.log.Printf("conn %d: next hop %s: %v", connID(c), b.next.Host, err)
+			b.log.Printf("conn %d: next hop %s: %v", exchange.ConnID(c), b.next.Host, err)
 		}
 		return
 	}
@@ -81,7 +83,7 @@ func (b *Box) forward(c net.Conn) {
 // connection of client connection c: the client is reset in turn.
 func (b *Box) nextHopReset(c net.Conn, err error) {
 	b.upstreamCuts.Add(1)
-	b.ledger.add(LedgerEntry{Time: time.Now(), Box: b.name, Stage: "box", Conn: connID(c), Action: ActCut,
+	b.ledger.add(LedgerEntry{Time: time.Now(), Box: b.name, Stage: "box", Conn: exchange.ConnID(c), Action: ActCut,
 		Note: fmt.Sprintf("next hop %s: %v; the client's connection reset", b.next.Host, err)})
 }
 
@@ -170,7 +172,7 @@ func writePieces(w io.Writer, p []byte, count *atomic.Int64, next func(want int)
 }
 
 func unwrapPlain(c net.Conn) net.Conn {
-	if tc, ok := c.(*trackedConn); ok {
+	if tc, ok := c.(*exchange.Tracked); ok {
 		return tc.Conn
 	}
 	return c

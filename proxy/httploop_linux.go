@@ -8,6 +8,8 @@ import (
 	"net"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/middlebench/middlebench/proxy/internal/deadline"
@@ -108,7 +110,7 @@ func newHTTPLoop(b *Box) *httpLoop {
 // A taken connection is the loop's until it ends (untracked, closed, the
 // box's group done) or is handed to a goroutine.
 func (lp *httpLoop) take(c net.Conn) bool {
-	tc, ok := c.(*trackedConn)
+	tc, ok := c.(*exchange.Tracked)
 	if !ok {
 		return false
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
@@ -129,7 +131,7 @@ func (c *handoffConn) SetReadDeadline(t time.Time) error {
 	return c.Conn.SetReadDeadline(t)
 }
 
-// NetConn returns the connection under it, for connID and abortConn.
+// NetConn returns the connection under it, for exchange.ConnID and abortConn.
 func (c *handoffConn) NetConn() net.Conn { return c.Conn }
 
 // leanConn is one client connection on the lean loop.
@@ -182,24 +184,24 @@ func (b *Box) resumeLean(c net.Conn, head []byte, req uint64, stage http.Header,
 		return
 	}
 	lc.ctx.deadline = t0.Add(b.limits.ReadTimeout.D())
-	keep := lc.serve(r, func(w http.ResponseWriter, r *http.Request, ex *exchange) {
+	keep := lc.serve(r, func(w http.ResponseWriter, r *http.Request, ex *exchange.Exchange) {
 		if b.ledgerHeader {
-			w = &timingWriter{ResponseWriter: w, ex: ex, desc: b.desc}
+			w = &exchange.TimingWriter{ResponseWriter: w, Ex: ex, Desc: b.desc}
 		}
 		for k, vs := range stage {
 			w.Header()[k] = vs
 		}
 		lc.ctx.interruptOnCancel(up)
-		serveExchange(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			b.fwd.respondThrough(w, r, up, lc.ctx.release)
-		}), w, r, ex)
+		}), w, r)
 	})
 	lc.end(keep && lc.loop(time.Time{}, true))
 }
 
 // newLeanConn makes the lean loop's state for c.
 func (b *Box) newLeanConn(c net.Conn) *leanConn {
-	lc := &leanConn{b: b, c: c, id: connID(c), fd: socket.FD(c), remote: c.RemoteAddr().String()}
+	lc := &leanConn{b: b, c: c, id: exchange.ConnID(c), fd: socket.FD(c), remote: c.RemoteAddr().String()}
 	host, _, err := net.SplitHostPort(lc.remote)
 	lc.remoteHost, lc.hasRemoteHost = host, err == nil
 	lc.cr.init(c)
@@ -303,7 +305,7 @@ func (lc *leanConn) handOff(elapsed time.Duration) bool {
 // serve runs one request through handle (the stages and the forwarder:
 // Box.handle); false when the connection must close (or was taken by a
 // stage).
-func (lc *leanConn) serve(r *http.Request, handle func(http.ResponseWriter, *http.Request, *exchange)) (keep bool) {
+func (lc *leanConn) serve(r *http.Request, handle func(http.ResponseWriter, *http.Request, *exchange.Exchange)) (keep bool) {
 	b := lc.b
 	ctx := lc.ctx
 	w := ctx.newWriter(r)
@@ -336,7 +338,7 @@ func (lc *leanConn) serve(r *http.Request, handle func(http.ResponseWriter, *htt
 	}
 	if w.closeAfter {
 		if w.unreadBody {
-			closeWrite(lc.c)
+			socket.CloseWrite(lc.c)
 			time.Sleep(rstAvoidanceDelay)
 		}
 		return false
@@ -384,7 +386,7 @@ func (lc *leanConn) refuseFraming(err error) {
 	_, _ = lc.bw.WriteString("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " +
 		strconv.Itoa(len(msg)) + "\r\n\r\n" + msg)
 	if lc.bw.Flush() == nil {
-		closeWrite(lc.c)
+		socket.CloseWrite(lc.c)
 		time.Sleep(rstAvoidanceDelay)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/h1"
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
@@ -145,13 +146,11 @@ func (f *forwardHandler) exchange(c *upstream.Conn, lc *leanConn, r *http.Reques
 // gives c back to the pool when its body was read to the end.
 func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *leanCtx, c *upstream.Conn, h respHead) {
 	lw := ctx.lc.w
-	aw, bare := w.(*answerWriter)
-	if h.generic || !bare || aw.ResponseWriter != http.ResponseWriter(lw) {
+	if h.generic || !exchange.Claim(w, lw) {
 		f.respondThrough(w, r, c, ctx.release)
 		return
 	}
 	_, _ = c.R.Discard(h.n)
-	aw.wrote = true
 	lw.rawHead(h.status, h.lines, h.hasDate, h.chunked)
 	var got int64
 	var err error

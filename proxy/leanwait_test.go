@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // The watch of a client whose request waits on the next hop starts when a
@@ -239,7 +241,7 @@ func TestWaitListShardsConcurrently(t *testing.T) {
 	for conn := range uint64(40) {
 		clients.Go(func() {
 			for range 500 {
-				waitBriefly(l, &leanCtx{exchange: exchange{conn: conn}})
+				waitBriefly(l, &leanCtx{exchange: exchange.Exchange{Conn: conn}})
 			}
 		})
 	}
@@ -261,7 +263,7 @@ func BenchmarkWaitListParallel(b *testing.B) {
 	l := tickedWaitList(b)
 	var conns atomic.Uint64
 	b.RunParallel(func(pb *testing.PB) {
-		ctx := &leanCtx{exchange: exchange{conn: conns.Add(1)}}
+		ctx := &leanCtx{exchange: exchange.Exchange{Conn: conns.Add(1)}}
 		for pb.Next() {
 			waitBriefly(l, ctx)
 		}

@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"github.com/middlebench/middlebench/internal/h1"
 )
 
@@ -194,7 +196,7 @@ func (lp *httpLoop) cut(c *loopClient, u *loopUp, err error) {
 		got, of = u.cl-u.left, fmt.Sprintf(" of %d announced", u.cl)
 	}
 	lp.b.upstreamCuts.Add(1)
-	lp.b.record(&exchange{conn: c.id, req: c.reqID}, ActCut, 0,
+	lp.b.record(&exchange.Exchange{Conn: c.id, Req: c.reqID}, ActCut, 0,
 		fmt.Sprintf("the next hop ended the body after %d bytes%s (%v): the client's connection was aborted", got, of, err))
 	lp.closeUp(u)
 	c.up = nil

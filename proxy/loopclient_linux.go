@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/middlebench/middlebench/internal/h1"
@@ -20,7 +22,7 @@ import (
 type loopClient struct {
 	fd            int
 	gen           int32
-	tc            *trackedConn
+	tc            *exchange.Tracked
 	id            uint64
 	remote        string
 	remoteHost    string // remote without its port (X-Forwarded-For), if it splits
@@ -64,8 +66,8 @@ const (
 // that does not fit is handed over, as the lean loop hands it to net/http).
 var loopInPool = sync.Pool{New: func() any { b := make([]byte, leanBufSize); return &b }}
 
-func newLoopClient(lp *httpLoop, fd int, tc *trackedConn) *loopClient {
-	c := &loopClient{fd: fd, tc: tc, id: tc.id, remote: tc.RemoteAddr().String()}
+func newLoopClient(lp *httpLoop, fd int, tc *exchange.Tracked) *loopClient {
+	c := &loopClient{fd: fd, tc: tc, id: tc.ID, remote: tc.RemoteAddr().String()}
 	host, _, err := net.SplitHostPort(c.remote)
 	c.remoteHost, c.hasRemoteHost = host, err == nil
 	c.tClient.Fire = func() { lp.endClient(c) } // no head, or idle too long: closed without an answer, as net/http

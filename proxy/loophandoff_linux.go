@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 
+	"github.com/middlebench/middlebench/proxy/internal/socket"
+
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
@@ -137,9 +139,9 @@ func (c *primedConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// NetConn returns the socket (connID, socket.FD, abortConn).
+// NetConn returns the socket (exchange.ConnID, socket.FD, abortConn).
 func (c *primedConn) NetConn() net.Conn { return c.Conn }
 
-func (c *primedConn) CloseWrite() error { return closeWrite(c.Conn) }
+func (c *primedConn) CloseWrite() error { return socket.CloseWrite(c.Conn) }
 
-func (c *primedConn) CloseRead() error { return closeRead(c.Conn) }
+func (c *primedConn) CloseRead() error { return socket.CloseRead(c.Conn) }

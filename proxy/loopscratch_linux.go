@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // loopScratch is what the HTTP loop serves each request with: the loop
@@ -110,14 +112,14 @@ func (sc *loopScratch) reset() {
 type loopCtx struct {
 	lp     *httpLoop
 	c      *loopClient
-	ex     exchange
+	ex     exchange.Exchange
 	passed bool
 	writer leanWriter
 }
 
 func (x *loopCtx) reset(c *loopClient) {
 	x.c, x.passed = c, false
-	x.ex = exchange{conn: c.id, req: c.reqID, timings: x.ex.timings[:0]}
+	x.ex = exchange.Exchange{Conn: c.id, Req: c.reqID, Timings: x.ex.Timings[:0]}
 }
 
 func (*loopCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -130,9 +132,9 @@ func (*loopCtx) Err() error { return nil }
 
 func (x *loopCtx) Value(key any) any {
 	switch key.(type) {
-	case exchangeKey:
+	case exchange.Key:
 		return &x.ex
-	case connKey:
+	case exchange.ConnKey:
 		return x.c.id
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"github.com/middlebench/middlebench/internal/selfsigned"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
@@ -220,7 +222,7 @@ func (c *tlsConn) handshake() error {
 func (s *tlsStage) handshake(c *tlsConn) error {
 	ctx, cancel := context.WithTimeout(c.ctx, s.timeout)
 	defer cancel()
-	id := connID(c.raw)
+	id := exchange.ConnID(c.raw)
 	entry := LedgerEntry{Conn: id, Action: ActHandshake}
 	start := c.accepted
 	if s.slots != nil {
