@@ -34,18 +34,22 @@
 // without parsing HTTP (forward: on Linux a plain pair moves through one
 // epoll loop, relay; else two copy goroutines, splice where the kernel
 // can). Otherwise it parses each request once and forwards it over
-// keep-alive connections (upstream). On plain HTTP that is, on Linux, the
-// HTTP loop (httploop_linux.go, loop*_linux.go): one epoll loop for every
-// connection, which runs the stages on its own goroutine for a request
-// each decides at once (instantStage) and hands a connection it does not
-// take whole (a body, a delay, an answer to re-frame) to the lean HTTP/1.1
-// loop (lean*.go), a goroutine per connection, which in turn hands what it
+// keep-alive connections (upstream). On plain HTTP that is h1loop: on
+// Linux the HTTP loop, one epoll loop for every connection, which runs the
+// stages on its own goroutine for a request each decides at once
+// (instantStage) and hands a connection it does not take whole (a body, a
+// delay, an answer to re-frame) to the lean HTTP/1.1 loop, a goroutine
+// per connection, which in turn hands what it
 // does not parse in full to net/http's server and httputil.ReverseProxy
 // (upstream.Proxy), the path of TLS boxes. The loops block in epoll_wait only
 // in a process of their own (PathConfig.OwnProcess: the proxy command);
 // beside a load engine they wait in Go's poller (epoll). Below them:
 // deadline (a loop's deadlines without a timer each), socket (backlog,
-// peek, dup) and copybuf (the copy buffers every path shares).
+// peek, dup), copybuf (the copy buffers every path shares) and exchange
+// (one request's ids, timings and body, which the box, its stages and the
+// loops share). The box hands h1loop what it needs of it (h1loop.Config:
+// its next hop, limits, handler chain, counting and recording) in
+// engine.go.
 //
 // Every stage counts what it did (seen, passed, rejected by status, delay
 // histograms, bytes shaped, handshakes queued …) and writes an answer key,

@@ -16,7 +16,7 @@ import (
 )
 
 // acceptLoop accepts the box's connections and serves each on its own
-// goroutine: forward (bytes) or serveLean (HTTP).
+// goroutine: forward (bytes) or the HTTP engine's Serve (h1loop).
 func (b *Box) acceptLoop(serve func(net.Conn)) {
 	defer b.wg.Done()
 	var backoff time.Duration

@@ -124,3 +124,16 @@ func (c *cutWatch) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// cut counts and records an answer's body the next hop ended early (the
+// HTTP loops' cut; cutWatch is net/http's).
+func (b *Box) cut(ex *exchange.Exchange, note string) {
+	b.upstreamCuts.Add(1)
+	b.record(ex, ActCut, 0, note)
+}
+
+// badRequest counts and records a request the box refused.
+func (b *Box) badRequest(ex *exchange.Exchange, status int, note string) {
+	b.badRequests.Add(1)
+	b.record(ex, ActBadRequest, status, note)
+}

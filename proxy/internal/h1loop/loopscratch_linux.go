@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package h1loop
 
 import (
 	"bufio"
@@ -39,7 +39,7 @@ func (s *outSink) Write(p []byte) (int, error) {
 }
 
 func (sc *loopScratch) init(lp *httpLoop) {
-	sc.lc = leanConn{b: lp.b, ctx: &leanCtx{}, fd: -1}
+	sc.lc = leanConn{e: lp.e, ctx: &leanCtx{}, fd: -1}
 	sc.lc.bw = bufio.NewWriterSize(&sc.out, leanBufSize)
 	sc.ctx.lp = lp
 	sc.req = (&http.Request{}).WithContext(&sc.ctx)
@@ -125,7 +125,7 @@ func (x *loopCtx) reset(c *loopClient) {
 func (*loopCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // Done is nil: a request on the loop waits for nothing while its stages
-// run (instantStage), so nothing ends it meanwhile.
+// run (Config.Instant), so nothing ends it meanwhile.
 func (*loopCtx) Done() <-chan struct{} { return nil }
 
 func (*loopCtx) Err() error { return nil }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package h1loop
 
 import (
 	"errors"
@@ -87,7 +87,7 @@ func (lp *httpLoop) admit(c *loopClient) {
 	c.in = loopInPool.Get().(*[]byte)
 	c.gen = lp.register(c.fd, c, nil)
 	c.t0 = lp.now
-	lp.setDeadline(&c.tClient, qHeader, c.t0, lp.b.limits.ReadHeaderTimeout.D())
+	lp.setDeadline(&c.tClient, qHeader, c.t0, lp.e.cfg.Limits.ReadHeader)
 	lp.watch(c)
 }
 
@@ -177,7 +177,7 @@ func (lp *httpLoop) clientLost(c *loopClient) {
 // clientGone ends a client that left before its answer began: counted,
 // and its exchange with the next hop called off.
 func (lp *httpLoop) clientGone(c *loopClient) {
-	lp.b.clientAborts.Add(1)
+	lp.e.cfg.ClientGone()
 	lp.endClient(c)
 }
 
@@ -208,7 +208,7 @@ func (lp *httpLoop) serveNext(c *loopClient) {
 			c.r = 0
 		}
 		if !c.tClient.In(&lp.queues[qHeader]) {
-			lp.setDeadline(&c.tClient, qHeader, c.t0, lp.b.limits.ReadHeaderTimeout.D())
+			lp.setDeadline(&c.tClient, qHeader, c.t0, lp.e.cfg.Limits.ReadHeader)
 		}
 		break
 	}
@@ -229,16 +229,14 @@ func (lp *httpLoop) serve(c *loopClient, raw []byte) {
 		return
 	}
 	r := sc.request(c, p)
-	for _, st := range lp.b.lay.https {
-		if is, ok := st.(instantStage); !ok || !is.instant(r) {
-			lp.handOff(c)
-			return
-		}
+	if !lp.e.cfg.Instant(r) {
+		lp.handOff(c)
+		return
 	}
 	c.tClient.Clear()
 	lp.served++
 	c.head = len(raw)
-	c.reqID = lp.b.reqSeq.Add(1)
+	c.reqID = lp.e.cfg.ReqSeq.Add(1)
 	c.method, c.closeReq = p.method, p.close
 	sc.ctx.reset(c)
 	w := sc.writer(r, nil)
@@ -253,7 +251,7 @@ func (lp *httpLoop) serve(c *loopClient, raw []byte) {
 			c.stageHdr = sc.hdr.Clone()
 		}
 		c.state = clientWaiting
-		lp.setDeadline(&c.tRead, qRead, c.t0, lp.b.limits.ReadTimeout.D())
+		lp.setDeadline(&c.tRead, qRead, c.t0, lp.e.cfg.Limits.Read)
 		lp.forward(c)
 		return
 	}
@@ -269,11 +267,11 @@ func (lp *httpLoop) run(w *leanWriter, r *http.Request) (ok bool) {
 			if v != http.ErrAbortHandler {
 				buf := make([]byte, 64<<10)
 				buf = buf[:runtime.Stack(buf, false)]
-				lp.b.log.Printf("http: panic serving %v: %v\n%s", r.RemoteAddr, v, buf)
+				lp.e.cfg.Log.Printf("http: panic serving %v: %v\n%s", r.RemoteAddr, v, buf)
 			}
 		}
 	}()
-	lp.b.handle(w, r, &lp.sc.ctx.ex)
+	lp.e.cfg.Handle(w, r, &lp.sc.ctx.ex)
 	return true
 }
 
@@ -294,7 +292,7 @@ func (lp *httpLoop) finishAnswer(c *loopClient, out []byte, closeAfter bool) {
 		}
 		return
 	}
-	lp.setDeadline(&c.tClient, qIdle, lp.now, idleTimeoutClient)
+	lp.setDeadline(&c.tClient, qIdle, lp.now, IdleTimeout)
 	lp.serveNext(c)
 }
 
@@ -350,10 +348,9 @@ func (lp *httpLoop) endClient(c *loopClient) {
 	}
 	lp.detachClient(c)
 	lp.forget(c.fd)
-	b := lp.b
-	b.untrack(c.tc)
+	lp.e.cfg.Conns.Untrack(c.tc)
 	c.tc.Close()
-	b.wg.Done()
+	lp.e.cfg.WG.Done()
 }
 
 // detachClient takes c out of the loop (its descriptor stays open): its

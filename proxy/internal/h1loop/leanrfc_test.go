@@ -1,4 +1,4 @@
-package proxy
+package h1loop
 
 import (
 	"strings"
@@ -43,7 +43,7 @@ func TestRespHeadByTheRFC(t *testing.T) {
 // "cloſe" is not close, "\u212a-Foo" does not name K-Foo, "trailerſ" is
 // not trailers — as net/http reads them too.
 func TestRequestTokensByTheRFC(t *testing.T) {
-	lc := &leanConn{b: &Box{}, remote: "127.0.0.1:40000", remoteHost: "127.0.0.1", hasRemoteHost: true}
+	lc := &leanConn{e: &Engine{}, remote: "127.0.0.1:40000", remoteHost: "127.0.0.1", hasRemoteHost: true}
 	for _, tt := range []struct {
 		name, fields string
 		close        bool
