@@ -6,12 +6,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/internal/exchange"
-	"github.com/middlebench/middlebench/proxy/internal/socket"
-
 	"github.com/middlebench/middlebench/internal/pace"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // BandwidthConfig caps byte rates: Up (request bytes, client → upstream)

@@ -7,9 +7,8 @@ import (
 	"net/http"
 
 	"github.com/middlebench/middlebench/proxy/internal/exchange"
-	"github.com/middlebench/middlebench/proxy/internal/h1loop"
-
 	"github.com/middlebench/middlebench/proxy/internal/forward"
+	"github.com/middlebench/middlebench/proxy/internal/h1loop"
 	"github.com/middlebench/middlebench/proxy/internal/relay"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )

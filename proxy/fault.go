@@ -7,10 +7,9 @@ import (
 	"regexp"
 	"sync/atomic"
 
-	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // FaultConfig injects faults Envoy-style, each with its own probability

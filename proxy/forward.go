@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 

@@ -6,10 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
-
-	"github.com/middlebench/middlebench/internal/units"
 )
 
 // ResetConfig resets Percent of the connections (chosen by the path's

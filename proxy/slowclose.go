@@ -5,11 +5,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/internal/exchange"
-	"github.com/middlebench/middlebench/proxy/internal/socket"
-
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // SlowCloseConfig holds back the box's end of each connection: when the

@@ -9,9 +9,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"github.com/middlebench/middlebench/internal/reqbody"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // What goes wrong on either side of an HTTP box, and how the box answers,

@@ -11,11 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"github.com/middlebench/middlebench/internal/reqbody"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // WAFConfig is a body-inspecting security device: it reads the whole

@@ -8,12 +8,11 @@ import (
 	"net"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/middlebench/middlebench/proxy/internal/deadline"
 	"github.com/middlebench/middlebench/proxy/internal/epoll"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )

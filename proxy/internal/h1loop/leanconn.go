@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 

@@ -10,9 +10,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"github.com/middlebench/middlebench/internal/h1"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // The next hop's answer on the HTTP loop, on its way to the client: its

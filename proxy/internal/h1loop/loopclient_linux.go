@@ -10,12 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/middlebench/middlebench/proxy/internal/exchange"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/middlebench/middlebench/internal/h1"
 	"github.com/middlebench/middlebench/proxy/internal/deadline"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // loopClient is one client connection on the HTTP loop.

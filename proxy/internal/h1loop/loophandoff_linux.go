@@ -7,9 +7,8 @@ import (
 	"net"
 	"os"
 
-	"github.com/middlebench/middlebench/proxy/internal/socket"
-
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
