@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/middlebench/middlebench/internal/h1"
@@ -156,7 +157,7 @@ const (
 // (two -benchtime counts, their difference) its instructions per request
 // are exact, where BenchmarkBoxCost's move with the scheduling.
 func BenchmarkLeanHeads(b *testing.B) {
-	lc := &leanConn{e: &Engine{}, remote: "127.0.0.1:40000", remoteHost: "127.0.0.1", hasRemoteHost: true}
+	lc := &leanConn{e: &Engine{cfg: Config{ReqSeq: new(atomic.Uint64)}}, remote: "127.0.0.1:40000", remoteHost: "127.0.0.1", hasRemoteHost: true}
 	reqHead := []byte(fmt.Sprintf(heyRequest, "127.0.0.1:43001"))
 	answer := serverAnswer
 	var rd strings.Reader
