@@ -10,6 +10,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
@@ -111,7 +112,7 @@ func (l *pacedListener) Accept() (net.Conn, error) {
 	l.b.c.passed.Add(1)
 	if held > 0 {
 		l.b.c.addDelay(held)
-		l.b.env.record(LedgerEntry{Conn: connID(c), Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held), Note: l.note})
+		l.b.env.record(LedgerEntry{Conn: exchange.ConnID(c), Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held), Note: l.note})
 	}
 	return c, nil
 }

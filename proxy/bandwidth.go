@@ -9,6 +9,8 @@ import (
 	"github.com/middlebench/middlebench/internal/pace"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // BandwidthConfig caps byte rates: Up (request bytes, client → upstream)
@@ -120,9 +122,9 @@ func (c *bandwidthConn) Write(p []byte) (int, error) {
 // CloseWrite and CloseRead pass on at once: a Write returns once its
 // bytes have waited for the cap and are written, so nothing of this
 // connection's is still held.
-func (c *bandwidthConn) CloseWrite() error { return closeWrite(c.Conn) }
+func (c *bandwidthConn) CloseWrite() error { return socket.CloseWrite(c.Conn) }
 
-func (c *bandwidthConn) CloseRead() error { return closeRead(c.Conn) }
+func (c *bandwidthConn) CloseRead() error { return socket.CloseRead(c.Conn) }
 
 // Abort counts the connection as Close does and resets it.
 func (c *bandwidthConn) Abort() error {
@@ -148,7 +150,7 @@ func (c *bandwidthConn) finish() {
 		s.bytesDown.Add(down)
 		if waited > 0 {
 			s.c.addDelay(waited)
-			s.env.record(LedgerEntry{Conn: connID(c.Conn), Action: ActShaped, Bytes: up + down, AppliedMs: timing.Millis(waited),
+			s.env.record(LedgerEntry{Conn: exchange.ConnID(c.Conn), Action: ActShaped, Bytes: up + down, AppliedMs: timing.Millis(waited),
 				Note: "time the connection's bytes waited for the cap"})
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/middlebench/middlebench/internal/clock"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
@@ -199,13 +200,13 @@ func (l *stagedListener) Accept() (net.Conn, error) {
 }
 
 // handle runs one request, on either path, through the box's handler chain.
-func (b *Box) handle(w http.ResponseWriter, r *http.Request, ex *exchange) {
+func (b *Box) handle(w http.ResponseWriter, r *http.Request, ex *exchange.Exchange) {
 	b.requests.Add(1)
-	watchClientBody(r, ex)
+	ex.WatchBody(r)
 	if b.ledgerHeader {
-		w = &timingWriter{ResponseWriter: w, ex: ex, desc: b.desc}
+		w = &exchange.TimingWriter{ResponseWriter: w, Ex: ex, Desc: b.desc}
 	}
-	serveExchange(b.inner, w, r, ex)
+	ex.Serve(b.inner, w, r)
 }
 
 // Name is the box's name.

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -159,32 +158,4 @@ func envInt(b *testing.B, name string, def int) int {
 		b.Fatalf("%s=%q: want a positive number", name, v)
 	}
 	return n
-}
-
-// BenchmarkLeanHeads: the lean loop's own work on hey's request and
-// middlebench server's answer, without sockets: the request head parsed,
-// the next hop's head built, the answer's head sorted. Under callgrind
-// (two -benchtime counts, their difference) its instructions per request
-// are exact, where BenchmarkBoxCost's move with the scheduling.
-func BenchmarkLeanHeads(b *testing.B) {
-	box := &Box{}
-	lc := &leanConn{b: box, remote: "127.0.0.1:40000", remoteHost: "127.0.0.1", hasRemoteHost: true}
-	reqHead := []byte(fmt.Sprintf(heyRequest, "127.0.0.1:43001"))
-	answer := serverAnswer
-	var rd strings.Reader
-	br := bufio.NewReaderSize(&rd, 4096)
-	for b.Loop() {
-		r, err := lc.parse(reqHead, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		lc.head = lc.appendRequestHead(lc.head[:0], r)
-		rd.Reset(answer)
-		br.Reset(&rd)
-		h, err := readRespHead(br, r, lc.resp[:0])
-		if err != nil || h.generic {
-			b.Fatalf("%+v, %v", h, err)
-		}
-		lc.resp = h.lines
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
 	"golang.org/x/time/rate"
@@ -110,9 +112,9 @@ func (s *budgetStage) Wrap(next http.Handler) http.Handler {
 		if held := s.env.clock.Now().Sub(start); held > 0 && (pace > 0 || s.slots != nil && held >= time.Millisecond) {
 			s.held.Add(1)
 			s.c.addDelay(held)
-			ex := exchangeFrom(r.Context())
-			ex.addTiming("budget", held)
-			s.env.record(LedgerEntry{Conn: ex.conn, Req: ex.req, Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held),
+			ex := exchange.From(r.Context())
+			ex.AddTiming("budget", held)
+			s.env.record(LedgerEntry{Conn: ex.Conn, Req: ex.Req, Action: ActDelayed, AskedMs: timing.Millis(held), AppliedMs: timing.Millis(held),
 				Note: "the box's own load budget held it for its turn"})
 		}
 		s.c.passed.Add(1)
@@ -151,8 +153,8 @@ func (s *budgetStage) release() {
 
 func (s *budgetStage) refuse(w http.ResponseWriter, r *http.Request, why string) {
 	s.c.reject(http.StatusServiceUnavailable)
-	ex := exchangeFrom(r.Context())
-	s.env.record(LedgerEntry{Conn: ex.conn, Req: ex.req, Action: ActRejected, Status: http.StatusServiceUnavailable, Note: why})
+	ex := exchange.From(r.Context())
+	s.env.record(LedgerEntry{Conn: ex.Conn, Req: ex.Req, Action: ActRejected, Status: http.StatusServiceUnavailable, Note: why})
 	reply(w, http.StatusServiceUnavailable, "middlebench budget: "+why+"\n")
 }
 

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"net"
+
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // How a connection's end passes through the stages' wrappers. A stage
@@ -20,28 +22,12 @@ import (
 // of it.
 type aborter interface{ Abort() error }
 
-// closeWrite half-closes c, when c can.
-func closeWrite(c net.Conn) error {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
-}
-
 // connEnds passes a connection's ends on through its stages' wrappers,
 // for the byte forwarder (forward.Ends).
 type connEnds struct{}
 
-func (connEnds) CloseWrite(c net.Conn) { _ = closeWrite(c) }
+func (connEnds) CloseWrite(c net.Conn) { _ = socket.CloseWrite(c) }
 func (connEnds) Abort(c net.Conn)      { abortConn(c) }
-
-// closeRead shuts c's reading side, when c can.
-func closeRead(c net.Conn) error {
-	if cr, ok := c.(interface{ CloseRead() error }); ok {
-		return cr.CloseRead()
-	}
-	return nil
-}
 
 // abortConn ends c with a reset (ECONNRESET at the peer), not a clean
 // close: through c's Abort when it has one (its stages' delays kept),
@@ -51,22 +37,6 @@ func abortConn(c net.Conn) {
 		_ = a.Abort()
 		return
 	}
-	noLinger(c)
+	socket.NoLinger(c)
 	c.Close()
-}
-
-// noLinger sets SO_LINGER 0 on the socket under c's wrappers, so that
-// closing it resets the connection.
-func noLinger(c net.Conn) {
-	for range 16 {
-		if tc, ok := c.(*net.TCPConn); ok {
-			_ = tc.SetLinger(0)
-			return
-		}
-		u, ok := c.(interface{ NetConn() net.Conn })
-		if !ok {
-			return
-		}
-		c = u.NetConn()
-	}
 }

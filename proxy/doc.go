@@ -28,24 +28,27 @@
 // boxes chained client → box 1 → … → box n → upstream, each on its own
 // 127.0.0.1 port with its own counters.
 //
-// The engine is not a stage author's business; its pieces live in
-// packages of their own under proxy/internal, each drawing its path in its
-// doc.go. When all a box's stages are connection stages it forwards bytes
-// without parsing HTTP (forward: on Linux a plain pair moves through one
-// epoll loop, relay; else two copy goroutines, splice where the kernel
-// can). Otherwise it parses each request once and forwards it over
-// keep-alive connections (upstream). On plain HTTP that is, on Linux, the
-// HTTP loop (httploop_linux.go, loop*_linux.go): one epoll loop for every
-// connection, which runs the stages on its own goroutine for a request
-// each decides at once (instantStage) and hands a connection it does not
-// take whole (a body, a delay, an answer to re-frame) to the lean HTTP/1.1
-// loop (lean*.go), a goroutine per connection, which in turn hands what it
-// does not parse in full to net/http's server and httputil.ReverseProxy
-// (upstream.Proxy), the path of TLS boxes. The loops block in epoll_wait only
-// in a process of their own (PathConfig.OwnProcess: the proxy command);
-// beside a load engine they wait in Go's poller (epoll). Below them:
-// deadline (a loop's deadlines without a timer each), socket (backlog,
-// peek, dup) and copybuf (the copy buffers every path shares).
+// The engine is not a stage author's business; its pieces live in packages
+// of their own under proxy/internal, each drawing its path in its doc.go.
+// When all a box's stages are connection stages it forwards bytes without
+// parsing HTTP (forward: on Linux a plain pair moves through one epoll
+// loop, relay; else two copy goroutines, splice where the kernel can).
+// Otherwise it parses each request once and forwards it over keep-alive
+// connections (upstream). On plain HTTP that is h1loop: on Linux the HTTP
+// loop, one epoll loop for every connection, which runs the stages on its
+// own goroutine for a request each decides at once (instantStage) and hands
+// a connection it does not take whole (a body, a delay, an answer to
+// re-frame) to the lean HTTP/1.1 loop, a goroutine per connection, which in
+// turn hands what it does not parse in full to net/http's server and
+// httputil.ReverseProxy (upstream.Proxy), the path of TLS boxes. The loops
+// block in epoll_wait only in a process of their own
+// (PathConfig.OwnProcess: the proxy command); beside a load engine they
+// wait in Go's poller (epoll). Below them: deadline (a loop's deadlines
+// without a timer each), socket (backlog, peek, dup), copybuf (the copy
+// buffers every path shares) and exchange (one request's ids, timings and
+// body, which the box, its stages and the loops share). The box hands
+// h1loop what it needs of it (h1loop.Config: its next hop, limits, handler
+// chain, counting and recording) in engine.go.
 //
 // Every stage counts what it did (seen, passed, rejected by status, delay
 // histograms, bytes shaped, handshakes queued …) and writes an answer key,
@@ -89,14 +92,14 @@
 //     ConnStage: WrapConn(net.Conn) net.Conn, called once per accepted
 //     connection; return c itself when there is nothing to do (the socket
 //     then keeps splice(2)); a wrapper exposes the inner conn with
-//     NetConn() so that connID and abortConn find the socket, and passes
-//     the connection's ends on — CloseWrite, CloseRead, Abort — in order
-//     with its bytes and after its delay (connend.go): a wrapper without
+//     NetConn() so that exchange.ConnID and abortConn find the socket, and
+//     passes the connection's ends on — CloseWrite, CloseRead, Abort — in
+//     order with its bytes and after its delay (connend.go): a wrapper without
 //     CloseWrite keeps a close-delimited answer's client waiting.
 //     ListenerStage: WrapListener(net.Listener) net.Listener, only for a
 //     stage that decides when accept(2) happens.
-//     HTTPStage: Wrap(http.Handler) http.Handler; exchangeFrom(ctx) gives the
-//     connection and request ids, ex.addTiming a Server-Timing entry, and
+//     HTTPStage: Wrap(http.Handler) http.Handler; exchange.From(ctx) gives
+//     the connection and request ids, ex.AddTiming a Server-Timing entry, and
 //     reply or a rejection answers without the upstream. A stage whose
 //     handler can decide some requests without waiting for anything (no
 //     delay, queue, body or hijack) says which with instant(r), from its

@@ -6,7 +6,9 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/forward"
+	"github.com/middlebench/middlebench/proxy/internal/h1loop"
 	"github.com/middlebench/middlebench/proxy/internal/relay"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
@@ -14,8 +16,8 @@ import (
 // A box forwards through one of two engines, chosen once from its stages
 // (Box.mode): its connections' bytes, or its HTTP requests. box.go starts
 // one and stops it; what each holds is here, its pieces in proxy/internal
-// and, for HTTP, the loops' files (httploop_linux.go, loop*_linux.go,
-// lean*.go).
+// (relay and forward for bytes; h1loop, upstream for HTTP). What an engine
+// needs of its box it is handed when it starts: for HTTP, h1loop.Config.
 
 // bytesEngine is a byte box's: every connection pair carried on the
 // relay, or by two copy goroutines.
@@ -27,14 +29,11 @@ type bytesEngine struct {
 // httpEngine is an HTTP box's: the forwarder behind its stages, and the
 // loops in front of them.
 type httpEngine struct {
-	srv     *http.Server
-	rp      http.Handler
-	inner   http.Handler     // the stages and the forwarder
-	fwd     *forwardHandler  // … the forwarder
-	loop    *httpLoop        // the event loop of a plain-HTTP box's connections (Linux; nil: none)
-	handoff *handoffListener // on the lean loop: connections given to srv
-	waits   waitList         // … and their requests waiting for the next hop
-	date    dateCache
+	srv   *http.Server
+	rp    http.Handler
+	inner http.Handler   // the stages and the forwarder
+	h1    *h1loop.Engine // the forwarder, and a plain-HTTP box's loops
+	loops bool           // … which run
 }
 
 // startBytes serves the box's connections as bytes: each on a goroutine
@@ -54,45 +53,47 @@ func (b *Box) startHTTP() {
 	rp := upstream.NewProxy(upstream.ProxyConfig{Next: b.next, TLS: b.nextTLS, MaxIdle: b.cfg.MaxIdleConnsPerHost,
 		HeaderTimeout: b.limits.ResponseHeaderTimeout.D(), ErrorHandler: b.proxyError, ModifyResponse: b.watchResponse, ErrorLog: b.log})
 	b.rp = rp
-	b.fwd = &forwardHandler{b: b, rp: rp, tr: rp.Transport}
-	var h http.Handler = b.fwd
+	b.h1 = h1loop.New(h1loop.Config{Next: b.next, MaxIdle: b.cfg.MaxIdleConnsPerHost, OwnProcess: b.ownProcess, Log: b.log,
+		Limits: h1loop.Limits{ReadHeader: b.limits.ReadHeaderTimeout.D(), Read: b.limits.ReadTimeout.D(),
+			ResponseHeader: b.limits.ResponseHeaderTimeout.D()},
+		ReqSeq: &b.reqSeq, ServerTiming: b.ledgerHeader, Desc: b.desc,
+		Handle: b.handle, Instant: b.instant, ProxyError: b.proxyError, WatchResponse: b.watchResponse,
+		Cut: b.cut, BadRequest: b.badRequest, ClientGone: func() { b.clientAborts.Add(1) },
+		Conns: boxConns{b}, WG: &b.wg}, rp, rp.Transport)
+	var h http.Handler = b.h1.Forwarder()
 	for i := len(b.lay.https) - 1; i >= 0; i-- {
 		h = b.lay.https[i].Wrap(h)
 	}
 	b.inner = h
 	b.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id, _ := r.Context().Value(connKey{}).(uint64)
-			ex := &exchange{conn: id, req: b.reqSeq.Add(1)}
+			id, _ := r.Context().Value(exchange.ConnKey{}).(uint64)
+			ex := &exchange.Exchange{Conn: id, Req: b.reqSeq.Add(1)}
 			if r.Trailer == nil && len(r.TransferEncoding) > 0 {
 				// net/http sets the trailers it reads at the body's end on
 				// this request; a map the copies below share lets the body's
 				// watch see them (checkTrailer).
 				r.Trailer = http.Header{}
 			}
-			b.handle(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)), ex)
+			b.handle(w, r.WithContext(context.WithValue(r.Context(), exchange.Key{}, ex)), ex)
 		}),
 		ReadHeaderTimeout: b.limits.ReadHeaderTimeout.D(),
 		ReadTimeout:       b.limits.ReadTimeout.D(),
-		IdleTimeout:       idleTimeoutClient,
+		IdleTimeout:       h1loop.IdleTimeout,
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          b.log,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, connKey{}, connID(c))
+			return context.WithValue(ctx, exchange.ConnKey{}, exchange.ConnID(c))
 		},
 	}
 	// The lean loop takes the connections and hands net/http those it
 	// does not serve itself; a TLS box stays on net/http throughout.
 	ln := b.wrapped
 	if b.leanable() {
-		b.handoff = newHandoffListener(b.wrapped.Addr())
-		b.waits = waitList{done: b.handoff.done, wg: &b.wg}
-		ln = b.handoff
-		if b.next.Scheme == "http" && b.instantStages() && !b.cfg.noLoop {
-			b.loop = newHTTPLoop(b)
-		}
+		b.loops = true
+		ln = b.h1.Start(b.wrapped.Addr(), b.next.Scheme == "http" && b.instantStages() && !b.cfg.noLoop)
 		b.wg.Add(1)
-		go b.acceptLoop(b.serveHTTPConn)
+		go b.acceptLoop(b.h1.Serve)
 	}
 	b.wg.Add(1)
 	go func() {
@@ -114,13 +115,38 @@ func (b *Box) instantStages() bool {
 	return true
 }
 
-// serveHTTPConn serves an accepted connection of a plain-HTTP box: on the
-// HTTP loop when it takes it, else on the lean loop.
-func (b *Box) serveHTTPConn(c net.Conn) {
-	if b.loop != nil && b.loop.take(c) {
-		return
+// instant reports whether every HTTP stage decides r at once: the HTTP
+// loop then runs the chain on its own goroutine.
+func (b *Box) instant(r *http.Request) bool {
+	for _, st := range b.lay.https {
+		if is, ok := st.(instantStage); !ok || !is.instant(r) {
+			return false
+		}
 	}
-	b.serveLean(c)
+	return true
+}
+
+// leanable reports whether an HTTP box can run the lean loop: it does not
+// terminate TLS (its connections would need ALPN and HTTP/2), and its next
+// hop has no path of its own to join.
+func (b *Box) leanable() bool {
+	return b.lay.certs == nil && (b.next.Path == "" || b.next.Path == "/") && b.next.RawQuery == ""
+}
+
+// boxConns is the box's account of its open connections, as the HTTP
+// loops see it (h1loop.Conns).
+type boxConns struct{ b *Box }
+
+func (c boxConns) Untrack(conn net.Conn) { c.b.untrack(conn) }
+
+func (c boxConns) WhileOpen(f func()) bool {
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	if c.b.closed {
+		return false
+	}
+	f()
+	return true
 }
 
 // stopAccepting closes what takes the box's connections: net/http's
@@ -130,7 +156,7 @@ func (b *Box) stopAccepting() error {
 	if b.srv != nil {
 		err = b.srv.Close()
 	}
-	if b.srv == nil || b.handoff != nil {
+	if b.srv == nil || b.loops {
 		if cerr := b.wrapped.Close(); err == nil {
 			err = cerr
 		}
@@ -144,8 +170,8 @@ func (b *Box) stopEngine() {
 	if b.relay != nil {
 		b.relay.Stop() // its pairs' sockets are its own: closing conns ends none
 	}
-	if b.loop != nil {
-		b.loop.Stop() // … and so are the HTTP loop's
+	if b.h1 != nil {
+		b.h1.Stop() // … and so are the HTTP loop's
 	}
 	if rp, ok := b.rp.(*upstream.Proxy); ok {
 		rp.Close()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // FaultConfig injects faults Envoy-style, each with its own probability
@@ -128,10 +129,10 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ex := exchangeFrom(r.Context())
-		rng := s.env.rng(ex.req)
+		ex := exchange.From(r.Context())
+		rng := s.env.rng(ex.Req)
 		reset, abort, delay := s.draw(rng)
-		entry := LedgerEntry{Conn: ex.conn, Req: ex.req}
+		entry := LedgerEntry{Conn: ex.Conn, Req: ex.Req}
 		switch {
 		case reset:
 			s.resets.Add(1)
@@ -153,7 +154,7 @@ func (s *faultStage) Wrap(next http.Handler) http.Handler {
 			applied, err := s.env.wait(r.Context(), asked)
 			s.delays.Add(1)
 			s.c.addDelay(applied)
-			ex.addTiming("fault", applied)
+			ex.AddTiming("fault", applied)
 			entry.Action, entry.AskedMs, entry.AppliedMs = ActDelayed, timing.Millis(asked), timing.Millis(applied)
 			if err != nil {
 				s.env.recordClientGone(r, entry, err)

@@ -10,11 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
 // acceptLoop accepts the box's connections and serves each on its own
-// goroutine: forward (bytes) or serveLean (HTTP).
+// goroutine: forward (bytes) or the HTTP engine's Serve (h1loop).
 func (b *Box) acceptLoop(serve func(net.Conn)) {
 	defer b.wg.Done()
 	var backoff time.Duration
@@ -69,7 +70,7 @@ func (b *Box) forward(c net.Conn) {
 			// Without parsing HTTP there is no 502 to send: the client sees
 			// its connection closed, as behind a TCP proxy whose backend is down.
 			b.upstreamErrors.Add(1)
-			b.log.Printf("conn %d: next hop %s: %v", connID(c), b.next.Host, err)
+			b.log.Printf("conn %d: next hop %s: %v", exchange.ConnID(c), b.next.Host, err)
 		}
 		return
 	}
@@ -81,7 +82,7 @@ func (b *Box) forward(c net.Conn) {
 // connection of client connection c: the client is reset in turn.
 func (b *Box) nextHopReset(c net.Conn, err error) {
 	b.upstreamCuts.Add(1)
-	b.ledger.add(LedgerEntry{Time: time.Now(), Box: b.name, Stage: "box", Conn: connID(c), Action: ActCut,
+	b.ledger.add(LedgerEntry{Time: time.Now(), Box: b.name, Stage: "box", Conn: exchange.ConnID(c), Action: ActCut,
 		Note: fmt.Sprintf("next hop %s: %v; the client's connection reset", b.next.Host, err)})
 }
 
@@ -170,7 +171,7 @@ func writePieces(w io.Writer, p []byte, count *atomic.Int64, next func(want int)
 }
 
 func unwrapPlain(c net.Conn) net.Conn {
-	if tc, ok := c.(*trackedConn); ok {
+	if tc, ok := c.(*exchange.Tracked); ok {
 		return tc.Conn
 	}
 	return c

@@ -93,7 +93,7 @@ func startBoth(t *testing.T, src, upstream string) (loop, lean *Path) {
 	t.Helper()
 	loop = startYAML(t, src, upstream)
 	lean = startYAMLWith(t, src, upstream, func(c *PathConfig) { c.Boxes[0].noLoop = true })
-	if loop.Boxes()[0].loop == nil || lean.Boxes()[0].loop != nil {
+	if !loop.Boxes()[0].h1.EventLoop() || lean.Boxes()[0].h1.EventLoop() {
 		t.Fatal("the paths are not one on the HTTP loop and one without it")
 	}
 	return loop, lean
@@ -206,11 +206,10 @@ func TestHTTPLoopAnswersAsLeanLoop(t *testing.T) {
 			if fromLoop != fromLean {
 				t.Errorf("the HTTP loop's answer and the lean loop's differ %s", firstDiff(fromLoop, fromLean))
 			}
-			lp := loop.Boxes()[0].loop
 			loop.Close()
 			lean.Close()
-			if lp.served != tt.served || lp.handed != tt.handed {
-				t.Errorf("the loop served %d requests and handed over %d connections, want %d and %d", lp.served, lp.handed, tt.served, tt.handed)
+			if served, handed := loop.Boxes()[0].h1.LoopCounts(); served != tt.served || handed != tt.handed {
+				t.Errorf("the loop served %d requests and handed over %d connections, want %d and %d", served, handed, tt.served, tt.handed)
 			}
 			ls, ns := loop.Stats().Boxes[0], lean.Stats().Boxes[0]
 			ls.Listen, ls.URL, ns.Listen, ns.URL = "", "", "", ""
@@ -235,14 +234,10 @@ func TestHTTPLoopBothWaits(t *testing.T) {
 		if fromLoop != fromLean {
 			t.Errorf("the HTTP loop's answer and the lean loop's differ %s", firstDiff(fromLoop, fromLean))
 		}
-		lp := loop.Boxes()[0].loop
-		lp.Mu.Lock()
-		set := lp.Set
-		lp.Mu.Unlock()
-		checkWait(t, loop.Boxes()[0], set)
+		checkWait(t, loop.Boxes()[0], loop.Boxes()[0].h1.WaitsInPoller())
 		loop.Close()
-		if lp.served != 3 {
-			t.Errorf("the loop served %d requests, want 3", lp.served)
+		if served, _ := loop.Boxes()[0].h1.LoopCounts(); served != 3 {
+			t.Errorf("the loop served %d requests, want 3", served)
 		}
 	})
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // LinkConfig is distance: one-way latency on the bytes in flight, each
@@ -102,7 +104,7 @@ type linkConn struct {
 var errCloseWrite = errors.New("close write")
 
 func newLinkConn(c net.Conn, s *linkStage) *linkConn {
-	id := connID(c)
+	id := exchange.ConnID(c)
 	lc := &linkConn{Conn: c, s: s, id: id,
 		up: newDelayQueue(s.env.clock, s.inFlight), down: newDelayQueue(s.env.clock, s.inFlight),
 		upRng: s.env.rng(2 * id), downRng: s.env.rng(2*id + 1), sent: make(chan struct{})}
@@ -236,7 +238,7 @@ func (c *linkConn) CloseWrite() error {
 
 // CloseRead passes on at once: it sends nothing to the peer (the pump
 // then reads the end).
-func (c *linkConn) CloseRead() error { return closeRead(c.Conn) }
+func (c *linkConn) CloseRead() error { return socket.CloseRead(c.Conn) }
 
 // Abort passes a reset on after the bytes ahead of it, with the way
 // down's delay, then closes as Close does.
@@ -260,7 +262,7 @@ func (c *linkConn) send() {
 			return
 		}
 		if ch.fin {
-			closeWrite(c.Conn)
+			socket.CloseWrite(c.Conn)
 			continue
 		}
 		if ch.reset {

@@ -123,8 +123,8 @@ func TestHTTPLoopSlowReader(t *testing.T) {
 		}
 	}
 	p.Close()
-	if lp := p.Boxes()[0].loop; lp.served != 2 || lp.handed != 0 {
-		t.Errorf("the loop served %d requests and handed over %d connections, want 2 and 0", lp.served, lp.handed)
+	if served, handed := p.Boxes()[0].h1.LoopCounts(); served != 2 || handed != 0 {
+		t.Errorf("the loop served %d requests and handed over %d connections, want 2 and 0", served, handed)
 	}
 }
 
@@ -181,7 +181,7 @@ func TestHTTPLoopManyClients(t *testing.T) {
 		t.Errorf("%+v: want %d requests on %d connections and no fault", s, clients*each, clients)
 	}
 	p.Close()
-	if lp := p.Boxes()[0].loop; lp.served != clients*each || lp.handed != 0 {
-		t.Errorf("the loop served %d requests and handed over %d connections, want %d and 0", lp.served, lp.handed, clients*each)
+	if served, handed := p.Boxes()[0].h1.LoopCounts(); served != clients*each || handed != 0 {
+		t.Errorf("the loop served %d requests and handed over %d connections, want %d and 0", served, handed, clients*each)
 	}
 }

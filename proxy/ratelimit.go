@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+
 	"github.com/middlebench/middlebench/internal/units"
 	"golang.org/x/time/rate"
 )
@@ -160,8 +162,8 @@ func (s *rateLimitStage) Wrap(next http.Handler) http.Handler {
 			return
 		}
 		s.c.reject(s.deny.status)
-		ex := exchangeFrom(r.Context())
-		s.env.record(LedgerEntry{Time: now, Conn: ex.conn, Req: ex.req, Action: ActRejected, Status: s.deny.status,
+		ex := exchange.From(r.Context())
+		s.env.record(LedgerEntry{Time: now, Conn: ex.Conn, Req: ex.Req, Action: ActRejected, Status: s.deny.status,
 			Note: "retry after " + d.reset.Round(time.Millisecond).String()})
 		h := w.Header()
 		s.setHeaders(h, d)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // ResetConfig resets Percent of the connections (chosen by the path's
@@ -47,7 +49,7 @@ func (s *resetStage) extraCounts() map[string]int64 {
 // socket (and splice) untouched.
 func (s *resetStage) WrapConn(c net.Conn) net.Conn {
 	s.c.seen.Add(1)
-	id := connID(c)
+	id := exchange.ConnID(c)
 	if s.cfg.Percent == 0 || s.env.rng(id).Float64()*100 >= s.cfg.Percent {
 		s.c.passed.Add(1)
 		return c
@@ -141,9 +143,9 @@ func (c *budgetConn) Close() error {
 }
 
 // CloseWrite and CloseRead pass on: a half-close is no byte.
-func (c *budgetConn) CloseWrite() error { return closeWrite(c.Conn) }
+func (c *budgetConn) CloseWrite() error { return socket.CloseWrite(c.Conn) }
 
-func (c *budgetConn) CloseRead() error { return closeRead(c.Conn) }
+func (c *budgetConn) CloseRead() error { return socket.CloseRead(c.Conn) }
 
 // Abort passes on a reset from the other side (not the stage's own).
 func (c *budgetConn) Abort() error {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 )
 
 // SlowCloseConfig holds back the box's end of each connection: when the
@@ -44,7 +46,7 @@ func (s *slowCloseStage) WrapConn(c net.Conn) net.Conn {
 		return c
 	}
 	s.c.seen.Add(1)
-	id := connID(c)
+	id := exchange.ConnID(c)
 	var rng randSource
 	if !s.cfg.Delay.IsFixed() {
 		rng = s.env.rng(id)
@@ -104,13 +106,13 @@ func (c *slowCloseConn) NetConn() net.Conn { return c.Conn }
 // CloseWrite sends the FIN after the delay.
 func (c *slowCloseConn) CloseWrite() error {
 	c.finOnce.Do(func() {
-		c.s.hold(c.delay, func(time.Duration) { closeWrite(c.Conn) })
+		c.s.hold(c.delay, func(time.Duration) { socket.CloseWrite(c.Conn) })
 	})
 	return nil
 }
 
 // CloseRead passes on at once: it sends nothing to the peer.
-func (c *slowCloseConn) CloseRead() error { return closeRead(c.Conn) }
+func (c *slowCloseConn) CloseRead() error { return socket.CloseRead(c.Conn) }
 
 // Close closes the connection after the delay, and records what it held.
 func (c *slowCloseConn) Close() error {

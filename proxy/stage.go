@@ -51,7 +51,7 @@ type HTTPStage interface {
 // instantStage is an HTTP stage that can tell, without doing anything,
 // that its handler will decide r at once: answer it, or pass it on,
 // without waiting for anything (no delay, no queue, no body to read, no
-// hijack). The HTTP loop (httploop_linux.go) runs the handler chain on
+// hijack). The HTTP loop (internal/h1loop) runs the handler chain on
 // its own goroutine for a request every stage decides at once, and hands
 // the connection to a goroutine of its own otherwise; a stage without
 // this ability always gets the latter.

@@ -13,6 +13,7 @@ import (
 	"github.com/middlebench/middlebench/internal/selfsigned"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // TLSConfig terminates TLS like a load balancer or TLS device and forwards
@@ -220,7 +221,7 @@ func (c *tlsConn) handshake() error {
 func (s *tlsStage) handshake(c *tlsConn) error {
 	ctx, cancel := context.WithTimeout(c.ctx, s.timeout)
 	defer cancel()
-	id := connID(c.raw)
+	id := exchange.ConnID(c.raw)
 	entry := LedgerEntry{Conn: id, Action: ActHandshake}
 	start := c.accepted
 	if s.slots != nil {

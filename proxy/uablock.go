@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
+
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // DefaultUAPatterns returns the User-Agents of load tools that security
@@ -111,15 +113,15 @@ func (s *uaBlockStage) Wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ex := exchangeFrom(r.Context())
+		ex := exchange.From(r.Context())
 		if why := s.exception(r); why != "" {
 			s.c.passed.Add(1)
-			s.env.record(LedgerEntry{Conn: ex.conn, Req: ex.req, Action: ActAllowed, Note: "User-Agent " + ua + " let through by " + why})
+			s.env.record(LedgerEntry{Conn: ex.Conn, Req: ex.Req, Action: ActAllowed, Note: "User-Agent " + ua + " let through by " + why})
 			next.ServeHTTP(w, r)
 			return
 		}
 		s.c.reject(s.deny.status)
-		s.env.record(LedgerEntry{Conn: ex.conn, Req: ex.req, Action: ActRejected, Status: s.deny.status, Note: "User-Agent " + ua})
+		s.env.record(LedgerEntry{Conn: ex.Conn, Req: ex.Req, Action: ActRejected, Status: s.deny.status, Note: "User-Agent " + ua})
 		s.deny.send(w)
 	})
 }

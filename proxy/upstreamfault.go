@@ -7,10 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/middlebench/middlebench/internal/reqbody"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // What goes wrong on either side of an HTTP box, and how the box answers,
@@ -35,76 +35,21 @@ const (
 	ActCut            = "cut"
 )
 
-// clientBody is a request body as the box reads it from its client: it
-// remembers its first error, so that a failed forward can tell a client's
-// fault from the next hop's (net/http hides the body's error behind an
-// unexported type).
-type clientBody struct {
-	io.ReadCloser
-	req *http.Request // its Trailer, filled by net/http at the body's end
-	err atomic.Pointer[error]
-}
-
-func (c *clientBody) Read(p []byte) (int, error) {
-	n, err := c.ReadCloser.Read(p)
-	if err == io.EOF && c.req != nil {
-		err = checkTrailer(c.req.Trailer)
-		if err == nil {
-			err = io.EOF
-		}
-	}
-	if err != nil && err != io.EOF {
-		c.err.CompareAndSwap(nil, &err)
-	}
-	return n, err
-}
-
-// checkTrailer refuses a request trailer that names a framing field (RFC
-// 9110 §6.5.1; net/http's server refuses such a declared Trailer, 400):
-// the client's error, answered 400, where forwarding it failed as the next
-// hop's (502).
-func checkTrailer(tr http.Header) error {
-	for _, k := range [...]string{"Content-Length", "Transfer-Encoding", "Trailer", "Host"} {
-		if _, ok := tr[k]; ok {
-			return fmt.Errorf("a trailer field named %s", k)
-		}
-	}
-	return nil
-}
-
-func (c *clientBody) failure() error {
-	if c == nil {
-		return nil
-	}
-	if e := c.err.Load(); e != nil {
-		return *e
-	}
-	return nil
-}
-
-// watchClientBody wraps r's body, if any, and keeps it on the exchange.
-func watchClientBody(r *http.Request, ex *exchange) {
-	if r.Body != nil && r.Body != http.NoBody {
-		ex.body = &clientBody{ReadCloser: r.Body, req: r}
-		r.Body = ex.body
-	}
-}
-
 // record writes a box-level ledger entry for the exchange.
-func (b *Box) record(ex *exchange, action string, status int, note string) {
+func (b *Box) record(ex *exchange.Exchange, action string, status int, note string) {
 	e := LedgerEntry{Time: time.Now(), Box: b.name, Stage: "box", Action: action, Status: status, Note: note}
 	if ex != nil {
-		e.Conn, e.Req = ex.conn, ex.req
+		e.Conn, e.Req = ex.Conn, ex.Req
 	}
 	b.ledger.add(e)
 }
 
 // proxyError answers a forward that failed: see the table above.
 func (b *Box) proxyError(w http.ResponseWriter, r *http.Request, err error) {
-	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	ex, _ := r.Context().Value(exchange.Key{}).(*exchange.Exchange)
 	var bodyErr error
 	if ex != nil {
-		bodyErr = ex.body.failure()
+		bodyErr = ex.BodyErr()
 	}
 	if bodyErr != nil || r.Context().Err() != nil || errors.Is(err, context.Canceled) {
 		status, msg := reqbody.StatusClientGone, ""
@@ -114,7 +59,7 @@ func (b *Box) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 		if status == reqbody.StatusClientGone {
 			b.clientAborts.Add(1)
 			if ex != nil {
-				ex.abort = true // answered by aborting the connection (serveExchange)
+				ex.Abort = true // answered by aborting the connection (exchange.Exchange.Serve)
 			}
 			return
 		}
@@ -169,7 +114,7 @@ func (c *cutWatch) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF && !c.done && c.req.Context().Err() == nil {
 		c.done = true
 		c.b.upstreamCuts.Add(1)
-		ex, _ := c.req.Context().Value(exchangeKey{}).(*exchange)
+		ex, _ := c.req.Context().Value(exchange.Key{}).(*exchange.Exchange)
 		of := ""
 		if c.announced >= 0 {
 			of = fmt.Sprintf(" of %d announced", c.announced)
@@ -179,35 +124,15 @@ func (c *cutWatch) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// answerWriter notes whether the box has begun an answer.
-type answerWriter struct {
-	http.ResponseWriter
-	wrote bool
+// cut counts and records an answer's body the next hop ended early (the
+// HTTP loops' cut; cutWatch is net/http's).
+func (b *Box) cut(ex *exchange.Exchange, note string) {
+	b.upstreamCuts.Add(1)
+	b.record(ex, ActCut, 0, note)
 }
 
-func (w *answerWriter) WriteHeader(code int) {
-	w.wrote = w.wrote || code >= 200 || code == http.StatusSwitchingProtocols
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *answerWriter) Write(b []byte) (int, error) {
-	w.wrote = true
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach Flush and Hijack.
-func (w *answerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// serveExchange runs the box's handler chain on one request. A request the
-// chain gave up on because its client left — nothing written — is not
-// answered at all: the connection is aborted (nginx's 499 is a log entry,
-// not a response). Without this net/http would answer an empty 200, which
-// a client that only half-closed its side would read as success.
-func serveExchange(h http.Handler, w http.ResponseWriter, r *http.Request, ex *exchange) {
-	aw := &ex.answer // in the exchange's allocation
-	*aw = answerWriter{ResponseWriter: w}
-	h.ServeHTTP(aw, r)
-	if !aw.wrote && (ex.abort || r.Context().Err() != nil) {
-		panic(http.ErrAbortHandler)
-	}
+// badRequest counts and records a request the box refused.
+func (b *Box) badRequest(ex *exchange.Exchange, status int, note string) {
+	b.badRequests.Add(1)
+	b.record(ex, ActBadRequest, status, note)
 }

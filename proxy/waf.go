@@ -14,6 +14,7 @@ import (
 	"github.com/middlebench/middlebench/internal/reqbody"
 	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // WAFConfig is a body-inspecting security device: it reads the whole
@@ -132,8 +133,8 @@ func (s *wafStage) extraCounts() map[string]int64 {
 func (s *wafStage) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.c.seen.Add(1)
-		ex := exchangeFrom(r.Context())
-		entry := LedgerEntry{Conn: ex.conn, Req: ex.req}
+		ex := exchange.From(r.Context())
+		entry := LedgerEntry{Conn: ex.Conn, Req: ex.Req}
 		var body *bytes.Buffer
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			body = bodyPool.Get().(*bytes.Buffer)
@@ -177,7 +178,7 @@ func (s *wafStage) Wrap(next http.Handler) http.Handler {
 		}
 		if asked > 0 {
 			s.c.addDelay(applied)
-			ex.addTiming("waf", queued+applied)
+			ex.AddTiming("waf", queued+applied)
 		}
 		entry.AskedMs, entry.AppliedMs, entry.QueuedMs = timing.Millis(asked), timing.Millis(applied), timing.Millis(queued)
 		if err != nil {
@@ -210,11 +211,11 @@ func (s *wafStage) instant(r *http.Request) bool {
 	return r.ContentLength == 0 && s.slots == nil && s.cfg.Delay.IsZero()
 }
 
-func (s *wafStage) rng(ex *exchange) *rand.Rand {
+func (s *wafStage) rng(ex *exchange.Exchange) *rand.Rand {
 	if s.cfg.Delay.IsFixed() {
 		return nil
 	}
-	return s.env.rng(ex.req)
+	return s.env.rng(ex.Req)
 }
 
 // acquire takes an inspection slot, queueing when all are busy.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package h1loop
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // loopScratch is what the HTTP loop serves each request with: the loop
@@ -37,7 +39,7 @@ func (s *outSink) Write(p []byte) (int, error) {
 }
 
 func (sc *loopScratch) init(lp *httpLoop) {
-	sc.lc = leanConn{b: lp.b, ctx: &leanCtx{}, fd: -1}
+	sc.lc = leanConn{e: lp.e, ctx: &leanCtx{}, fd: -1}
 	sc.lc.bw = bufio.NewWriterSize(&sc.out, leanBufSize)
 	sc.ctx.lp = lp
 	sc.req = (&http.Request{}).WithContext(&sc.ctx)
@@ -110,29 +112,29 @@ func (sc *loopScratch) reset() {
 type loopCtx struct {
 	lp     *httpLoop
 	c      *loopClient
-	ex     exchange
+	ex     exchange.Exchange
 	passed bool
 	writer leanWriter
 }
 
 func (x *loopCtx) reset(c *loopClient) {
 	x.c, x.passed = c, false
-	x.ex = exchange{conn: c.id, req: c.reqID, timings: x.ex.timings[:0]}
+	x.ex = exchange.Exchange{Conn: c.id, Req: c.reqID, Timings: x.ex.Timings[:0]}
 }
 
 func (*loopCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 
 // Done is nil: a request on the loop waits for nothing while its stages
-// run (instantStage), so nothing ends it meanwhile.
+// run (Config.Instant), so nothing ends it meanwhile.
 func (*loopCtx) Done() <-chan struct{} { return nil }
 
 func (*loopCtx) Err() error { return nil }
 
 func (x *loopCtx) Value(key any) any {
 	switch key.(type) {
-	case exchangeKey:
+	case exchange.Key:
 		return &x.ex
-	case connKey:
+	case exchange.ConnKey:
 		return x.c.id
 	}
 	return nil

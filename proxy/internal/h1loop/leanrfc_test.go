@@ -1,7 +1,8 @@
-package proxy
+package h1loop
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -43,7 +44,7 @@ func TestRespHeadByTheRFC(t *testing.T) {
 // "cloſe" is not close, "\u212a-Foo" does not name K-Foo, "trailerſ" is
 // not trailers — as net/http reads them too.
 func TestRequestTokensByTheRFC(t *testing.T) {
-	lc := &leanConn{b: &Box{}, remote: "127.0.0.1:40000", remoteHost: "127.0.0.1", hasRemoteHost: true}
+	lc := &leanConn{e: &Engine{cfg: Config{ReqSeq: new(atomic.Uint64)}}, remote: "127.0.0.1:40000", remoteHost: "127.0.0.1", hasRemoteHost: true}
 	for _, tt := range []struct {
 		name, fields string
 		close        bool

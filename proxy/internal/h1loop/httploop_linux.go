@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package h1loop
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/middlebench/middlebench/proxy/internal/deadline"
 	"github.com/middlebench/middlebench/proxy/internal/epoll"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
@@ -19,7 +20,7 @@ import (
 // httpLoop serves a plain-HTTP box's client connections from one
 // level-triggered epoll set, as the relay does for a byte box: it reads
 // each request head, runs the stages' handler chain on its own goroutine
-// when every stage decides the request at once (instantStage), writes the
+// when every stage decides the request at once (Config.Instant), writes the
 // request to a keep-alive connection to the next hop that is in the same
 // set, and copies the answer back, read by read. A goroutine per
 // connection (the lean loop) parks in the runtime's poller and is woken
@@ -38,7 +39,7 @@ import (
 // next hop's first byte (responseHeaderTimeout) while the answer is
 // awaited; the client's end meanwhile is seen at once.
 type httpLoop struct {
-	b      *Box
+	e      *Engine
 	addr   string // the next hop's host:port
 	dialer net.Dialer
 
@@ -67,7 +68,7 @@ type httpLoop struct {
 // The loop's deadline queues (each a fixed span after its item was set).
 const (
 	qHeader   = iota // a client's request head (readHeaderTimeout)
-	qIdle            // a client between requests (idleTimeoutClient)
+	qIdle            // a client between requests (IdleTimeout)
 	qRead            // a whole request, while its answer is awaited (readTimeout)
 	qResponse        // the next hop's first answer byte (responseHeaderTimeout)
 	qUpIdle          // a connection to the next hop with no exchange (the transport's IdleLimit)
@@ -92,12 +93,12 @@ type dialResult struct {
 	err  error
 }
 
-func newHTTPLoop(b *Box) *httpLoop {
-	idle := b.cfg.MaxIdleConnsPerHost
+func newHTTPLoop(e *Engine) *httpLoop {
+	idle := e.cfg.MaxIdle
 	if idle == 0 {
 		idle = 1024
 	}
-	lp := &httpLoop{b: b, addr: upstream.HostPort(b.next), maxIdle: idle,
+	lp := &httpLoop{e: e, addr: upstream.HostPort(e.cfg.Next), maxIdle: idle,
 		dialer: net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}}
 	lp.sc.init(lp)
 	return lp
@@ -108,7 +109,7 @@ func newHTTPLoop(b *Box) *httpLoop {
 // A taken connection is the loop's until it ends (untracked, closed, the
 // box's group done) or is handed to a goroutine.
 func (lp *httpLoop) take(c net.Conn) bool {
-	tc, ok := c.(*trackedConn)
+	tc, ok := c.(*exchange.Tracked)
 	if !ok {
 		return false
 	}
@@ -165,7 +166,7 @@ func (lp *httpLoop) post(d dialResult) {
 
 // start makes the set and its timer and starts the loop (under mu).
 func (lp *httpLoop) start() error {
-	set, err := epoll.NewSet("http loop", lp.b.ownProcess)
+	set, err := epoll.NewSet("http loop", lp.e.cfg.OwnProcess)
 	if err != nil {
 		return err
 	}
@@ -343,4 +344,16 @@ func (lp *httpLoop) shut() {
 	}
 	unix.Close(lp.timer)
 	lp.Set.Close()
+}
+
+// inPoller reports whether the loop waits in the runtime's poller (false:
+// no loop, or not running yet).
+func (lp *httpLoop) inPoller() bool {
+	if lp == nil {
+		return false
+	}
+	lp.Mu.Lock()
+	set := lp.Set
+	lp.Mu.Unlock()
+	return set != nil && set.InPoller()
 }

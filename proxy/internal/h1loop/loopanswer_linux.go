@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package h1loop
 
 import (
 	"bufio"
@@ -11,12 +11,13 @@ import (
 	"net/http"
 
 	"github.com/middlebench/middlebench/internal/h1"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // The next hop's answer on the HTTP loop, on its way to the client: its
 // head sorted and rewritten as the lean forwarder does, its body moved on
 // read by read (held back while the client does not take it), and the
-// ways it can go wrong answered as proxyError says.
+// ways it can go wrong answered as Config.ProxyError says.
 
 // headError is net/http's word for an answer head that ended (err)
 // before its blank line.
@@ -35,7 +36,7 @@ func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 // upFailed ends an exchange on u that failed before its answer began: a
 // reused connection that failed before any byte came is replaced and the
 // request sent again (it has no body), as the lean forwarder does; else
-// the client gets the 502 or 504 proxyError gives.
+// the client gets the 502 or 504 Config.ProxyError gives.
 func (lp *httpLoop) upFailed(u *loopUp, err error) {
 	c := u.c
 	retry := u.reused && !u.got && !errors.Is(err, errTimeout)
@@ -51,7 +52,7 @@ func (lp *httpLoop) upFailed(u *loopUp, err error) {
 	lp.fail(c, err)
 }
 
-// fail answers c's request with proxyError's answer to err.
+// fail answers c's request with Config.ProxyError's answer to err.
 func (lp *httpLoop) fail(c *loopClient, err error) {
 	c.tRead.Clear()
 	c.tResp.Clear()
@@ -61,7 +62,7 @@ func (lp *httpLoop) fail(c *loopClient, err error) {
 	sc := &lp.sc
 	r := sc.answering(c)
 	w := sc.writer(r, c.stageHdr)
-	lp.b.proxyError(w, r, err)
+	lp.e.cfg.ProxyError(w, r, err)
 	w.finish()
 	lp.finishAnswer(c, sc.flush(), w.closeAfter)
 }
@@ -193,8 +194,7 @@ func (lp *httpLoop) cut(c *loopClient, u *loopUp, err error) {
 	if !u.chunked {
 		got, of = u.cl-u.left, fmt.Sprintf(" of %d announced", u.cl)
 	}
-	lp.b.upstreamCuts.Add(1)
-	lp.b.record(&exchange{conn: c.id, req: c.reqID}, ActCut, 0,
+	lp.e.cfg.Cut(&exchange.Exchange{Conn: c.id, Req: c.reqID},
 		fmt.Sprintf("the next hop ended the body after %d bytes%s (%v): the client's connection was aborted", got, of, err))
 	lp.closeUp(u)
 	c.up = nil

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package h1loop
 
 import (
 	"errors"
@@ -67,7 +67,7 @@ func (lp *httpLoop) forward(c *loopClient) {
 		lp.idle = lp.idle[:len(lp.idle)-1]
 		u.idle = false
 		u.tIdle.Clear()
-		if lp.now.Sub(u.idleSince) < lp.b.fwd.tr.IdleLimit.Load() {
+		if lp.now.Sub(u.idleSince) < lp.e.fwd.tr.IdleLimit.Load() {
 			u.reused = true
 			lp.sendOn(c, u)
 			return
@@ -81,9 +81,9 @@ func (lp *httpLoop) forward(c *loopClient) {
 // result comes back through post.
 func (lp *httpLoop) dial(c *loopClient) {
 	c.dialing = true
-	lp.b.wg.Add(1)
+	lp.e.cfg.WG.Add(1)
 	go func() {
-		defer lp.b.wg.Done()
+		defer lp.e.cfg.WG.Done()
 		conn, err := lp.dialer.DialContext(lp.dialCtx, "tcp", lp.addr)
 		lp.post(dialResult{c: c, conn: conn, err: err})
 	}()
@@ -179,7 +179,7 @@ func (lp *httpLoop) sendOn(c *loopClient, u *loopUp) {
 // sent: c's request is all written; the next hop's first byte is due
 // within responseHeaderTimeout.
 func (lp *httpLoop) sent(c *loopClient) {
-	if d := lp.b.limits.ResponseHeaderTimeout.D(); d > 0 {
+	if d := lp.e.cfg.Limits.ResponseHeader; d > 0 {
 		lp.setDeadline(&c.tResp, qResponse, lp.now, d)
 	}
 }
@@ -253,7 +253,7 @@ func (lp *httpLoop) putIdle(u *loopUp) {
 	}
 	u.r, u.w, u.paused, u.idle, u.idleSince = 0, 0, false, true, lp.now
 	lp.idle = append(lp.idle, u)
-	lp.setDeadline(&u.tIdle, qUpIdle, lp.now, lp.b.fwd.tr.IdleLimit.Load())
+	lp.setDeadline(&u.tIdle, qUpIdle, lp.now, lp.e.fwd.tr.IdleLimit.Load())
 	lp.watchUp(u)
 }
 

@@ -1,4 +1,4 @@
-package proxy
+package h1loop
 
 import (
 	"bufio"
@@ -257,7 +257,7 @@ func (w *leanWriter) tail(date bool) {
 	bw := w.lc.bw
 	if date {
 		bw.WriteString("Date: ")
-		bw.WriteString(w.lc.b.date.get())
+		bw.WriteString(w.lc.e.date.get())
 		bw.WriteString("\r\n")
 	}
 	if w.chunked {

@@ -1,4 +1,4 @@
-package proxy
+package h1loop
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/middlebench/middlebench/internal/h1"
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
@@ -19,7 +20,7 @@ import (
 // loop go through the lean forwarder, those net/http serves (handed-over
 // connections) through ReverseProxy as before.
 type forwardHandler struct {
-	b  *Box
+	e  *Engine
 	rp http.Handler
 	tr *upstream.Transport
 }
@@ -52,7 +53,7 @@ func (f *forwardHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (a body ended by the close, a missing Content-Type to sniff, headers it
 // does not parse, a stage's Server-Timing entries to add) is read with
 // http.ReadResponse and written through the handler chain's writer, as
-// ReverseProxy would. Errors answer as proxyError says (502, 504, 400,
+// ReverseProxy would. Errors answer as Config.ProxyError says (502, 504, 400,
 // client gone) and a body cut by the next hop aborts the client's
 // connection.
 func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *leanCtx) {
@@ -62,7 +63,7 @@ func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *le
 	for {
 		c, reused, err := f.tr.Get(ctx)
 		if err != nil {
-			f.b.proxyError(w, r, ctxOr(ctx, err))
+			f.e.cfg.ProxyError(w, r, ctxOr(ctx, err))
 			return
 		}
 		ctx.interruptOnCancel(c)
@@ -75,7 +76,7 @@ func (f *forwardHandler) forward(w http.ResponseWriter, r *http.Request, ctx *le
 		c.Close()
 		var ne net.Error
 		if !reused || !replayable || ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errUnsolicitedUpgrade) {
-			f.b.proxyError(w, r, ctxOr(ctx, err))
+			f.e.cfg.ProxyError(w, r, ctxOr(ctx, err))
 			return
 		}
 	}
@@ -116,8 +117,8 @@ func (f *forwardHandler) exchange(c *upstream.Conn, lc *leanConn, r *http.Reques
 	if f.tr.HeaderTimeout > 0 {
 		c.SetReadDue(now.Add(f.tr.HeaderTimeout))
 	}
-	lc.b.waits.add(lc.ctx, now)
-	defer lc.b.waits.remove(lc.ctx)
+	lc.e.waits.add(lc.ctx, now)
+	defer lc.e.waits.remove(lc.ctx)
 	for {
 		h, err := readRespHead(c.R, r, lc.resp[:0])
 		if err != nil {
@@ -145,13 +146,11 @@ func (f *forwardHandler) exchange(c *upstream.Conn, lc *leanConn, r *http.Reques
 // gives c back to the pool when its body was read to the end.
 func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *leanCtx, c *upstream.Conn, h respHead) {
 	lw := ctx.lc.w
-	aw, bare := w.(*answerWriter)
-	if h.generic || !bare || aw.ResponseWriter != http.ResponseWriter(lw) {
+	if h.generic || !exchange.Claim(w, lw) {
 		f.respondThrough(w, r, c, ctx.release)
 		return
 	}
 	_, _ = c.R.Discard(h.n)
-	aw.wrote = true
 	lw.rawHead(h.status, h.lines, h.hasDate, h.chunked)
 	var got int64
 	var err error
@@ -173,12 +172,11 @@ func (f *forwardHandler) respond(w http.ResponseWriter, r *http.Request, ctx *le
 	ctx.release()
 	c.Close()
 	if lw.err == nil && ctx.Err() == nil { // the next hop's doing, not the client's
-		f.b.upstreamCuts.Add(1)
 		of := ""
 		if !h.chunked {
 			of = fmt.Sprintf(" of %d announced", h.cl)
 		}
-		f.b.record(ctx.ex, ActCut, 0, fmt.Sprintf("the next hop ended the body after %d bytes%s (%v): the client's connection was aborted", got, of, err))
+		f.e.cfg.Cut(ctx.ex, fmt.Sprintf("the next hop ended the body after %d bytes%s (%v): the client's connection was aborted", got, of, err))
 	}
 	panic(http.ErrAbortHandler) // as ReverseProxy: the client must see an error, not a short body
 }
@@ -197,12 +195,12 @@ func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		stop()
 		c.Close()
-		f.b.proxyError(w, r, err)
+		f.e.cfg.ProxyError(w, r, err)
 		return
 	}
 	resp.Request = r
 	resp.Body = upstream.NewBody(resp.Body, c, f.tr, stop, !resp.Close)
-	_ = f.b.watchResponse(resp)
+	_ = f.e.cfg.WatchResponse(resp)
 	removeHopByHop(resp.Header)
 	dst := w.Header()
 	for k, vv := range resp.Header {
@@ -237,7 +235,7 @@ func (f *forwardHandler) respondThrough(w http.ResponseWriter, r *http.Request, 
 		}
 		if rerr != nil {
 			resp.Body.Close()
-			f.b.log.Printf("read error during body copy: %v", rerr)
+			f.e.cfg.Log.Printf("read error during body copy: %v", rerr)
 			panic(http.ErrAbortHandler)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package h1loop
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/middlebench/middlebench/proxy/internal/copybuf"
+	"github.com/middlebench/middlebench/proxy/internal/socket"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
@@ -26,12 +27,12 @@ func (lp *httpLoop) handOff(c *loopClient) {
 	t0 := c.t0
 	conn, err := lp.netConn(c)
 	if err != nil {
-		lp.b.log.Printf("conn %d: to the lean loop: %v; closed", c.id, err)
+		lp.e.cfg.Log.Printf("conn %d: to the lean loop: %v; closed", c.id, err)
 		lp.dropClient(c)
 		return
 	}
 	if lp.give(c, conn, pending) {
-		go lp.b.serveLeanFrom(c.tc, t0)
+		go lp.e.serveLeanFrom(c.tc, t0)
 	}
 }
 
@@ -52,7 +53,7 @@ func (lp *httpLoop) handOffAnswer(c *loopClient) {
 		err = uerr
 	}
 	if err != nil {
-		lp.b.log.Printf("conn %d: to the lean loop with its answer: %v; closed", c.id, err)
+		lp.e.cfg.Log.Printf("conn %d: to the lean loop with its answer: %v; closed", c.id, err)
 		for _, nc := range []net.Conn{upConn, conn} {
 			if nc != nil {
 				nc.Close()
@@ -65,7 +66,7 @@ func (lp *httpLoop) handOffAnswer(c *loopClient) {
 		upConn.Close()
 		return
 	}
-	go lp.b.resumeLean(c.tc, head, reqID, stage, upstream.NewConnFrom(upConn, answer), t0)
+	go lp.e.resumeLean(c.tc, head, reqID, stage, upstream.NewConnFrom(upConn, answer), t0)
 }
 
 // netConn takes c out of the loop and makes a net.Conn of its socket.
@@ -100,25 +101,19 @@ func fileConn(fd int, name string) (net.Conn, error) {
 // c's tracked connection, unless the box is closing (its close would not
 // see the new socket): then conn is closed; false.
 func (lp *httpLoop) give(c *loopClient, conn net.Conn, pending []byte) bool {
-	b := lp.b
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	if !lp.e.cfg.Conns.WhileOpen(func() { c.tc.Conn = &primedConn{Conn: conn, pending: pending} }) {
 		conn.Close()
 		lp.dropClient(c)
 		return false
 	}
-	c.tc.Conn = &primedConn{Conn: conn, pending: pending}
-	b.mu.Unlock()
 	return true
 }
 
 // dropClient ends a client whose socket is closed already.
 func (lp *httpLoop) dropClient(c *loopClient) {
-	b := lp.b
-	b.untrack(c.tc)
+	lp.e.cfg.Conns.Untrack(c.tc)
 	c.tc.Close()
-	b.wg.Done()
+	lp.e.cfg.WG.Done()
 }
 
 // primedConn is a connection whose first reads return what was read
@@ -137,9 +132,9 @@ func (c *primedConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// NetConn returns the socket (connID, socket.FD, abortConn).
+// NetConn returns the socket (exchange.ConnID, socket.FD, abortConn).
 func (c *primedConn) NetConn() net.Conn { return c.Conn }
 
-func (c *primedConn) CloseWrite() error { return closeWrite(c.Conn) }
+func (c *primedConn) CloseWrite() error { return socket.CloseWrite(c.Conn) }
 
-func (c *primedConn) CloseRead() error { return closeRead(c.Conn) }
+func (c *primedConn) CloseRead() error { return socket.CloseRead(c.Conn) }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package h1loop
 
 import (
 	"errors"
@@ -14,13 +14,14 @@ import (
 
 	"github.com/middlebench/middlebench/internal/h1"
 	"github.com/middlebench/middlebench/proxy/internal/deadline"
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 )
 
 // loopClient is one client connection on the HTTP loop.
 type loopClient struct {
 	fd            int
 	gen           int32
-	tc            *trackedConn
+	tc            *exchange.Tracked
 	id            uint64
 	remote        string
 	remoteHost    string // remote without its port (X-Forwarded-For), if it splits
@@ -64,8 +65,8 @@ const (
 // that does not fit is handed over, as the lean loop hands it to net/http).
 var loopInPool = sync.Pool{New: func() any { b := make([]byte, leanBufSize); return &b }}
 
-func newLoopClient(lp *httpLoop, fd int, tc *trackedConn) *loopClient {
-	c := &loopClient{fd: fd, tc: tc, id: tc.id, remote: tc.RemoteAddr().String()}
+func newLoopClient(lp *httpLoop, fd int, tc *exchange.Tracked) *loopClient {
+	c := &loopClient{fd: fd, tc: tc, id: tc.ID, remote: tc.RemoteAddr().String()}
 	host, _, err := net.SplitHostPort(c.remote)
 	c.remoteHost, c.hasRemoteHost = host, err == nil
 	c.tClient.Fire = func() { lp.endClient(c) } // no head, or idle too long: closed without an answer, as net/http
@@ -85,7 +86,7 @@ func (lp *httpLoop) admit(c *loopClient) {
 	c.in = loopInPool.Get().(*[]byte)
 	c.gen = lp.register(c.fd, c, nil)
 	c.t0 = lp.now
-	lp.setDeadline(&c.tClient, qHeader, c.t0, lp.b.limits.ReadHeaderTimeout.D())
+	lp.setDeadline(&c.tClient, qHeader, c.t0, lp.e.cfg.Limits.ReadHeader)
 	lp.watch(c)
 }
 
@@ -175,7 +176,7 @@ func (lp *httpLoop) clientLost(c *loopClient) {
 // clientGone ends a client that left before its answer began: counted,
 // and its exchange with the next hop called off.
 func (lp *httpLoop) clientGone(c *loopClient) {
-	lp.b.clientAborts.Add(1)
+	lp.e.cfg.ClientGone()
 	lp.endClient(c)
 }
 
@@ -206,7 +207,7 @@ func (lp *httpLoop) serveNext(c *loopClient) {
 			c.r = 0
 		}
 		if !c.tClient.In(&lp.queues[qHeader]) {
-			lp.setDeadline(&c.tClient, qHeader, c.t0, lp.b.limits.ReadHeaderTimeout.D())
+			lp.setDeadline(&c.tClient, qHeader, c.t0, lp.e.cfg.Limits.ReadHeader)
 		}
 		break
 	}
@@ -227,16 +228,14 @@ func (lp *httpLoop) serve(c *loopClient, raw []byte) {
 		return
 	}
 	r := sc.request(c, p)
-	for _, st := range lp.b.lay.https {
-		if is, ok := st.(instantStage); !ok || !is.instant(r) {
-			lp.handOff(c)
-			return
-		}
+	if !lp.e.cfg.Instant(r) {
+		lp.handOff(c)
+		return
 	}
 	c.tClient.Clear()
 	lp.served++
 	c.head = len(raw)
-	c.reqID = lp.b.reqSeq.Add(1)
+	c.reqID = lp.e.cfg.ReqSeq.Add(1)
 	c.method, c.closeReq = p.method, p.close
 	sc.ctx.reset(c)
 	w := sc.writer(r, nil)
@@ -251,7 +250,7 @@ func (lp *httpLoop) serve(c *loopClient, raw []byte) {
 			c.stageHdr = sc.hdr.Clone()
 		}
 		c.state = clientWaiting
-		lp.setDeadline(&c.tRead, qRead, c.t0, lp.b.limits.ReadTimeout.D())
+		lp.setDeadline(&c.tRead, qRead, c.t0, lp.e.cfg.Limits.Read)
 		lp.forward(c)
 		return
 	}
@@ -267,11 +266,11 @@ func (lp *httpLoop) run(w *leanWriter, r *http.Request) (ok bool) {
 			if v != http.ErrAbortHandler {
 				buf := make([]byte, 64<<10)
 				buf = buf[:runtime.Stack(buf, false)]
-				lp.b.log.Printf("http: panic serving %v: %v\n%s", r.RemoteAddr, v, buf)
+				lp.e.cfg.Log.Printf("http: panic serving %v: %v\n%s", r.RemoteAddr, v, buf)
 			}
 		}
 	}()
-	lp.b.handle(w, r, &lp.sc.ctx.ex)
+	lp.e.cfg.Handle(w, r, &lp.sc.ctx.ex)
 	return true
 }
 
@@ -292,7 +291,7 @@ func (lp *httpLoop) finishAnswer(c *loopClient, out []byte, closeAfter bool) {
 		}
 		return
 	}
-	lp.setDeadline(&c.tClient, qIdle, lp.now, idleTimeoutClient)
+	lp.setDeadline(&c.tClient, qIdle, lp.now, IdleTimeout)
 	lp.serveNext(c)
 }
 
@@ -348,10 +347,9 @@ func (lp *httpLoop) endClient(c *loopClient) {
 	}
 	lp.detachClient(c)
 	lp.forget(c.fd)
-	b := lp.b
-	b.untrack(c.tc)
+	lp.e.cfg.Conns.Untrack(c.tc)
 	c.tc.Close()
-	b.wg.Done()
+	lp.e.cfg.WG.Done()
 }
 
 // detachClient takes c out of the loop (its descriptor stays open): its

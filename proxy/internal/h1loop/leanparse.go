@@ -1,4 +1,4 @@
-package proxy
+package h1loop
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ func (lc *leanConn) parse(raw []byte, id uint64) (*http.Request, error) {
 	r := http.Request{Method: p.method, URL: p.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: p.host,
 		RequestURI: p.target, RemoteAddr: lc.remote, ContentLength: p.cl, Close: p.close, Body: http.NoBody}
 	if id == 0 {
-		id = lc.b.reqSeq.Add(1)
+		id = lc.e.cfg.ReqSeq.Add(1)
 	}
 	lc.ctx = newLeanCtx(lc, id)
 	if p.url == nil {

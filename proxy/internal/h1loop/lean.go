@@ -1,4 +1,4 @@
-package proxy
+package h1loop
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/socket"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
@@ -62,13 +63,6 @@ const (
 
 var leanReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, leanBufSize) }}
 var leanWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, leanBufSize) }}
-
-// leanable reports whether an HTTP box can run the lean loop: it does not
-// terminate TLS (its connections would need ALPN and HTTP/2), and its next
-// hop has no path of its own to join.
-func (b *Box) leanable() bool {
-	return b.lay.certs == nil && (b.next.Path == "" || b.next.Path == "/") && b.next.RawQuery == ""
-}
 
 // handoffListener hands connections from the lean loop to net/http's server.
 type handoffListener struct {
@@ -129,12 +123,12 @@ func (c *handoffConn) SetReadDeadline(t time.Time) error {
 	return c.Conn.SetReadDeadline(t)
 }
 
-// NetConn returns the connection under it, for connID and abortConn.
+// NetConn returns the connection under it, for exchange.ConnID and abortConn.
 func (c *handoffConn) NetConn() net.Conn { return c.Conn }
 
 // leanConn is one client connection on the lean loop.
 type leanConn struct {
-	b      *Box
+	e      *Engine
 	c      net.Conn
 	cr     connReader
 	br     *bufio.Reader
@@ -157,13 +151,13 @@ type leanConn struct {
 }
 
 // serveLean runs the lean loop on one accepted connection.
-func (b *Box) serveLean(c net.Conn) { b.serveLeanFrom(c, time.Now()) }
+func (e *Engine) serveLean(c net.Conn) { e.serveLeanFrom(c, time.Now()) }
 
 // serveLeanFrom runs the lean loop on c, whose first request began at t0
 // (its header deadline counts from then).
-func (b *Box) serveLeanFrom(c net.Conn, t0 time.Time) {
-	defer b.wg.Done()
-	lc := b.newLeanConn(c)
+func (e *Engine) serveLeanFrom(c net.Conn, t0 time.Time) {
+	defer e.cfg.WG.Done()
+	lc := e.newLeanConn(c)
 	lc.end(lc.loop(t0, false))
 }
 
@@ -172,34 +166,34 @@ func (b *Box) serveLeanFrom(c net.Conn, t0 time.Time) {
 // set on it), and whose answer the loop leaves to the lean forwarder:
 // read with net/http as the lean forwarder reads such answers. Then the
 // connection's next requests.
-func (b *Box) resumeLean(c net.Conn, head []byte, req uint64, stage http.Header, up *upstream.Conn, t0 time.Time) {
-	defer b.wg.Done()
-	lc := b.newLeanConn(c)
+func (e *Engine) resumeLean(c net.Conn, head []byte, req uint64, stage http.Header, up *upstream.Conn, t0 time.Time) {
+	defer e.cfg.WG.Done()
+	lc := e.newLeanConn(c)
 	r, err := lc.parse(head, req)
 	if err != nil { // it parsed on the loop
 		up.Close()
 		lc.end(false)
 		return
 	}
-	lc.ctx.deadline = t0.Add(b.limits.ReadTimeout.D())
-	keep := lc.serve(r, func(w http.ResponseWriter, r *http.Request, ex *exchange) {
-		if b.ledgerHeader {
-			w = &timingWriter{ResponseWriter: w, ex: ex, desc: b.desc}
+	lc.ctx.deadline = t0.Add(e.cfg.Limits.Read)
+	keep := lc.serve(r, func(w http.ResponseWriter, r *http.Request, ex *exchange.Exchange) {
+		if e.cfg.ServerTiming {
+			w = &exchange.TimingWriter{ResponseWriter: w, Ex: ex, Desc: e.cfg.Desc}
 		}
 		for k, vs := range stage {
 			w.Header()[k] = vs
 		}
 		lc.ctx.interruptOnCancel(up)
-		serveExchange(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b.fwd.respondThrough(w, r, up, lc.ctx.release)
-		}), w, r, ex)
+		ex.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			e.fwd.respondThrough(w, r, up, lc.ctx.release)
+		}), w, r)
 	})
 	lc.end(keep && lc.loop(time.Time{}, true))
 }
 
 // newLeanConn makes the lean loop's state for c.
-func (b *Box) newLeanConn(c net.Conn) *leanConn {
-	lc := &leanConn{b: b, c: c, id: connID(c), fd: socket.FD(c), remote: c.RemoteAddr().String()}
+func (e *Engine) newLeanConn(c net.Conn) *leanConn {
+	lc := &leanConn{e: e, c: c, id: exchange.ConnID(c), fd: socket.FD(c), remote: c.RemoteAddr().String()}
 	host, _, err := net.SplitHostPort(lc.remote)
 	lc.remoteHost, lc.hasRemoteHost = host, err == nil
 	lc.cr.init(c)
@@ -213,7 +207,7 @@ func (b *Box) newLeanConn(c net.Conn) *leanConn {
 // end ends the lean loop on its connection: closed, unless it was handed
 // to net/http (buffers and all).
 func (lc *leanConn) end(handedOff bool) {
-	lc.b.untrack(lc.c)
+	lc.e.cfg.Conns.Untrack(lc.c)
 	if handedOff {
 		return
 	}
@@ -228,10 +222,10 @@ func (lc *leanConn) end(handedOff bool) {
 // to net/http instead. The first request began at t0; with waitFirst the
 // loop waits for it first, as between requests.
 func (lc *leanConn) loop(t0 time.Time, waitFirst bool) (handedOff bool) {
-	b := lc.b
+	e := lc.e
 	for first := true; ; first = false {
 		if !first || waitFirst {
-			if !lc.waitNext(time.Now(), idleTimeoutClient) {
+			if !lc.waitNext(time.Now(), IdleTimeout) {
 				return false
 			}
 			t0 = time.Now()
@@ -246,11 +240,11 @@ func (lc *leanConn) loop(t0 time.Time, waitFirst bool) (handedOff bool) {
 		_, _ = lc.br.Discard(n)
 		// The whole-request deadline, for what reads the client from here
 		// on: the body, or the watch (which sets it itself when it starts).
-		lc.ctx.deadline = t0.Add(b.limits.ReadTimeout.D())
+		lc.ctx.deadline = t0.Add(e.cfg.Limits.Read)
 		if req.ContentLength > 0 {
-			lc.setReadDeadline(t0.Add(b.limits.ReadTimeout.D()))
+			lc.setReadDeadline(t0.Add(e.cfg.Limits.Read))
 		}
-		if !lc.serve(req, b.handle) {
+		if !lc.serve(req, e.cfg.Handle) {
 			return false
 		}
 	}
@@ -287,24 +281,19 @@ func (lc *leanConn) setReadDeadline(t time.Time) {
 	_ = lc.c.SetReadDeadline(t)
 }
 
-// idleTimeoutClient is how long a client connection may sit idle between
-// requests (the net/http server's IdleTimeout in startHTTP).
-const idleTimeoutClient = 2 * time.Minute
-
 // handOff gives the connection to net/http; false when the box closes.
 func (lc *leanConn) handOff(elapsed time.Duration) bool {
 	hc := &handoffConn{Conn: lc.c, r: lc.br, shift: elapsed}
-	if !lc.b.handoff.give(hc) {
+	if !lc.e.handoff.give(hc) {
 		return false
 	}
 	return true
 }
 
 // serve runs one request through handle (the stages and the forwarder:
-// Box.handle); false when the connection must close (or was taken by a
+// Config.Handle); false when the connection must close (or was taken by a
 // stage).
-func (lc *leanConn) serve(r *http.Request, handle func(http.ResponseWriter, *http.Request, *exchange)) (keep bool) {
-	b := lc.b
+func (lc *leanConn) serve(r *http.Request, handle func(http.ResponseWriter, *http.Request, *exchange.Exchange)) (keep bool) {
 	ctx := lc.ctx
 	w := ctx.newWriter(r)
 	lc.w = w
@@ -319,7 +308,7 @@ func (lc *leanConn) serve(r *http.Request, handle func(http.ResponseWriter, *htt
 			if v != http.ErrAbortHandler {
 				buf := make([]byte, 64<<10)
 				buf = buf[:runtime.Stack(buf, false)]
-				b.log.Printf("http: panic serving %v: %v\n%s", lc.remote, v, buf)
+				lc.e.cfg.Log.Printf("http: panic serving %v: %v\n%s", lc.remote, v, buf)
 			}
 			if !w.hijacked {
 				_ = lc.bw.Flush()
@@ -336,7 +325,7 @@ func (lc *leanConn) serve(r *http.Request, handle func(http.ResponseWriter, *htt
 	}
 	if w.closeAfter {
 		if w.unreadBody {
-			closeWrite(lc.c)
+			socket.CloseWrite(lc.c)
 			time.Sleep(rstAvoidanceDelay)
 		}
 		return false
@@ -352,7 +341,7 @@ var errHandOff = errors.New("hand off")
 // header deadline (readHeaderTimeout from t0) is set before the first wait
 // for bytes: a head that came whole with its first read needs none.
 func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool, err error) {
-	arm := func() { lc.setReadDeadline(t0.Add(lc.b.limits.ReadHeaderTimeout.D())) }
+	arm := func() { lc.setReadDeadline(t0.Add(lc.e.cfg.Limits.ReadHeader)) }
 	head, whole, err := peekHead(lc.br, arm)
 	if err != nil {
 		return nil, 0, false, err // a partial head, then EOF, a reset or the timeout: no answer, as net/http
@@ -376,15 +365,13 @@ func (lc *leanConn) readRequest(t0 time.Time) (req *http.Request, n int, ok bool
 // write side first, and the close waits as net/http's does, so that the
 // unread bytes behind the head do not reset the answer away).
 func (lc *leanConn) refuseFraming(err error) {
-	b := lc.b
-	b.badRequests.Add(1)
-	b.ledger.add(LedgerEntry{Time: time.Now(), Box: b.name, Stage: "box", Conn: lc.id, Action: ActBadRequest,
-		Status: http.StatusBadRequest, Note: "request with " + err.Error() + " (RFC 9112 §6.1): answered 400 and closed"})
+	lc.e.cfg.BadRequest(&exchange.Exchange{Conn: lc.id}, http.StatusBadRequest,
+		"request with "+err.Error()+" (RFC 9112 §6.1): answered 400 and closed")
 	msg := "middlebench box: bad request: " + err.Error() + "\n"
 	_, _ = lc.bw.WriteString("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " +
 		strconv.Itoa(len(msg)) + "\r\n\r\n" + msg)
 	if lc.bw.Flush() == nil {
-		closeWrite(lc.c)
+		socket.CloseWrite(lc.c)
 		time.Sleep(rstAvoidanceDelay)
 	}
 }

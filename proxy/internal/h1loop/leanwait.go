@@ -1,4 +1,4 @@
-package proxy
+package h1loop
 
 import (
 	"sync"
@@ -143,7 +143,7 @@ func (l *waitList) remove(ctx *leanCtx) {
 
 // shardOf is the shard of ctx's connection (its id is set before ctx is shared).
 func (l *waitList) shardOf(ctx *leanCtx) *waitShard {
-	return &l.shards[ctx.exchange.conn%waitShards]
+	return &l.shards[ctx.exchange.Conn%waitShards]
 }
 
 // unlink takes ctx out of the shard, if it is in (under s.mu).

@@ -1,4 +1,4 @@
-package proxy
+package h1loop
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/middlebench/middlebench/proxy/internal/exchange"
 	"github.com/middlebench/middlebench/proxy/internal/upstream"
 )
 
@@ -20,7 +21,7 @@ import (
 // once the request's body has been read, as net/http's background read.
 type leanCtx struct {
 	lc   *leanConn
-	ex   *exchange
+	ex   *exchange.Exchange
 	body *leanBody // nil without a body
 
 	mu       sync.Mutex
@@ -39,14 +40,14 @@ type leanCtx struct {
 
 	// The request's exchange and writer live in the same allocation (one
 	// per request instead of three); ex and the writer point into it.
-	exchange exchange
+	exchange exchange.Exchange
 	writer   leanWriter
 	url      url.URL // the request's, when its target is a plain path
 }
 
 // newLeanCtx makes request req's context on lc, with its exchange.
 func newLeanCtx(lc *leanConn, req uint64) *leanCtx {
-	c := &leanCtx{lc: lc, exchange: exchange{conn: lc.id, req: req}}
+	c := &leanCtx{lc: lc, exchange: exchange.Exchange{Conn: lc.id, Req: req}}
 	c.ex = &c.exchange
 	lc.cr.mu.Lock()
 	lc.cr.ctx = c
@@ -81,9 +82,9 @@ func (c *leanCtx) Err() error {
 
 func (c *leanCtx) Value(key any) any {
 	switch key.(type) {
-	case exchangeKey:
+	case exchange.Key:
 		return c.ex
-	case connKey:
+	case exchange.ConnKey:
 		return c.lc.id
 	}
 	return nil
