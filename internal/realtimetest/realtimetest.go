@@ -10,6 +10,14 @@
 // that check within its band.
 // Nothing is forgiven for the machine's load or the race detector.
 // Accuracy itself is measured by the benchmarks (make bench), not here.
+//
+// The honesty has a price, logged by every test that measures in rounds:
+// each round first waits for a quiet moment (see awaitQuiet; its steal
+// probe spins every CPU for 200 ms, so it runs once per test binary while
+// rounds stay clean), and the log says what the test and the binary so far
+// spent waiting and measuring. Logic that merely depends on time (a
+// limiter's refill, a schedule, a timeout's decision) is tested on a fake
+// clock (internal/clock) instead, exactly and at once.
 package realtimetest
 
 import (
