@@ -61,7 +61,7 @@ func (h host) awaitQuiet(limit time.Duration) wait {
 		quiet := h.onTime()
 		if quiet && !h.verdict.known() {
 			probed = true
-			if h.stolenUnderLoad() >= StolenShare {
+			if h.probe() >= StolenShare {
 				quiet, pause = false, time.Second // the probe's spinning is not left to add to the host's load
 			} else {
 				h.verdict.set(true)

@@ -151,7 +151,8 @@ const StolenShare = 0.10
 // spent are shared by the tests of one binary.
 type host struct {
 	await   func() wait
-	onTime  func() bool // a cheap look at the scheduler: see wakesOnTime
+	onTime  func() bool    // a cheap look at the scheduler: see wakesOnTime
+	probe   func() float64 // the hypervisor's share under load: see stolenUnderLoad
 	stolen  func() time.Duration
 	cpus    int
 	verdict *stealVerdict
@@ -161,6 +162,7 @@ type host struct {
 // thisHost is the machine the tests run on.
 func thisHost() host {
 	h := host{onTime: wakesOnTime, stolen: Stolen, cpus: runtime.NumCPU(), verdict: &thisBinary.verdict, spent: &thisBinary.spent}
+	h.probe = h.stolenUnderLoad
 	h.await = func() wait { return h.awaitQuiet(quietWait) }
 	return h
 }

@@ -197,9 +197,18 @@ func TestRoundsDifference(t *testing.T) {
 // time, as a clock would count it.
 func takes(share float64) host {
 	start := time.Now()
-	return host{await: noWait, onTime: func() bool { return true }, cpus: 2, verdict: &stealVerdict{}, spent: &price{}, stolen: func() time.Duration {
+	h := host{await: noWait, onTime: func() bool { return true }, cpus: 2, verdict: &stealVerdict{}, spent: &price{}, stolen: func() time.Duration {
 		return time.Duration(share * 2 * float64(time.Since(start)))
 	}}
+	h.probe = h.stolenUnderLoad
+	return h
+}
+
+// reads is a host whose steal probe reads share at once (no CPU spun).
+func reads(share float64) host {
+	h := takes(share)
+	h.probe = func() float64 { return share }
+	return h
 }
 
 // TestStolenUnderLoad: the share read while the CPUs spin is the share the
@@ -244,7 +253,7 @@ func TestAwaitQuietIsBounded(t *testing.T) {
 // has a value over its band, and the round after that probes again. The
 // binary's price counts every round and probe.
 func TestStealProbeSkippedWhileRoundsStayClean(t *testing.T) {
-	h := takes(0)
+	h := reads(0)
 	var probed []bool
 	h.await = func() wait {
 		w := h.awaitQuiet(time.Second)
@@ -279,7 +288,7 @@ func TestStealProbeSkippedWhileRoundsStayClean(t *testing.T) {
 // TestStealProbeNotTrustedWhileTaken: a host found taken at the probe is
 // not remembered as quiet: every look probes again until the limit.
 func TestStealProbeNotTrustedWhileTaken(t *testing.T) {
-	h := takes(0.5)
+	h := reads(0.5)
 	for range 2 {
 		if w := h.awaitQuiet(0); w.quiet || !w.probed {
 			t.Errorf("half the CPUs taken: quiet %v, probed %v; want not quiet, probed", w.quiet, w.probed)
