@@ -24,33 +24,48 @@ type wait struct {
 }
 
 // stealVerdict remembers that the hypervisor was found quiet under load,
-// so that the next rounds skip the probe, until a round has a value over
-// its band: then the next round probes again. The probe only chooses when
-// to measure: a disturbed round is judged (and measured again) as before,
-// so skipping it forgives nothing; it costs every CPU 200 ms a round.
+// so that the next rounds skip the probe for up to stealTrusted, or until
+// a round has a value over its band: then the next round probes again. The
+// probe only chooses when to measure: a disturbed round is judged (and
+// measured again) as before, so skipping it forgives nothing; it costs
+// every CPU 200 ms a round.
 type stealVerdict struct {
-	mu    sync.Mutex
-	quiet bool
+	mu      sync.Mutex
+	quietAt time.Time // the last probe that found the hypervisor quiet; zero: none since a disturbed round
 }
 
-func (v *stealVerdict) known() bool {
+// stealTrusted is how long a quiet probe is believed: the hypervisor's
+// bursts here last minutes, and a round waits out half of one (quietWait).
+const stealTrusted = 30 * time.Second
+
+// trusted says whether a probe found the hypervisor quiet less than
+// stealTrusted before now and no round since was disturbed.
+func (v *stealVerdict) trusted(now time.Time) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.quiet
+	return !v.quietAt.IsZero() && now.Sub(v.quietAt) < stealTrusted
 }
 
-func (v *stealVerdict) set(quiet bool) {
+// quiet records a probe that found the hypervisor quiet at now.
+func (v *stealVerdict) quiet(now time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.quiet = quiet
+	v.quietAt = now
+}
+
+// disturbed forgets the last quiet probe.
+func (v *stealVerdict) disturbed() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.quietAt = time.Time{}
 }
 
 // awaitQuiet waits, up to limit, for a quiet moment: five 1 ms sleeps in a
 // row each wake less than 2 ms late (a runnable process on a free CPU wakes
 // within about 1 ms; a starved one waits for the CPU), and the hypervisor
 // takes less than StolenShare of the CPUs while every CPU is kept busy for
-// stealProbe — measured unless h.verdict says it was so at the last probe
-// and no round since was over its band. A round then starts in a quiet
+// stealProbe — measured unless h.verdict says it was so at a probe less
+// than stealTrusted ago and no round since was over its band. A round then starts in a quiet
 // moment instead of in a burst of other work or of the host's. It chooses
 // when to measure; the bands stay what they are.
 func (h host) awaitQuiet(limit time.Duration) wait {
@@ -59,12 +74,12 @@ func (h host) awaitQuiet(limit time.Duration) wait {
 	for {
 		pause := 20 * time.Millisecond
 		quiet := h.onTime()
-		if quiet && !h.verdict.known() {
+		if quiet && !h.verdict.trusted(time.Now()) {
 			probed = true
 			if h.probe() >= StolenShare {
 				quiet, pause = false, time.Second // the probe's spinning is not left to add to the host's load
 			} else {
-				h.verdict.set(true)
+				h.verdict.quiet(time.Now())
 			}
 		}
 		waited := time.Since(start)

@@ -13,8 +13,8 @@
 //
 // The honesty has a price, logged by every test that measures in rounds:
 // each round first waits for a quiet moment (see awaitQuiet; its steal
-// probe spins every CPU for 200 ms, so it runs once per test binary while
-// rounds stay clean), and the log says what the test and the binary so far
+// probe spins every CPU for 200 ms, so it runs once per 30 s of a test
+// binary while rounds stay clean), and the log says what the test and the binary so far
 // spent waiting and measuring. Logic that merely depends on time (a
 // limiter's refill, a schedule, a timeout's decision) is tested on a fake
 // clock (internal/clock) instead, exactly and at once.
@@ -208,7 +208,7 @@ func rounds(t testing.TB, n int, measure func(r *Round), h host) {
 			return
 		}
 		if len(r.over) > 0 { // disturbed: the next round probes the hypervisor again
-			h.verdict.set(false)
+			h.verdict.disturbed()
 		}
 		if share := h.stolenSince(s0, t0); len(r.over) > 0 && share >= StolenShare && extra < n {
 			extra++

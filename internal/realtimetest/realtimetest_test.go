@@ -295,3 +295,26 @@ func TestStealProbeNotTrustedWhileTaken(t *testing.T) {
 		}
 	}
 }
+
+// TestStealVerdictIsBelievedFor30s: a quiet probe is believed for
+// stealTrusted and no longer, and not at all after a disturbed round.
+func TestStealVerdictIsBelievedFor30s(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	var v stealVerdict
+	if v.trusted(t0) {
+		t.Error("believed before any probe")
+	}
+	v.quiet(t0)
+	for _, c := range []struct {
+		after time.Duration
+		want  bool
+	}{{0, true}, {stealTrusted - time.Nanosecond, true}, {stealTrusted, false}, {time.Hour, false}} {
+		if got := v.trusted(t0.Add(c.after)); got != c.want {
+			t.Errorf("%v after a quiet probe: believed %v, want %v", c.after, got, c.want)
+		}
+	}
+	v.disturbed()
+	if v.trusted(t0) {
+		t.Error("believed after a disturbed round")
+	}
+}
