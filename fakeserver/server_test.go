@@ -6,11 +6,14 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/internal/clock"
 	"github.com/middlebench/middlebench/internal/realtimetest"
+	"github.com/middlebench/middlebench/internal/timing"
 	"github.com/middlebench/middlebench/internal/units"
 )
 
@@ -23,45 +26,103 @@ func mustDist(t *testing.T, s string) units.Dist {
 	return d
 }
 
+// askingClock is a fake clock that tells the test each wait the server
+// starts on it (after the timer is set, so that advancing by it fires it):
+// here, the work distribution's draws.
+type askingClock struct {
+	*clock.Fake
+	asked chan time.Duration
+}
+
+func (c askingClock) NewTimer(d time.Duration) clock.Timer {
+	tm := c.Fake.NewTimer(d)
+	c.asked <- d
+	return tm
+}
+
+// TestWorkModels: each request's work is a draw of the distribution: on a
+// fake clock moved by exactly what the server waits for, app;dur is that
+// draw to the µs, the draws lie within the distribution's range and their
+// mean near its own, and a distribution does not come out fixed. Whether
+// the wait really takes its time is TestWorkTakesItsTimeInRealTime's.
 func TestWorkModels(t *testing.T) {
 	tests := []struct {
 		work       string
 		n          int
-		lo, hi     float64 // every app;dur must fall here (ms)
+		lo, hi     float64 // every draw must fall here (ms)
 		meanLo     float64 // and the mean here
 		meanHi     float64
 		wantSpread bool // a distribution must not come out fixed
 	}{
-		{work: "50ms", n: 5, lo: 50, hi: 51.5, meanLo: 50, meanHi: 51.5},
-		{work: "uniform:20ms..40ms", n: 30, lo: 20, hi: 41.5, meanLo: 26, meanHi: 34, wantSpread: true},
+		{work: "50ms", n: 5, lo: 50, hi: 50, meanLo: 50, meanHi: 50},
+		{work: "uniform:20ms..40ms", n: 30, lo: 20, hi: 40, meanLo: 26, meanHi: 34, wantSpread: true},
 		{work: "normal:30ms,3ms", n: 30, lo: 15, hi: 46, meanLo: 27.5, meanHi: 32.5, wantSpread: true},
 		{work: "lognormal:p50=20ms,p99=60ms", n: 30, lo: 4, hi: 200, meanLo: 15, meanHi: 35, wantSpread: true},
 		{work: "exponential:10ms", n: 40, lo: 0, hi: 150, meanLo: 5, meanHi: 17, wantSpread: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.work, func(t *testing.T) {
-			realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
-				srv := start(t, Config{Work: mustDist(t, tt.work)})
-				var durs []float64
-				sum := 0.0
-				for range tt.n {
-					resp, _ := get(t, nil, srv.URL()+"/")
-					d := parseServerTiming(t, resp.Header)["app"]
-					r.Band("app;dur (ms)", d, tt.lo, tt.hi)
-					durs = append(durs, d)
-					sum += d
+			fc := askingClock{clock.NewFake(time.Unix(1_700_000_000, 0)), make(chan time.Duration, 1)}
+			srv := start(t, Config{Work: mustDist(t, tt.work), Clock: fc})
+			var durs []float64
+			sum := 0.0
+			for i := range tt.n {
+				answer := getAsync(srv.URL() + "/")
+				var drawn time.Duration
+				select {
+				case drawn = <-fc.asked:
+					fc.Advance(drawn)
+				case <-time.After(10 * time.Second):
+					t.Fatalf("request %d: the server started no wait in 10 s", i)
 				}
-				r.Band("mean app ms", sum/float64(tt.n), tt.meanLo, tt.meanHi)
-				slices.Sort(durs)
-				if spread := durs[len(durs)-1] - durs[0]; tt.wantSpread && spread < 1 {
-					t.Errorf("spread %.3f ms: the distribution came out fixed", spread)
+				resp, _ := await(t, answer, 10*time.Second)
+				want, _ := strconv.ParseFloat(strconv.FormatFloat(timing.Millis(drawn), 'f', 3, 64), 64)
+				if got := parseServerTiming(t, resp.Header)["app"]; got != want {
+					t.Errorf("request %d: app;dur %v ms, want the draw %v ms", i, got, want)
 				}
-				if got := srv.Stats().Requests; got != int64(tt.n) {
-					t.Errorf("stats count %d requests, want %d", got, tt.n)
+				d := timing.Millis(drawn)
+				if d < tt.lo || d > tt.hi {
+					t.Errorf("request %d: drew %.3f ms, outside %v..%v", i, d, tt.lo, tt.hi)
 				}
-			})
+				durs = append(durs, d)
+				sum += d
+			}
+			mean := sum / float64(tt.n)
+			t.Logf("%d draws, mean %.3f ms (band %v..%v)", tt.n, mean, tt.meanLo, tt.meanHi)
+			if mean < tt.meanLo || mean > tt.meanHi {
+				t.Errorf("mean of the draws %.3f ms, outside %v..%v", mean, tt.meanLo, tt.meanHi)
+			}
+			slices.Sort(durs)
+			if spread := durs[len(durs)-1] - durs[0]; tt.wantSpread && spread < 1 {
+				t.Errorf("spread %.3f ms: the distribution came out fixed", spread)
+			}
+			v := srv.Stats()
+			if got := v.Requests; got != int64(tt.n) {
+				t.Errorf("stats count %d requests, want %d", got, tt.n)
+			}
+			assertWithin(t, "stats server time avg − mean draw (ms)", v.ServerTime["avg"]-mean, -0.001, 0.001)
 		})
 	}
+}
+
+// TestWorkTakesItsTimeInRealTime: on the wall clock, 50 ms of work takes
+// 50 ms and at most 1.5 ms more (judged on the best of three rounds).
+func TestWorkTakesItsTimeInRealTime(t *testing.T) {
+	const n = 5
+	realtimetest.Rounds(t, 3, func(r *realtimetest.Round) {
+		srv := start(t, Config{Work: mustDist(t, "50ms")})
+		sum := 0.0
+		for range n {
+			resp, _ := get(t, nil, srv.URL()+"/")
+			d := parseServerTiming(t, resp.Header)["app"]
+			r.Band("app;dur (ms)", d, 50, 51.5)
+			sum += d
+		}
+		r.Band("mean app ms", sum/n, 50, 51.5)
+		if got := srv.Stats().Requests; got != n {
+			t.Errorf("stats count %d requests, want %d", got, n)
+		}
+	})
 }
 
 // TestServerTimingMatchesStats: what the header says is what the APM view holds.

@@ -23,8 +23,10 @@ type aborter struct {
 	hit    atomic.Bool
 }
 
-func newAborter(parent context.Context, all []metrics.Threshold) *aborter {
-	a := &aborter{start: time.Now()}
+// newAborter starts the clock of the abort thresholds at start (the
+// evaluations and each delayAbortEval count from it).
+func newAborter(parent context.Context, all []metrics.Threshold, start time.Time) *aborter {
+	a := &aborter{start: start}
 	a.ctx, a.cancel = context.WithCancel(parent)
 	for _, t := range all {
 		if t.AbortOnFail {

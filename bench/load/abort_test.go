@@ -1,10 +1,12 @@
 package load
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/internal/units"
 )
 
@@ -93,6 +95,70 @@ func TestFlushBy(t *testing.T) {
 				if c.sent {
 					t.Error("nothing sent")
 				}
+			}
+		})
+	}
+}
+
+// TestAborterOnAGivenClock: the abort thresholds are evaluated 2 s after
+// the start and then 2 s after each evaluation (k6's cadence), and a
+// failing one ends the run only once its delayAbortEval has passed since
+// the start; a passing one, or one without abortOnFail, never does. The
+// times are given to the aborter: exact, and nothing waits.
+func TestAborterOnAGivenClock(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	ms := func(n int) time.Time { return start.Add(time.Duration(n) * time.Millisecond) }
+	failedRate := func(rate float64) *metrics.Document {
+		return &metrics.Document{Metrics: map[string]metrics.Metric{mHTTPFailed: {Type: "rate", Values: map[string]float64{"rate": rate}}}}
+	}
+	threshold := func(abort bool, delay time.Duration) []metrics.Threshold {
+		th, err := metrics.ParseThreshold(mHTTPFailed, "rate<0.5")
+		if err != nil {
+			t.Fatal(err)
+		}
+		th.AbortOnFail, th.DelayAbortEval = abort, delay
+		return []metrics.Threshold{th}
+	}
+	for _, c := range []struct {
+		name  string
+		ts    []metrics.Threshold
+		rate  float64 // http_req_failed's, at every evaluation
+		calls []int   // ms since the start at which the collector asks due
+		due   []bool  // what due answers each time
+		fired int     // the call (index) after whose evaluation the run ends; -1: never
+	}{
+		{"failing: ends at the first evaluation", threshold(true, 0), 1,
+			[]int{0, 1999, 2000, 2001, 4000}, []bool{false, false, true, false, false}, 2},
+		{"passing: evaluated every 2 s from the last evaluation", threshold(true, 0), 0,
+			[]int{1999, 2300, 4299, 4300, 6299, 6300}, []bool{false, true, false, true, false, true}, -1},
+		{"failing with delayAbortEval 5 s: not before 5 s", threshold(true, 5*time.Second), 1,
+			[]int{2000, 4000, 5999, 6000}, []bool{true, true, false, true}, 3},
+		{"failing, delay passed exactly at an evaluation", threshold(true, 4*time.Second), 1,
+			[]int{2000, 4000}, []bool{true, true}, 1},
+		{"without abortOnFail: never evaluated", threshold(false, 0), 1,
+			[]int{2000, 4000, 6000}, []bool{false, false, false}, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAborter(context.Background(), c.ts, start)
+			defer a.stop()
+			fired := -1
+			for i, at := range c.calls {
+				due := a.due(ms(at))
+				if due != c.due[i] {
+					t.Errorf("at %d ms: due %v, want %v", at, due, c.due[i])
+				}
+				if due {
+					a.check(failedRate(c.rate), ms(at))
+				}
+				if a.fired() && fired < 0 {
+					fired = i
+				}
+			}
+			if fired != c.fired {
+				t.Errorf("the run ended after call %d, want %d (-1: never)", fired, c.fired)
+			}
+			if ended := a.ctx.Err() != nil; ended != (c.fired >= 0) {
+				t.Errorf("run's context ended %v, want %v", ended, c.fired >= 0)
 			}
 		})
 	}

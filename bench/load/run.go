@@ -122,7 +122,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	abort := newAborter(ctx, thresholds)
+	abort := newAborter(ctx, thresholds, time.Now())
 	ctx = abort.ctx
 	defer abort.stop()
 

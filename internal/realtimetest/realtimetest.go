@@ -10,6 +10,14 @@
 // that check within its band.
 // Nothing is forgiven for the machine's load or the race detector.
 // Accuracy itself is measured by the benchmarks (make bench), not here.
+//
+// The honesty has a price, logged by every test that measures in rounds:
+// each round first waits for a quiet moment (see awaitQuiet; its steal
+// probe spins every CPU for 200 ms, so it runs once per 30 s of a test
+// binary while rounds stay clean), and the log says what the test and the binary so far
+// spent waiting and measuring. Logic that merely depends on time (a
+// limiter's refill, a schedule, a timeout's decision) is tested on a fake
+// clock (internal/clock) instead, exactly and at once.
 package realtimetest
 
 import (
@@ -18,7 +26,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -140,17 +147,23 @@ func Rounds(t testing.TB, n int, measure func(r *Round)) {
 const StolenShare = 0.10
 
 // host is what rounds asks of the machine: a quiet moment, and the CPU time
-// taken from it (tests of the judging itself give their own).
+// taken from it (tests of the judging itself give their own); verdict and
+// spent are shared by the tests of one binary.
 type host struct {
-	await  func() (time.Duration, bool)
-	stolen func() time.Duration
-	cpus   int
+	await   func() wait
+	onTime  func() bool    // a cheap look at the scheduler: see wakesOnTime
+	probe   func() float64 // the hypervisor's share under load: see stolenUnderLoad
+	stolen  func() time.Duration
+	cpus    int
+	verdict *stealVerdict
+	spent   *price
 }
 
 // thisHost is the machine the tests run on.
 func thisHost() host {
-	h := host{stolen: Stolen, cpus: runtime.NumCPU()}
-	h.await = func() (time.Duration, bool) { return h.awaitQuiet(quietWait) }
+	h := host{onTime: wakesOnTime, stolen: Stolen, cpus: runtime.NumCPU(), verdict: &thisBinary.verdict, spent: &thisBinary.spent}
+	h.probe = h.stolenUnderLoad
+	h.await = func() wait { return h.awaitQuiet(quietWait) }
 	return h
 }
 
@@ -165,21 +178,27 @@ func rounds(t testing.TB, n int, measure func(r *Round), h host) {
 	t.Helper()
 	passed := map[string]bool{}
 	lastOver := map[string]string{}
-	ran, extra := 0, 0
+	ran, extra, probes := 0, 0, 0
 	var waitedAll, measuredAll time.Duration
 	defer func() { // the price of the honesty, in every test's log
 		t.Helper()
-		t.Logf("%d rounds: %v waiting for quiet moments, %v measuring",
-			ran, waitedAll.Round(time.Millisecond), measuredAll.Round(time.Millisecond))
+		t.Logf("%d rounds: %v waiting for quiet moments (%d steal probes), %v measuring; this test binary so far: %s",
+			ran, waitedAll.Round(time.Millisecond), probes, measuredAll.Round(time.Millisecond),
+			h.spent.add(ran, probes, waitedAll, measuredAll))
 	}()
 	for i := 1; i <= n+extra; i++ {
 		ran = i
-		waited, quiet := h.await()
-		waitedAll += waited
-		if !quiet {
-			t.Logf("round %d: the machine did not quiet down in %v; measuring anyway", i, waited)
+		w := h.await()
+		waitedAll += w.took
+		probe := "the hypervisor quiet at the last steal probe"
+		if w.probed {
+			probes++
+			probe = "steal probed"
+		}
+		if !w.quiet {
+			t.Logf("round %d: the machine did not quiet down in %v; measuring anyway", i, w.took)
 		} else {
-			t.Logf("round %d: waited %v for a quiet moment", i, waited.Round(time.Millisecond))
+			t.Logf("round %d: waited %v for a quiet moment (%s)", i, w.took.Round(time.Millisecond), probe)
 		}
 		r := &Round{t: t, n: i, seen: map[string]bool{}, over: map[string]string{}}
 		s0, t0 := h.stolen(), time.Now()
@@ -187,6 +206,9 @@ func rounds(t testing.TB, n int, measure func(r *Round), h host) {
 		measuredAll += time.Since(t0)
 		if r.below {
 			return
+		}
+		if len(r.over) > 0 { // disturbed: the next round probes the hypervisor again
+			h.verdict.disturbed()
 		}
 		if share := h.stolenSince(s0, t0); len(r.over) > 0 && share >= StolenShare && extra < n {
 			extra++
@@ -211,68 +233,4 @@ func rounds(t testing.TB, n int, measure func(r *Round), h host) {
 		}
 	}
 	t.Errorf("out of the band in all %d rounds: %s", ran, strings.Join(fails, "; "))
-}
-
-// quietWait bounds how long a round waits for a quiet moment: the
-// hypervisor can take a large share of the CPUs for minutes, and a round
-// waits out half a minute of it.
-const quietWait = 30 * time.Second
-
-// stealProbe is how long every CPU is kept busy to read the hypervisor's
-// share: an idle guest wants no CPU, so nothing is taken from it while it
-// sleeps; and /proc/stat counts steal in 10 ms ticks, so 200 ms on two CPUs
-// reads 10 % as 4 ticks.
-const stealProbe = 200 * time.Millisecond
-
-// awaitQuiet waits, up to limit, for a quiet moment: five 1 ms sleeps in a
-// row each wake less than 2 ms late (a runnable process on a free CPU wakes
-// within about 1 ms; a starved one waits for the CPU), and then, with every
-// CPU kept busy for stealProbe, the hypervisor takes less than StolenShare
-// of them. A round then starts in a quiet moment instead of in a burst of
-// other work or of the host's. It chooses when to measure; the bands stay
-// what they are.
-func (h host) awaitQuiet(limit time.Duration) (time.Duration, bool) {
-	start := time.Now()
-	for {
-		pause := 20 * time.Millisecond
-		quiet := wakesOnTime()
-		if quiet && h.stolenUnderLoad() >= StolenShare {
-			quiet, pause = false, time.Second // the probe's spinning is not left to add to the host's load
-		}
-		waited := time.Since(start)
-		if quiet {
-			return waited, true
-		}
-		if waited >= limit {
-			return waited, false
-		}
-		time.Sleep(min(pause, limit-waited))
-	}
-}
-
-// wakesOnTime: five 1 ms sleeps in a row each woke less than 2 ms late.
-func wakesOnTime() bool {
-	for range 5 {
-		t0 := time.Now()
-		time.Sleep(time.Millisecond)
-		if time.Since(t0)-time.Millisecond >= 2*time.Millisecond {
-			return false
-		}
-	}
-	return true
-}
-
-// stolenUnderLoad is the share of the CPUs' time the hypervisor takes
-// while one goroutine per CPU spins for stealProbe.
-func (h host) stolenUnderLoad() float64 {
-	s0, t0 := h.stolen(), time.Now()
-	var wg sync.WaitGroup
-	for range max(h.cpus, 1) {
-		wg.Go(func() {
-			for time.Since(t0) < stealProbe {
-			}
-		})
-	}
-	wg.Wait()
-	return h.stolenSince(s0, t0)
 }

@@ -2,6 +2,7 @@ package realtimetest
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -44,7 +45,7 @@ func TestSingleMeasurements(t *testing.T) {
 	}
 }
 
-func noWait() (time.Duration, bool) { return 0, true }
+func noWait() wait { return wait{quiet: true} }
 
 // verdict checks a scripted run of rounds: whether it failed the test, and
 // how many rounds it measured.
@@ -60,7 +61,9 @@ func verdict(t *testing.T, rec *recorder, ran int, fail bool, wantRan int) {
 
 // quietHost is a machine that is quiet at once and from which nothing is
 // taken.
-var quietHost = host{await: noWait, stolen: func() time.Duration { return 0 }, cpus: 2}
+func quietHost() host {
+	return host{await: noWait, stolen: func() time.Duration { return 0 }, cpus: 2, verdict: &stealVerdict{}, spent: &price{}}
+}
 
 // TestRoundsStolen: a round over its band while the hypervisor took the
 // CPUs is measured again, up to as many rounds more; a round in band, or
@@ -84,7 +87,7 @@ func TestRoundsStolen(t *testing.T) {
 			rec := &recorder{TB: t}
 			ran := 0
 			var taken time.Duration
-			h := quietHost
+			h := quietHost()
 			h.stolen = func() time.Duration { return taken }
 			rounds(rec, tt.rounds, func(r *Round) {
 				t0 := time.Now()
@@ -129,7 +132,7 @@ func TestRounds(t *testing.T) {
 				ran++
 				r.Band("a", v[0], 100, 103)
 				r.Within("b", time.Duration(v[1]*float64(time.Millisecond)), 101500*time.Microsecond, 1500*time.Microsecond)
-			}, quietHost)
+			}, quietHost())
 			verdict(t, rec, ran, tt.fail, tt.ran)
 		})
 	}
@@ -154,7 +157,7 @@ func TestRoundsRepeatedCheck(t *testing.T) {
 					r.Band("applied", v, 100, 103)
 				}
 				i++
-			}, quietHost)
+			}, quietHost())
 			if got := rec.failed > 0; got != tt.fail {
 				t.Errorf("failed = %v, want %v", got, tt.fail)
 			}
@@ -184,7 +187,7 @@ func TestRoundsDifference(t *testing.T) {
 			rounds(rec, 3, func(r *Round) {
 				r.Difference("far − near", tt.values[ran], 40*time.Millisecond, time.Millisecond)
 				ran++
-			}, quietHost)
+			}, quietHost())
 			verdict(t, rec, ran, tt.fail, tt.ran)
 		})
 	}
@@ -194,9 +197,18 @@ func TestRoundsDifference(t *testing.T) {
 // time, as a clock would count it.
 func takes(share float64) host {
 	start := time.Now()
-	return host{await: noWait, cpus: 2, stolen: func() time.Duration {
+	h := host{await: noWait, onTime: func() bool { return true }, cpus: 2, verdict: &stealVerdict{}, spent: &price{}, stolen: func() time.Duration {
 		return time.Duration(share * 2 * float64(time.Since(start)))
 	}}
+	h.probe = h.stolenUnderLoad
+	return h
+}
+
+// reads is a host whose steal probe reads share at once (no CPU spun).
+func reads(share float64) host {
+	h := takes(share)
+	h.probe = func() float64 { return share }
+	return h
 }
 
 // TestStolenUnderLoad: the share read while the CPUs spin is the share the
@@ -213,9 +225,9 @@ func TestStolenUnderLoad(t *testing.T) {
 // no moment is quiet: the wait ends at its limit, not quiet.
 func TestAwaitQuietWaitsOutSteal(t *testing.T) {
 	start := time.Now()
-	waited, quiet := takes(0.5).awaitQuiet(time.Second)
-	if quiet || waited < time.Second {
-		t.Errorf("with half the CPUs taken: quiet %v after %v, want not quiet after 1s", quiet, waited)
+	w := takes(0.5).awaitQuiet(time.Second)
+	if w.quiet || w.took < time.Second {
+		t.Errorf("with half the CPUs taken: quiet %v after %v, want not quiet after 1s", w.quiet, w.took)
 	}
 	if took := time.Since(start); took > 3*time.Second { // bounded, not punctual: the probes themselves may stall
 		t.Errorf("awaitQuiet(1s) took %v", took)
@@ -226,12 +238,83 @@ func TestAwaitQuietWaitsOutSteal(t *testing.T) {
 // limit (and a quiet machine does not wait at all).
 func TestAwaitQuietIsBounded(t *testing.T) {
 	start := time.Now()
-	waited, quiet := thisHost().awaitQuiet(200 * time.Millisecond)
-	t.Logf("waited %v, quiet %v", waited, quiet)
+	w := thisHost().awaitQuiet(200 * time.Millisecond)
+	t.Logf("waited %v, quiet %v", w.took, w.quiet)
 	if took := time.Since(start); took > 200*time.Millisecond+2*time.Second { // bounded, not punctual: the probes themselves may stall
 		t.Errorf("awaitQuiet(200ms) took %v", took)
 	}
-	if !quiet && waited < 200*time.Millisecond {
-		t.Errorf("gave up after %v, before its limit", waited)
+	if !w.quiet && w.took < 200*time.Millisecond {
+		t.Errorf("gave up after %v, before its limit", w.took)
+	}
+}
+
+// TestStealProbeSkippedWhileRoundsStayClean: the first round a host
+// measures probes the hypervisor; later rounds skip the probe until one
+// has a value over its band, and the round after that probes again. The
+// binary's price counts every round and probe.
+func TestStealProbeSkippedWhileRoundsStayClean(t *testing.T) {
+	h := reads(0)
+	var probed []bool
+	h.await = func() wait {
+		w := h.awaitQuiet(time.Second)
+		probed = append(probed, w.probed)
+		return w
+	}
+	for _, tt := range []struct {
+		values []float64 // per round, band 100..103
+		probed []bool
+	}{
+		{[]float64{101}, []bool{true}},
+		{[]float64{110, 101}, []bool{false, true}},
+		{[]float64{101}, []bool{false}},
+		{[]float64{101, 101}, []bool{false}},
+	} {
+		rec := &recorder{TB: t}
+		probed = nil
+		i := 0
+		rounds(rec, 3, func(r *Round) {
+			r.Band("a", tt.values[i], 100, 103)
+			i++
+		}, h)
+		if rec.failed > 0 || !slices.Equal(probed, tt.probed) {
+			t.Errorf("values %v: failed %d times, probed %v, want no failure and probes %v", tt.values, rec.failed, probed, tt.probed)
+		}
+	}
+	if h.spent.rounds != 5 || h.spent.probes != 2 {
+		t.Errorf("price: %d rounds, %d probes; want 5 rounds, 2 probes", h.spent.rounds, h.spent.probes)
+	}
+}
+
+// TestStealProbeNotTrustedWhileTaken: a host found taken at the probe is
+// not remembered as quiet: every look probes again until the limit.
+func TestStealProbeNotTrustedWhileTaken(t *testing.T) {
+	h := reads(0.5)
+	for range 2 {
+		if w := h.awaitQuiet(0); w.quiet || !w.probed {
+			t.Errorf("half the CPUs taken: quiet %v, probed %v; want not quiet, probed", w.quiet, w.probed)
+		}
+	}
+}
+
+// TestStealVerdictIsBelievedFor30s: a quiet probe is believed for
+// stealTrusted and no longer, and not at all after a disturbed round.
+func TestStealVerdictIsBelievedFor30s(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	var v stealVerdict
+	if v.trusted(t0) {
+		t.Error("believed before any probe")
+	}
+	v.quiet(t0)
+	for _, c := range []struct {
+		after time.Duration
+		want  bool
+	}{{0, true}, {stealTrusted - time.Nanosecond, true}, {stealTrusted, false}, {time.Hour, false}} {
+		if got := v.trusted(t0.Add(c.after)); got != c.want {
+			t.Errorf("%v after a quiet probe: believed %v, want %v", c.after, got, c.want)
+		}
+	}
+	v.disturbed()
+	if v.trusted(t0) {
+		t.Error("believed after a disturbed round")
 	}
 }
