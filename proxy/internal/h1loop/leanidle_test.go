@@ -12,7 +12,11 @@ import (
 // the socket: one passed early is re-armed (the connection is not closed
 // before its idle time is up), and the wait ends when due with nothing.
 func TestWaitNextIdleDeadline(t *testing.T) {
-	const limit = 600 * time.Millisecond // 450 ms past the latest byte: room for a loaded machine
+	// The wait gives up at its due time when nothing comes: 600 ms, timed.
+	// When a byte comes the wait's due is far (10 s), so a loaded machine
+	// that runs the client's timer late cannot make the byte miss it; the
+	// stale deadline (20 ms) still passes first.
+	const giveUp, far = 600 * time.Millisecond, 10 * time.Second
 	for _, tt := range []struct {
 		name      string
 		armed     bool          // an earlier idle deadline is on the socket …
@@ -40,6 +44,10 @@ func TestWaitNextIdleDeadline(t *testing.T) {
 			}
 			if tt.byteAfter > 0 {
 				time.AfterFunc(tt.byteAfter, func() { client.Write([]byte("G")) })
+			}
+			limit := giveUp
+			if tt.byteAfter > 0 {
+				limit = far
 			}
 			got := lc.waitNext(start, limit)
 			took := time.Since(start)
