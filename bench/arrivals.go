@@ -13,18 +13,6 @@ import (
 	"github.com/middlebench/middlebench/bench/load"
 )
 
-// arrivalSpan is when a run's requests set out, as the generator that ran
-// recorded each one: the first and the last request's start of sending
-// (its end less http_req_duration). A limiter decides when a request
-// reaches its box, on loopback a fraction of a millisecond later; the box
-// keeps no time for the requests it passes, so this is as near to its
-// arrivals as the harness sees, for the engine and for k6 alike.
-type arrivalSpan struct {
-	First, Last time.Time
-	Requests    int64
-	Source      string // which record it comes from
-}
-
 // spanObserver records the span of the engine's requests, and hands each
 // one on to next (the dashboard), if any.
 type spanObserver struct {

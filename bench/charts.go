@@ -18,7 +18,7 @@ import (
 func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
 	var names []string
 	for i, spec := range x.Exp.Charts {
-		runs := x.runsNamed(spec.Runs)
+		runs := runsNamed(x, spec.Runs)
 		if len(runs) == 0 {
 			continue
 		}
@@ -47,7 +47,7 @@ func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
 	return names, nil
 }
 
-func (x *ExperimentResult) runsNamed(names []string) []*RunResult {
+func runsNamed(x *ExperimentResult, names []string) []*RunResult {
 	if len(names) == 0 {
 		return x.Runs
 	}
@@ -79,7 +79,7 @@ func refs(spec experiment.ChartSpec, panel, unit string) []chart.Ref {
 func phaseBars(title string, spec experiment.ChartSpec, runs []*RunResult) (*chart.Figure, error) {
 	bars := make([]chart.PhaseBar, len(runs))
 	for i, r := range runs {
-		avg := func(metric string) float64 { return zeroNaN(r.phaseValue(metric, "avg")) }
+		avg := func(metric string) float64 { return zeroNaN(phaseValue(r, metric, "avg")) }
 		bars[i] = chart.PhaseBar{Label: r.Spec.Name,
 			Blocked: avg("http_req_blocked"), Sending: avg("http_req_sending"), Waiting: avg("http_req_waiting"),
 			Queue: avg("server_queue"), Server: avg("server_time"), Receiving: avg("http_req_receiving")}

@@ -260,7 +260,7 @@ func TestResultsSayTheirVerdicts(t *testing.T) {
 			t.Errorf("the header lacks %q:\n%s", want, got)
 		}
 	}
-	if v := s.Experiments[2].verdict(); !strings.HasPrefix(v, "⏸ not measured") {
+	if v := verdictOf(s.Experiments[2]); !strings.HasPrefix(v, "⏸ not measured") {
 		t.Errorf("c's verdict %q, want ⏸ not measured", v)
 	}
 }

@@ -8,8 +8,10 @@
 // arithmetic, validation) is package bench/experiment. This package is
 // four things, each in its own files:
 //
-//   - judging a run against its expectations: check.go (a band or a
-//     finding code against what the run measured), lookup.go (a metric
+//   - the record of a run and judging it against its expectations:
+//     record.go (RunResult, ExperimentResult, K6Run), checkall.go (every
+//     check of a set of runs), check.go (a band or a finding code against
+//     what the run measured), lookup.go (a metric
 //     reference of a run), derived.go (figures computed apart from the
 //     devices, such as a fixed window's passes), verdict.go (PASS, FAIL,
 //     not measured);

@@ -44,8 +44,8 @@ type fidelityRow struct {
 // as the engine and k6 measured it.
 func pairRow(run, head, ref string, eng, k6 *RunResult) fidelityRow {
 	row := fidelityRow{Run: run, Phase: head,
-		EngAvg: eng.phaseValue(ref, "avg"), K6Avg: k6.phaseValue(ref, "avg"),
-		EngP95: eng.phaseValue(ref, "p(95)"), K6P95: k6.phaseValue(ref, "p(95)"),
+		EngAvg: phaseValue(eng, ref, "avg"), K6Avg: phaseValue(k6, ref, "avg"),
+		EngP95: phaseValue(eng, ref, "p(95)"), K6P95: phaseValue(k6, ref, "p(95)"),
 		EngCPU: cpuOf(eng), K6CPU: cpuOf(k6), EngRequests: eng.Result.Requests, K6Request: k6.Result.Requests,
 		EngCPUms: cpuPerRequest(eng), K6CPUms: cpuPerRequest(k6), eng: eng, k6: k6}
 	row.AvgOK, row.P95OK = within(row.EngAvg, row.K6Avg), within(row.EngP95, row.K6P95)
@@ -58,8 +58,8 @@ func fairRowOf(rounds []*fairRound, ref, run, head string) *fairRow {
 	f := &fairRow{Load: [2]string{rounds[0].Load[0], rounds[len(rounds)-1].Load[1]}}
 	var ea, ka, ep, kp, ec, kc, ecp, kcp []float64
 	for _, r := range rounds {
-		ff := fairFigures{EngAvg: r.Eng.phaseValue(ref, "avg"), K6Avg: r.K6.phaseValue(ref, "avg"),
-			EngP95: r.Eng.phaseValue(ref, "p(95)"), K6P95: r.K6.phaseValue(ref, "p(95)"), K6First: r.K6First}
+		ff := fairFigures{EngAvg: phaseValue(r.Eng, ref, "avg"), K6Avg: phaseValue(r.K6.RunResult, ref, "avg"),
+			EngP95: phaseValue(r.Eng, ref, "p(95)"), K6P95: phaseValue(r.K6.RunResult, ref, "p(95)"), K6First: r.K6First}
 		f.Rounds = append(f.Rounds, ff)
 		ea, ka, ep, kp = append(ea, ff.EngAvg), append(ka, ff.K6Avg), append(ep, ff.EngP95), append(kp, ff.K6P95)
 		ec, kc = append(ec, cpuPerRequest(r.Eng)), append(kc, cpuPerRequest(r.K6.RunResult))
@@ -350,7 +350,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 			if kr.Stream != nil {
 				stream = codesOrNone(kr.Stream.Codes())
 			}
-			verdict := kr.verdict()
+			verdict := k6Verdict(kr)
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", x.Exp.ID, mdEscape(kr.Spec.Name), codesOrNone(kr.Report.Codes()), stream, mdEscape(verdict))
 		}
 	}

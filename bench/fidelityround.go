@@ -30,16 +30,6 @@ import (
 // generators' run time for each run with a figure out of tolerance.
 const fairRoundsN = 3
 
-// fairRound is one run re-measured by both generators under the same
-// conditions.
-type fairRound struct {
-	Run     string
-	Eng     *RunResult
-	K6      *K6Run
-	K6First bool      // k6 ran first in this round
-	Load    [2]string // the machine's load average before and after
-}
-
 // fairRounds re-measures each run of x with a fidelity row out of
 // tolerance. Runs through a wire keep their placement in the replay (the
 // wire's namespaces belong to the process that made them) and are not

@@ -20,17 +20,6 @@ import (
 	"github.com/middlebench/middlebench/bench/metrics"
 )
 
-// K6Run is one run replayed with real k6 as the generator, through the
-// same server and path as the engine's: k6's figures in the harness's
-// shape (checked against the same expectations), and the analyzer's
-// reports on k6's summary export and, for a sweep, on its NDJSON stream.
-type K6Run struct {
-	*RunResult                  // Report is the export's
-	Stream     *diagnose.Report // the NDJSON stream's
-	// streamUnshown is what the stream cannot show (nil: it shows all).
-	streamUnshown *unshown
-}
-
 // findK6 returns the k6 to use and its version: path, or with K6OnPath
 // k6 from PATH ("" when there is none).
 func findK6(path string) (exe, version string, err error) {
@@ -337,9 +326,9 @@ func unshownBy(o *diagnose.Observation) *unshown {
 	return &unshown{file: name, codes: codes}
 }
 
-// verdict is one run's checks with k6, in a line: the passed of the
+// k6Verdict is one run's checks with k6, in a line: the passed of the
 // made, what failed and, apart, what the files could not show.
-func (kr *K6Run) verdict() string {
+func k6Verdict(kr *K6Run) string {
 	passed, made := 0, 0
 	var failed, busy, skipped []string
 	for _, c := range kr.Checks {

@@ -17,7 +17,7 @@ func TestK6VerdictShowsSkippedApart(t *testing.T) {
 		{What: "stream: finding throughput-ceiling", OK: true},
 		{What: "stream: step last tps", Msg: "step last tps = 42.51, want [32 .. 40.80]"},
 	}}}
-	got := kr.verdict()
+	got := k6Verdict(kr)
 	want := "❌ 2/3: step last tps = 42.51, want [32 .. 40.80]; ⏭ 1 skipped: finding throughput-ceiling: not shown by k6's summary export (the file has no steps)"
 	if got != want {
 		t.Errorf("verdict\n got %s\nwant %s", got, want)

@@ -26,7 +26,7 @@ var phaseColumns = []struct{ head, ref string }{
 }
 
 // phaseValue reads one phase column (ms) of a run, NaN when absent.
-func (r *RunResult) phaseValue(ref, stat string) float64 {
+func phaseValue(r *RunResult, ref, stat string) float64 {
 	q := ref + " " + stat
 	if ref == "outside" {
 		q = "outside " + stat
@@ -47,9 +47,9 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 	}
 	fmt.Fprintln(tw, head+"\t")
 	for _, r := range x.Runs {
-		row := fmt.Sprintf("  %s\t%d\t%s\t%.0f", r.Spec.Name, r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), r.tps())
+		row := fmt.Sprintf("  %s\t%d\t%s\t%.0f", r.Spec.Name, r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), tps(r))
 		for _, c := range phaseColumns {
-			row += "\t" + metrics.FormatMs(r.phaseValue(c.ref, "avg"))
+			row += "\t" + metrics.FormatMs(phaseValue(r, c.ref, "avg"))
 		}
 		fmt.Fprintln(tw, row+"\t")
 	}
@@ -96,7 +96,7 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 	}
 }
 
-func (r *RunResult) tps() float64 {
+func tps(r *RunResult) float64 {
 	v, err := r.lookup("tps")
 	if err != nil {
 		return 0

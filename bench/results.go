@@ -68,9 +68,9 @@ func writeHeader(b *bytes.Buffer, s *Summary) {
 		if len(x.Exp.Article) > 0 {
 			f := x.Exp.Article[0]
 			article = f.Label + ": " + f.Article
-			ours = x.figure(f)
+			ours = figure(x, f)
 		}
-		fmt.Fprintf(b, "| [%s](#%s) | %s | %s | %s | %s |\n", mdEscape(x.Exp.Title), anchor(x.Exp.ID), mdEscape(article), ours, mdEscape(x.codeSummary()), x.verdict())
+		fmt.Fprintf(b, "| [%s](#%s) | %s | %s | %s | %s |\n", mdEscape(x.Exp.Title), anchor(x.Exp.ID), mdEscape(article), ours, mdEscape(codeSummary(x)), verdictOf(x))
 	}
 	b.WriteString("\n")
 }
@@ -98,7 +98,7 @@ func writeVerdicts(b *bytes.Buffer, s *Summary) {
 	b.WriteString("\n\n")
 }
 
-func (x *ExperimentResult) codeSummary() string {
+func codeSummary(x *ExperimentResult) string {
 	var parts []string
 	for _, r := range x.Runs {
 		parts = append(parts, r.Spec.Name+": "+codesOrNone(r.Report.Codes()))
@@ -106,7 +106,7 @@ func (x *ExperimentResult) codeSummary() string {
 	return strings.Join(parts, "; ")
 }
 
-func (x *ExperimentResult) verdict() string {
+func verdictOf(x *ExperimentResult) string {
 	passed, total := 0, 0
 	for _, r := range x.Runs {
 		for _, c := range r.Checks {
@@ -129,7 +129,7 @@ func (x *ExperimentResult) verdict() string {
 }
 
 // figure prints our value of an article figure.
-func (x *ExperimentResult) figure(f experiment.Figure) string {
+func figure(x *ExperimentResult, f experiment.Figure) string {
 	if f.Run == "" {
 		return metrics.NoValue
 	}
@@ -137,7 +137,7 @@ func (x *ExperimentResult) figure(f experiment.Figure) string {
 		if r.Spec.Name != f.Run {
 			continue
 		}
-		v, err := r.figureValue(f.Metric)
+		v, err := figureValue(r, f.Metric)
 		if err != nil {
 			return "n/a"
 		}
@@ -148,7 +148,7 @@ func (x *ExperimentResult) figure(f experiment.Figure) string {
 
 // figureValue reads a figure's metric: a reference, or arithmetic over
 // references such as "@{http_req_blocked avg} + @{http_req_duration avg}".
-func (r *RunResult) figureValue(metric string) (float64, error) {
+func figureValue(r *RunResult, metric string) (float64, error) {
 	if !strings.Contains(metric, "@{") {
 		return r.lookup(metric)
 	}
@@ -180,7 +180,7 @@ func writeExperiment(b *bytes.Buffer, x *ExperimentResult, charts []string, rel 
 	e := x.Exp
 	fmt.Fprintf(b, "## <a id=\"%s\"></a>%s\n\n", anchor(e.ID), mdEscape(e.Title))
 	fmt.Fprintf(b, "> %s\n\n", strings.TrimSpace(e.Claim))
-	fmt.Fprintf(b, "File: [`%s`](%s) · %s · %s\n\n", filepath.Base(e.File), filepath.ToSlash(e.File), x.verdict(), x.Elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(b, "File: [`%s`](%s) · %s · %s\n\n", filepath.Base(e.File), filepath.ToSlash(e.File), verdictOf(x), x.Elapsed.Round(100*time.Millisecond))
 	if x.Err != nil {
 		fmt.Fprintf(b, "**Did not complete:** %s\n\n", mdEscape(x.Err.Error()))
 	}
@@ -197,7 +197,7 @@ func writeExperiment(b *bytes.Buffer, x *ExperimentResult, charts []string, rel 
 	if len(e.Article) > 0 {
 		b.WriteString("**The article's figures and ours**\n\n| figure | the article | ours | run |\n|---|---|---|---|\n")
 		for _, f := range e.Article {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(f.Label), mdEscape(f.Article), x.figure(f), mdEscape(f.Run))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(f.Label), mdEscape(f.Article), figure(x, f), mdEscape(f.Run))
 		}
 		b.WriteString("\n")
 	}
@@ -216,9 +216,9 @@ func writePhaseTable(b *bytes.Buffer, x *ExperimentResult) {
 	}
 	b.WriteString("\n|---|--:|--:|--:|" + strings.Repeat("--:|", len(phaseColumns)) + "\n")
 	for _, r := range x.Runs {
-		fmt.Fprintf(b, "| %s | %d | %s | %.1f |", mdEscape(r.Spec.Name), r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), r.tps())
+		fmt.Fprintf(b, "| %s | %d | %s | %.1f |", mdEscape(r.Spec.Name), r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), tps(r))
 		for _, c := range phaseColumns {
-			fmt.Fprintf(b, " %s / %s |", metrics.FormatMs(r.phaseValue(c.ref, "avg")), metrics.FormatMs(r.phaseValue(c.ref, "p(95)")))
+			fmt.Fprintf(b, " %s / %s |", metrics.FormatMs(phaseValue(r, c.ref, "avg")), metrics.FormatMs(phaseValue(r, c.ref, "p(95)")))
 		}
 		b.WriteString("\n")
 	}
@@ -255,7 +255,7 @@ func writeDisturbance(b *bytes.Buffer, x *ExperimentResult) {
 func writeDirectDiff(b *bytes.Buffer, x *ExperimentResult) {
 	var base *RunResult
 	for _, r := range x.Runs {
-		if r.Spec.Direct && r.PathCfg == nil && len(x.Runs) > 1 && base == nil && x.hasPathRun() {
+		if r.Spec.Direct && r.PathCfg == nil && len(x.Runs) > 1 && base == nil && hasPathRun(x) {
 			base = r
 		}
 	}
@@ -268,14 +268,14 @@ func writeDirectDiff(b *bytes.Buffer, x *ExperimentResult) {
 		}
 		fmt.Fprintf(b, "**Straight at the server vs %s** (avg)\n\n| phase | %s | %s | difference |\n|---|--:|--:|--:|\n", mdEscape(r.Spec.Name), mdEscape(base.Spec.Name), mdEscape(r.Spec.Name))
 		for _, c := range phaseColumns {
-			a, p := base.phaseValue(c.ref, "avg"), r.phaseValue(c.ref, "avg")
+			a, p := phaseValue(base, c.ref, "avg"), phaseValue(r, c.ref, "avg")
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", c.head, metrics.FormatMs(a), metrics.FormatMs(p), signedMs(p-a))
 		}
 		b.WriteString("\n")
 	}
 }
 
-func (x *ExperimentResult) hasPathRun() bool {
+func hasPathRun(x *ExperimentResult) bool {
 	for _, r := range x.Runs {
 		if r.PathCfg != nil {
 			return true

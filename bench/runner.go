@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -17,8 +16,6 @@ import (
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
-	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/proxy"
 )
 
 // Runner replays experiments.
@@ -34,51 +31,6 @@ type Runner struct {
 	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
 
 	cpus []int // the CPUs the experiments may use, read before any run pins this process
-}
-
-// RunResult is one run of an experiment: what the engine measured, what
-// the server and each stage saw, the diagnosis and the checks.
-type RunResult struct {
-	Spec    *experiment.RunSpec
-	Result  *load.Result
-	Doc     *metrics.Document
-	Server  timing.ServerView
-	Path    *proxy.PathStats
-	Report  diagnose.Report
-	Checks  []Check
-	PathCfg *proxy.PathConfig // the path it went through (nil: straight at the server)
-	Pinned  string            // what was pinned where, or empty
-	Elapsed time.Duration
-	// Arrivals is when the generator sent the run's requests, read when a
-	// band needs it (derived fixedWindowPassed); nil when not recorded.
-	Arrivals func() (arrivalSpan, error)
-	// Unshown is what the file the Report was read from cannot show
-	// (k6's summary export: a sweep's steps); nil when it shows all.
-	Unshown *unshown
-	// StepReport is the report whose steps "step … outside" reads, when
-	// not Report's (k6: the stream's; its export has no steps).
-	StepReport *diagnose.Report
-	// RunCPU is the share of the machine's CPUs the generator and its
-	// target used together over the generator's run (see runMeter); NaN
-	// when not measured.
-	RunCPU float64
-	// Load is how the machine's CPUs went during the run (see
-	// disturbance); Origin is when its steps' times count from.
-	Load   *loadTimeline
-	Origin time.Time
-}
-
-// ExperimentResult is every run of one experiment.
-type ExperimentResult struct {
-	Exp     *experiment.Experiment
-	Runs    []*RunResult
-	K6      []*K6Run    // the same runs with real k6, when asked
-	Fair    []fairRound // runs with a phase out of tolerance, re-measured by both generators alike
-	Err     error       // an experiment that could not run at all, or was interrupted
-	Elapsed time.Duration
-	// Remeasured says, per earlier attempt, what failed while the machine
-	// was busy and made the harness measure again.
-	Remeasured []string
 }
 
 func (rn *Runner) now() time.Time {
@@ -133,34 +85,6 @@ func (rn *Runner) Run(ctx context.Context, e *experiment.Experiment) *Experiment
 	printExperiment(rn.out(), x)
 	printK6(rn.out(), x)
 	return x
-}
-
-// checkAll evaluates every run's expectations once all runs exist, since a
-// band may be relative to another run, and judges each failure by how busy
-// the machine was over what it read (see judge).
-func checkAll(runs []*RunResult) {
-	others := map[string]metricSource{}
-	byName := map[string]*RunResult{}
-	for _, r := range runs {
-		others[r.Spec.Name], byName[r.Spec.Name] = r, r
-	}
-	for _, r := range runs {
-		whole := r.runDisturbance()
-		r.Checks = nil
-		for _, c := range checkCodes(r.Spec.Expect, r.Report.Codes(), r.Unshown) {
-			r.Checks = append(r.Checks, judge(c, whole))
-		}
-		if !r.Spec.Expect.AllowFailures {
-			r.Checks = append(r.Checks, judge(r.noFailures(), whole))
-		}
-		for _, b := range r.Spec.Expect.Bands {
-			c := checkBand(b, r, others)
-			if b.Why != "" && !c.OK {
-				c.Msg += " — " + b.Why
-			}
-			r.Checks = append(r.Checks, judge(c, r.bandDisturbance(b, byName)))
-		}
-	}
 }
 
 // ErrTainted is wrapped by an error that leaves this process changed for
@@ -258,24 +182,6 @@ func undo(tgt target, restore func() error) error {
 		errs = append(errs, fmt.Errorf("%w: stopping the server and path: %v", ErrTainted, err))
 	}
 	return errors.Join(errs...)
-}
-
-// noFailures checks that every request of the run succeeded.
-func (r *RunResult) noFailures() Check {
-	c := Check{What: "failed requests", Value: float64(r.Result.Failed), Hi: 0, Band: "none", OK: r.Result.Failed == 0, Side: loadNeither}
-	if !c.OK {
-		var why []string
-		for _, code := range slices.Sorted(maps.Keys(r.Doc.Statuses)) {
-			if code >= "400" {
-				why = append(why, fmt.Sprintf("%d × %s", r.Doc.Statuses[code], code))
-			}
-		}
-		for _, class := range slices.Sorted(maps.Keys(r.Result.Errors)) {
-			why = append(why, fmt.Sprintf("%d × %s", r.Result.Errors[class], class))
-		}
-		c.Msg = fmt.Sprintf("%d of %d requests failed (%s); set allowFailures if the run means them", r.Result.Failed, r.Result.Requests, strings.Join(why, ", "))
-	}
-	return c
 }
 
 // placement is where a run's target runs and its generator goes.
