@@ -12,6 +12,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // Options are what `middlebench bench` and `middlebench run` ask for.
@@ -23,8 +24,8 @@ type Options struct {
 	Results   string    // RESULTS.md to write, or "" for none
 	ChartsDir string    // where the SVG charts go (default: results/ beside Results)
 
-	Observer load.Observer                         // if set, sees every request of every run (the live dashboard)
-	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
+	Observer load.Observer                                // if set, sees every request of every run (the live dashboard)
+	OnRun    func(experiment string, r *record.RunResult) // if set, called as each run is diagnosed
 	// K6 replays every run with real k6 too: a path, or K6OnPath for k6
 	// from PATH when there is one ("" or K6Off for none).
 	K6 string
@@ -48,7 +49,7 @@ type Summary struct {
 	Quick       bool
 	Started     time.Time
 	Elapsed     time.Duration
-	Experiments []*ExperimentResult
+	Experiments []*record.ExperimentResult
 	K6Version   string // of the k6 that replayed the runs, or ""
 	// LoadBefore and LoadAfter are the machine's load averages around the
 	// replay: a shared machine's figures need them.
@@ -77,10 +78,10 @@ func (s *Summary) NotMeasured() []string {
 // Counts is how many experiments passed, failed and were not measured.
 func (s *Summary) Counts() (passed, failed, notMeasured int) {
 	for _, x := range s.Experiments {
-		switch x.outcome() {
-		case outcomePass:
+		switch x.Outcome() {
+		case record.OutcomePass:
 			passed++
-		case outcomeFail:
+		case record.OutcomeFail:
 			failed++
 		default:
 			notMeasured++
@@ -180,11 +181,11 @@ func printSummary(w io.Writer, s *Summary) {
 	}
 	fmt.Fprintln(w)
 	for _, x := range s.Experiments {
-		fmt.Fprintf(w, "  %-12s %-6s %s\n", x.outcome().mark(), x.Exp.ID, x.Exp.Title)
+		fmt.Fprintf(w, "  %-12s %-6s %s\n", x.Outcome().Mark(), x.Exp.ID, x.Exp.Title)
 	}
 	p, f, n := s.Counts()
 	fmt.Fprintf(w, "  %d PASS, %d FAIL, %d NOT MEASURED (a failure while other processes took ≥ %.0f %% of the CPUs is measured again, up to %d times in all; then not measured)\n",
-		p, f, n, busyThreshold, maxAttempts)
+		p, f, n, record.BusyThreshold, record.MaxAttempts)
 	if f := s.Failures(); len(f) > 0 {
 		fmt.Fprintf(w, "\n%d expectations failed:\n  %s\n", len(f), strings.Join(f, "\n  "))
 	}

@@ -10,12 +10,13 @@ import (
 
 	"github.com/middlebench/middlebench/bench/chart"
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
 // drawCharts draws the charts an experiment asks for into dir and returns
 // their file names.
-func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
+func drawCharts(x *record.ExperimentResult, dir string) ([]string, error) {
 	var names []string
 	for i, spec := range x.Exp.Charts {
 		runs := runsNamed(x, spec.Runs)
@@ -47,11 +48,11 @@ func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
 	return names, nil
 }
 
-func runsNamed(x *ExperimentResult, names []string) []*RunResult {
+func runsNamed(x *record.ExperimentResult, names []string) []*record.RunResult {
 	if len(names) == 0 {
 		return x.Runs
 	}
-	var out []*RunResult
+	var out []*record.RunResult
 	for _, n := range names {
 		for _, r := range x.Runs {
 			if r.Spec.Name == n {
@@ -76,7 +77,7 @@ func refs(spec experiment.ChartSpec, panel, unit string) []chart.Ref {
 }
 
 // phaseBars stacks each run's average phases (chart.PhaseBars).
-func phaseBars(title string, spec experiment.ChartSpec, runs []*RunResult) (*chart.Figure, error) {
+func phaseBars(title string, spec experiment.ChartSpec, runs []*record.RunResult) (*chart.Figure, error) {
 	bars := make([]chart.PhaseBar, len(runs))
 	for i, r := range runs {
 		avg := func(metric string) float64 { return zeroNaN(phaseValue(r, metric, "avg")) }
@@ -89,7 +90,7 @@ func phaseBars(title string, spec experiment.ChartSpec, runs []*RunResult) (*cha
 
 // sweepLines draws the chosen series per step, against the steps' target
 // VUs or arrival rate.
-func sweepLines(title string, spec experiment.ChartSpec, runs []*RunResult) (*chart.Figure, error) {
+func sweepLines(title string, spec experiment.ChartSpec, runs []*record.RunResult) (*chart.Figure, error) {
 	r := runs[0]
 	steps := r.Doc.Steps
 	if len(steps) == 0 {
@@ -109,7 +110,7 @@ func sweepLines(title string, spec experiment.ChartSpec, runs []*RunResult) (*ch
 		for _, name := range series {
 			ys := make([]float64, len(steps))
 			for i := range steps {
-				v, err := r.lookup(fmt.Sprintf("step %d %s", i+1, name))
+				v, err := r.Lookup(fmt.Sprintf("step %d %s", i+1, name))
 				if err != nil {
 					return p, err
 				}

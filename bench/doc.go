@@ -5,22 +5,17 @@
 // show and writes RESULTS.md.
 //
 // The experiment file itself (its types, ${vars}, bounds and their
-// arithmetic, validation) is package bench/experiment. This package is
-// four things, each in its own files:
+// arithmetic, validation) is package bench/experiment; the record of a run
+// (RunResult, ExperimentResult, K6Run), its checks and the rule for a busy
+// machine are package bench/record. This package is three things, each in
+// its own files:
 //
-//   - the record of a run and judging it against its expectations:
-//     record.go (RunResult, ExperimentResult, K6Run), checkall.go (every
-//     check of a set of runs), check.go (a band or a finding code against
-//     what the run measured), lookup.go (a metric
-//     reference of a run), derived.go (figures computed apart from the
-//     devices, such as a fixed window's passes), verdict.go (PASS, FAIL,
-//     not measured);
-//   - running: runner.go (Runner, RunResult), attempts.go, target.go,
+//   - running: runner.go (Runner), attempts.go, target.go,
 //     served.go and serve.go (a run's server and path for another
 //     generator), child.go and generators.go (generators: N child
 //     processes), wire.go, pin_*.go, arrivals.go, progress.go, and the
-//     disturbance a shared machine adds (disturb*.go, loadmeter.go,
-//     runcpu.go, cpushare_*.go);
+//     disturbance a shared machine adds, as measured (disturb_*.go,
+//     loadmeter.go, runcpu.go, cpushare_*.go);
 //   - the replay with real k6 and its fidelity: k6script.go and
 //     k6options.go (the script from the YAML), k6command.go, k6run.go,
 //     k6steps.go, k6cpu.go, and fidelity*.go (k6 against the engine, phase

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // fidelityPhases are the phases compared between the two generators: the
@@ -29,8 +30,8 @@ type fidelityRow struct {
 	EngCPU, K6CPU          float64 // % of the generator's cores
 	EngCPUms, K6CPUms      float64 // generator CPU per request, ms
 	EngRequests, K6Request int64
-	eng, k6                *RunResult
-	rounds                 []*fairRound
+	eng, k6                *record.RunResult
+	rounds                 []*record.FairRound
 	// Fair is the run re-measured by both generators alike (see
 	// fairRounds), for a row out of tolerance; nil when it was not.
 	Fair *fairRow
@@ -42,7 +43,7 @@ type fidelityRow struct {
 
 // pairRow compares one phase (ref, as the table heads it: head) of a run
 // as the engine and k6 measured it.
-func pairRow(run, head, ref string, eng, k6 *RunResult) fidelityRow {
+func pairRow(run, head, ref string, eng, k6 *record.RunResult) fidelityRow {
 	row := fidelityRow{Run: run, Phase: head,
 		EngAvg: phaseValue(eng, ref, "avg"), K6Avg: phaseValue(k6, ref, "avg"),
 		EngP95: phaseValue(eng, ref, "p(95)"), K6P95: phaseValue(k6, ref, "p(95)"),
@@ -54,7 +55,7 @@ func pairRow(run, head, ref string, eng, k6 *RunResult) fidelityRow {
 
 // fairRowOf is one phase (ref, as the table heads it: head) of a run's
 // re-measured rounds.
-func fairRowOf(rounds []*fairRound, ref, run, head string) *fairRow {
+func fairRowOf(rounds []*record.FairRound, ref, run, head string) *fairRow {
 	f := &fairRow{Load: [2]string{rounds[0].Load[0], rounds[len(rounds)-1].Load[1]}}
 	var ea, ka, ep, kp, ec, kc, ecp, kcp []float64
 	for _, r := range rounds {
@@ -120,7 +121,7 @@ func within(eng, k6 float64) bool {
 	return math.Abs(k6-eng) <= max(0.05*math.Abs(eng), 1)
 }
 
-func cpuOf(r *RunResult) float64 {
+func cpuOf(r *record.RunResult) float64 {
 	if r.Doc == nil || r.Doc.GeneratorCPU == nil {
 		return math.NaN()
 	}
@@ -128,10 +129,10 @@ func cpuOf(r *RunResult) float64 {
 }
 
 // fidelity pairs each engine run with its k6 replay.
-func fidelity(x *ExperimentResult) []fidelityRow {
+func fidelity(x *record.ExperimentResult) []fidelityRow {
 	var rows []fidelityRow
 	for _, kr := range x.K6 {
-		var eng *RunResult
+		var eng *record.RunResult
 		for _, r := range x.Runs {
 			if r.Spec.Name == kr.Spec.Name {
 				eng = r
@@ -229,15 +230,15 @@ func verdict(replay bool, fair *bool, exempt bool) string {
 }
 
 // printK6 is the terminal report of an experiment's k6 replay.
-func printK6(w io.Writer, x *ExperimentResult) {
+func printK6(w io.Writer, x *record.ExperimentResult) {
 	for _, kr := range x.K6 {
 		fmt.Fprintf(w, "  k6 › %s: %d requests, %s failed, CPU %.0f %%; export: %s", kr.Spec.Name, kr.Result.Requests,
 			pct(kr.Result.Failed, kr.Result.Requests), cpuOf(kr.RunResult), codesOrNone(kr.Report.Codes()))
 		if kr.Stream != nil {
 			fmt.Fprintf(w, "; stream: %s", codesOrNone(kr.Stream.Codes()))
 		}
-		fmt.Fprintf(w, "; machine: %s", kr.runDisturbance())
-		if st := kr.stepsDisturbance(); st != "" {
+		fmt.Fprintf(w, "; machine: %s", kr.RunDisturbance())
+		if st := kr.StepsDisturbance(); st != "" {
 			fmt.Fprintf(w, " (steps %s)", st)
 		}
 		fmt.Fprintln(w)
@@ -267,7 +268,7 @@ type fidelityCount struct {
 	unexplained int // out, not exempt
 }
 
-func (c *fidelityCount) add(x *ExperimentResult, r fidelityRow) {
+func (c *fidelityCount) add(x *record.ExperimentResult, r fidelityRow) {
 	for _, v := range []struct {
 		name     string
 		ok, fair bool

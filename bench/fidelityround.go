@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // In the replay the two generators do not run under the same conditions:
@@ -34,7 +35,7 @@ const fairRoundsN = 3
 // tolerance. Runs through a wire keep their placement in the replay (the
 // wire's namespaces belong to the process that made them) and are not
 // re-measured.
-func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRound, error) {
+func (rn *Runner) fairRounds(ctx context.Context, x *record.ExperimentResult) ([]record.FairRound, error) {
 	missed := map[string]bool{}
 	for _, r := range fidelity(x) {
 		if !r.AvgOK || !r.P95OK {
@@ -52,7 +53,7 @@ func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRo
 	// Quiet, off the dashboard, and k6's files of the replay left alone.
 	fr := *rn
 	fr.Observer, fr.OnRun, fr.K6Dir, fr.Live = nil, nil, "", false
-	var out []fairRound
+	var out []record.FairRound
 	for i := range e.Runs {
 		rs := &e.Runs[i]
 		if pc := e.PathFor(rs); !missed[rs.Name] || (pc != nil && pc.Wire != nil) {
@@ -62,7 +63,7 @@ func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRo
 			if ctx.Err() != nil {
 				return out, fmt.Errorf("interrupted before re-measuring run %q", rs.Name)
 			}
-			round := fairRound{Run: rs.Name, K6First: n%2 == 1, Load: [2]string{loadAverage(), ""}}
+			round := record.FairRound{Run: rs.Name, K6First: n%2 == 1, Load: [2]string{loadAverage(), ""}}
 			first := "the engine"
 			if round.K6First {
 				first = "k6"
@@ -98,8 +99,8 @@ func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRo
 }
 
 // fairOf is the re-measured rounds of run, in the order they ran.
-func fairOf(x *ExperimentResult, run string) []*fairRound {
-	var out []*fairRound
+func fairOf(x *record.ExperimentResult, run string) []*record.FairRound {
+	var out []*record.FairRound
 	for i := range x.Fair {
 		if x.Fair[i].Run == run {
 			out = append(out, &x.Fair[i])

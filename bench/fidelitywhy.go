@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/proxy"
 )
 
@@ -34,7 +35,7 @@ var serverPhases = map[string]bool{"waiting": true, "duration": true}
 const fewRequests = 40
 
 // cpuPerRequest is a run's generator CPU (user + system) per request, ms.
-func cpuPerRequest(r *RunResult) float64 {
+func cpuPerRequest(r *record.RunResult) float64 {
 	if r.Doc == nil || r.Doc.GeneratorCPU == nil || r.Result == nil || r.Result.Requests == 0 {
 		return math.NaN()
 	}
@@ -47,7 +48,7 @@ func cpuPerRequest(r *RunResult) float64 {
 // reports them in Server-Timing) for the phases that contain them, plus
 // the ledger delay of each stage that lands in the phase. NaN when the target reports nothing for the phase. For
 // p95 the sum is of each part's own p95 (an upper bound of the sum's).
-func targetTime(r *RunResult, phase, stat string) (float64, []string) {
+func targetTime(r *record.RunResult, phase, stat string) (float64, []string) {
 	total, parts := 0.0, []string{}
 	if serverPhases[phase] {
 		for _, t := range []struct {
@@ -96,7 +97,7 @@ func stagesOf(ps *proxy.PathStats, kinds []string) []namedStage {
 
 // newConnections is how many connections the generator opened, as the
 // path's first box accepted them; -1 without a path.
-func newConnections(r *RunResult) int64 {
+func newConnections(r *record.RunResult) int64 {
 	if r.Path == nil || len(r.Path.Boxes) == 0 {
 		return -1
 	}
@@ -141,7 +142,7 @@ func (r fidelityRow) why() string {
 
 // coresOf names the cores a generator's CPU share is of: the CPUs it was
 // pinned to, else those of the machine.
-func coresOf(r *RunResult) string {
+func coresOf(r *record.RunResult) string {
 	if r == nil || r.Doc == nil || r.Doc.GeneratorCPU == nil || r.Doc.GeneratorCPU.Cores == 0 {
 		return "its cores"
 	}

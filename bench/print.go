@@ -2,12 +2,14 @@ package bench
 
 import (
 	"fmt"
-	"github.com/middlebench/middlebench/bench/metrics"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // phaseColumns are the phases every table shows, with how to read each
@@ -26,12 +28,12 @@ var phaseColumns = []struct{ head, ref string }{
 }
 
 // phaseValue reads one phase column (ms) of a run, NaN when absent.
-func phaseValue(r *RunResult, ref, stat string) float64 {
+func phaseValue(r *record.RunResult, ref, stat string) float64 {
 	q := ref + " " + stat
 	if ref == "outside" {
 		q = "outside " + stat
 	}
-	v, err := r.lookup(q)
+	v, err := r.Lookup(q)
 	if err != nil {
 		return math.NaN()
 	}
@@ -39,7 +41,7 @@ func phaseValue(r *RunResult, ref, stat string) float64 {
 }
 
 // printExperiment writes the terminal report of one experiment.
-func printExperiment(w io.Writer, x *ExperimentResult) {
+func printExperiment(w io.Writer, x *record.ExperimentResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "  run\treqs\tfailed\tTPS"
 	for _, c := range phaseColumns {
@@ -69,14 +71,14 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 			switch {
 			case c.OK:
 				passed++
-			case c.failed():
+			case c.Failed():
 				failed++
 			case c.Busy:
 				busy++
 			}
 		}
 	}
-	fmt.Fprintf(w, "  %s: %d checks passed, %d failed", x.outcome().mark(), passed, failed)
+	fmt.Fprintf(w, "  %s: %d checks passed, %d failed", x.Outcome().Mark(), passed, failed)
 	if busy > 0 {
 		fmt.Fprintf(w, ", %d not measured (failed while the machine was busy)", busy)
 	}
@@ -96,8 +98,8 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 	}
 }
 
-func tps(r *RunResult) float64 {
-	v, err := r.lookup("tps")
+func tps(r *record.RunResult) float64 {
+	v, err := r.Lookup("tps")
 	if err != nil {
 		return 0
 	}
@@ -121,11 +123,11 @@ func pct(n, of int64) string {
 // printDisturbance says, per run (and step of a sweep), what other
 // processes took of the CPUs and what was stolen, and why runs were
 // measured again.
-func printDisturbance(w io.Writer, x *ExperimentResult) {
+func printDisturbance(w io.Writer, x *record.ExperimentResult) {
 	var parts []string
 	for _, r := range x.Runs {
-		p := fmt.Sprintf("%s %s", r.Spec.Name, r.runDisturbance())
-		if st := r.stepsDisturbance(); st != "" {
+		p := fmt.Sprintf("%s %s", r.Spec.Name, r.RunDisturbance())
+		if st := r.StepsDisturbance(); st != "" {
 			p += " (steps " + st + ")"
 		}
 		parts = append(parts, p)

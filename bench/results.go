@@ -13,6 +13,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
@@ -86,7 +87,7 @@ func writeVerdicts(b *bytes.Buffer, s *Summary) {
 	fmt.Fprintf(b, "; load average %s before, %s after).", s.LoadBefore, s.LoadAfter)
 	fmt.Fprintf(b, " ✅ every expectation held; ❌ one failed while the machine was quiet (other processes and the hypervisor took under %.0f %% of the CPUs over what it read), "+
 		"or where load cannot have put it (a time below its band, work done above it, an exact count off), or the run could not complete; "+
-		"⏸ not measured: every failure came while other processes took at least %.0f %% of the CPUs, in each of up to %d attempts.", busyThreshold, busyThreshold, maxAttempts)
+		"⏸ not measured: every failure came while other processes took at least %.0f %% of the CPUs, in each of up to %d attempts.", record.BusyThreshold, record.BusyThreshold, record.MaxAttempts)
 	for _, x := range s.Experiments {
 		for _, f := range x.Failures() {
 			fmt.Fprintf(b, "\n- ❌ %s", mdEscape(f))
@@ -98,7 +99,7 @@ func writeVerdicts(b *bytes.Buffer, s *Summary) {
 	b.WriteString("\n\n")
 }
 
-func codeSummary(x *ExperimentResult) string {
+func codeSummary(x *record.ExperimentResult) string {
 	var parts []string
 	for _, r := range x.Runs {
 		parts = append(parts, r.Spec.Name+": "+codesOrNone(r.Report.Codes()))
@@ -106,7 +107,7 @@ func codeSummary(x *ExperimentResult) string {
 	return strings.Join(parts, "; ")
 }
 
-func verdictOf(x *ExperimentResult) string {
+func verdictOf(x *record.ExperimentResult) string {
 	passed, total := 0, 0
 	for _, r := range x.Runs {
 		for _, c := range r.Checks {
@@ -116,10 +117,10 @@ func verdictOf(x *ExperimentResult) string {
 			}
 		}
 	}
-	switch x.outcome() {
-	case outcomePass:
+	switch x.Outcome() {
+	case record.OutcomePass:
 		return fmt.Sprintf("✅ %d/%d", passed, total)
-	case outcomeNotMeasured:
+	case record.OutcomeNotMeasured:
 		return fmt.Sprintf("⏸ not measured (%d/%d; the rest failed while the machine was busy)", passed, total)
 	}
 	if x.Err != nil {
@@ -129,7 +130,7 @@ func verdictOf(x *ExperimentResult) string {
 }
 
 // figure prints our value of an article figure.
-func figure(x *ExperimentResult, f experiment.Figure) string {
+func figure(x *record.ExperimentResult, f experiment.Figure) string {
 	if f.Run == "" {
 		return metrics.NoValue
 	}
@@ -148,11 +149,11 @@ func figure(x *ExperimentResult, f experiment.Figure) string {
 
 // figureValue reads a figure's metric: a reference, or arithmetic over
 // references such as "@{http_req_blocked avg} + @{http_req_duration avg}".
-func figureValue(r *RunResult, metric string) (float64, error) {
+func figureValue(r *record.RunResult, metric string) (float64, error) {
 	if !strings.Contains(metric, "@{") {
-		return r.lookup(metric)
+		return r.Lookup(metric)
 	}
-	x, err := experiment.WithRefs(metric, r.lookup)
+	x, err := experiment.WithRefs(metric, r.Lookup)
 	if err != nil {
 		return 0, err
 	}
@@ -169,14 +170,14 @@ func formatUnit(v float64, f experiment.Figure) string {
 		return fmt.Sprintf("%.1f %%", 100*v)
 	case "", "ms":
 		if strings.Contains(f.Metric, "tps") || strings.HasSuffix(f.Metric, " count") || strings.HasPrefix(f.Metric, "server requests") {
-			return fmtNum(v)
+			return record.FmtNum(v)
 		}
 		return metrics.FormatMs(v)
 	}
-	return fmtNum(v) + " " + f.Unit
+	return record.FmtNum(v) + " " + f.Unit
 }
 
-func writeExperiment(b *bytes.Buffer, x *ExperimentResult, charts []string, rel string) {
+func writeExperiment(b *bytes.Buffer, x *record.ExperimentResult, charts []string, rel string) {
 	e := x.Exp
 	fmt.Fprintf(b, "## <a id=\"%s\"></a>%s\n\n", anchor(e.ID), mdEscape(e.Title))
 	fmt.Fprintf(b, "> %s\n\n", strings.TrimSpace(e.Claim))
@@ -209,7 +210,7 @@ func writeExperiment(b *bytes.Buffer, x *ExperimentResult, charts []string, rel 
 	writeChecks(b, x)
 }
 
-func writePhaseTable(b *bytes.Buffer, x *ExperimentResult) {
+func writePhaseTable(b *bytes.Buffer, x *record.ExperimentResult) {
 	b.WriteString("**Phases per run** (avg / p95)\n\n| run | requests | failed | req/s |")
 	for _, c := range phaseColumns {
 		fmt.Fprintf(b, " %s |", c.head)
@@ -233,13 +234,13 @@ func writePhaseTable(b *bytes.Buffer, x *ExperimentResult) {
 
 // writeDisturbance says what other processes took of the CPUs during each
 // run, and why runs were measured again.
-func writeDisturbance(b *bytes.Buffer, x *ExperimentResult) {
+func writeDisturbance(b *bytes.Buffer, x *record.ExperimentResult) {
 	var parts []string
 	for _, r := range x.Runs {
-		parts = append(parts, fmt.Sprintf("*%s* %s", mdEscape(r.Spec.Name), r.runDisturbance()))
+		parts = append(parts, fmt.Sprintf("*%s* %s", mdEscape(r.Spec.Name), r.RunDisturbance()))
 	}
 	for _, r := range x.K6 {
-		parts = append(parts, fmt.Sprintf("*%s* with k6 %s", mdEscape(r.Spec.Name), r.runDisturbance()))
+		parts = append(parts, fmt.Sprintf("*%s* with k6 %s", mdEscape(r.Spec.Name), r.RunDisturbance()))
 	}
 	fmt.Fprintf(b, "The machine beside each run (of its CPUs): %s.\n\n", strings.Join(parts, "; "))
 	for _, n := range x.Remeasured {
@@ -252,8 +253,8 @@ func writeDisturbance(b *bytes.Buffer, x *ExperimentResult) {
 
 // writeDirectDiff is rule 11's table: the baseline straight at the server
 // against each run through the path, phase by phase.
-func writeDirectDiff(b *bytes.Buffer, x *ExperimentResult) {
-	var base *RunResult
+func writeDirectDiff(b *bytes.Buffer, x *record.ExperimentResult) {
+	var base *record.RunResult
 	for _, r := range x.Runs {
 		if r.Spec.Direct && r.PathCfg == nil && len(x.Runs) > 1 && base == nil && hasPathRun(x) {
 			base = r
@@ -275,7 +276,7 @@ func writeDirectDiff(b *bytes.Buffer, x *ExperimentResult) {
 	}
 }
 
-func hasPathRun(x *ExperimentResult) bool {
+func hasPathRun(x *record.ExperimentResult) bool {
 	for _, r := range x.Runs {
 		if r.PathCfg != nil {
 			return true
@@ -284,7 +285,7 @@ func hasPathRun(x *ExperimentResult) bool {
 	return false
 }
 
-func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
+func writeSteps(b *bytes.Buffer, x *record.ExperimentResult) {
 	for _, r := range x.Runs {
 		steps := r.Doc.Steps
 		if len(steps) < 2 {
@@ -293,7 +294,7 @@ func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
 		fmt.Fprintf(b, "**Steps of %s**\n\n| step | target | req/s | duration p95 | waiting avg | receiving avg | server p95 | outside avg | dropped | failed | generator CPU | other processes, stolen |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", mdEscape(r.Spec.Name))
 		for i := range steps {
 			q := func(ref string) float64 {
-				v, err := r.lookup(fmt.Sprintf("step %d %s", i+1, ref))
+				v, err := r.Lookup(fmt.Sprintf("step %d %s", i+1, ref))
 				if err != nil {
 					return math.NaN()
 				}
@@ -310,13 +311,13 @@ func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
 			fmt.Fprintf(b, "| %d | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, target, q("tps"),
 				metrics.FormatMs(q("http_req_duration p(95)")), metrics.FormatMs(q("http_req_waiting avg")), metrics.FormatMs(q("http_req_receiving avg")),
 				metrics.FormatMs(q("server_time p(95)")), metrics.FormatMs(q("outside avg")), countOr(q("dropped_iterations count")),
-				pctOf(q("http_req_failed rate")), cpu, r.stepDisturbance(&steps[i]).pair())
+				pctOf(q("http_req_failed rate")), cpu, r.StepDisturbance(&steps[i]).Pair())
 		}
 		b.WriteString("\n")
 	}
 }
 
-func writeStages(b *bytes.Buffer, x *ExperimentResult) {
+func writeStages(b *bytes.Buffer, x *record.ExperimentResult) {
 	header := false
 	for _, r := range x.Runs {
 		if r.Path == nil {
@@ -356,7 +357,7 @@ func writeStages(b *bytes.Buffer, x *ExperimentResult) {
 	}
 }
 
-func writeFindings(b *bytes.Buffer, x *ExperimentResult) {
+func writeFindings(b *bytes.Buffer, x *record.ExperimentResult) {
 	b.WriteString("**Diagnosis**\n\n")
 	for _, r := range x.Runs {
 		if len(r.Report.Findings) == 0 {
@@ -366,7 +367,7 @@ func writeFindings(b *bytes.Buffer, x *ExperimentResult) {
 		for _, f := range r.Report.Findings {
 			var ev []string
 			for _, fact := range f.Evidence {
-				ev = append(ev, fmt.Sprintf("%s %s", fact.Name, fmtNum(fact.Value)))
+				ev = append(ev, fmt.Sprintf("%s %s", fact.Name, record.FmtNum(fact.Value)))
 			}
 			fmt.Fprintf(b, "- *%s*: `%s` (%s, %s confidence) — %s", mdEscape(r.Spec.Name), f.Code, f.Severity, f.Confidence, mdEscape(f.Summary))
 			if len(ev) > 0 {
@@ -381,20 +382,20 @@ func writeFindings(b *bytes.Buffer, x *ExperimentResult) {
 	b.WriteString("\n")
 }
 
-func writeChecks(b *bytes.Buffer, x *ExperimentResult) {
+func writeChecks(b *bytes.Buffer, x *record.ExperimentResult) {
 	b.WriteString("<details><summary>Expectations checked</summary>\n\n| run | what | band | measured | |\n|---|---|---|--:|---|\n")
 	for _, r := range x.Runs {
 		for _, c := range r.Checks {
 			mark := "✅"
 			switch {
 			case c.Busy:
-				mark = "⏸ " + mdEscape(busyNote(c.Disturbance)+": "+c.Msg)
+				mark = "⏸ " + mdEscape(record.BusyNote(c.Disturbance)+": "+c.Msg)
 			case c.Skipped != "":
 				mark = "⏭ " + mdEscape(c.Skipped)
 			case !c.OK:
 				mark = "❌ " + mdEscape(c.Msg)
 			}
-			measured := fmtNum(c.Value)
+			measured := record.FmtNum(c.Value)
 			if strings.HasPrefix(c.What, "finding ") {
 				measured = "not found"
 				if (c.Band == "present") == c.OK {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // RESULTS.md opens with the verdicts it holds, and every ❌ and ⏸ below
@@ -16,12 +17,12 @@ func TestResultsSayTheirVerdicts(t *testing.T) {
 	t0 := time.Date(2026, 12, 4, 20, 0, 0, 0, time.UTC)
 	quiet := make([]bool, 10)
 	busyLast := []bool{false, false, false, false, false, true, true, true, true, true}
-	exp := func(id string, busy []bool, p95 float64) *ExperimentResult {
+	exp := func(id string, busy []bool, p95 float64) *record.ExperimentResult {
 		r := verdictRun(t0, busy, p95)
-		checkAll([]*RunResult{r})
-		return &ExperimentResult{Exp: &experiment.Experiment{ID: id}, Runs: []*RunResult{r}}
+		record.CheckAll([]*record.RunResult{r})
+		return &record.ExperimentResult{Exp: &experiment.Experiment{ID: id}, Runs: []*record.RunResult{r}}
 	}
-	s := &Summary{Experiments: []*ExperimentResult{exp("a", quiet, 20), exp("b", quiet, 64.88), exp("c", busyLast, 64.88)},
+	s := &Summary{Experiments: []*record.ExperimentResult{exp("a", quiet, 20), exp("b", quiet, 64.88), exp("c", busyLast, 64.88)},
 		LoadBefore: "2.1, 2.0, 1.9", LoadAfter: "3.0, 2.5, 2.0"}
 	var b bytes.Buffer
 	writeVerdicts(&b, s)
@@ -45,20 +46,20 @@ func TestResultsSayTheirVerdicts(t *testing.T) {
 // stole stolen[i] (nil: none), beside 0.6 CPU-seconds of the experiment's
 // own. It is record's test fixture timeline, which a test here cannot
 // import.
-func verdictTimeline(t0 time.Time, others []float64, stolen []float64) *loadTimeline {
-	tl := &loadTimeline{cpus: 2}
-	var s loadSample
-	s.at = t0
-	tl.samples = append(tl.samples, s)
+func verdictTimeline(t0 time.Time, others []float64, stolen []float64) *record.LoadTimeline {
+	tl := &record.LoadTimeline{CPUs: 2}
+	var s record.LoadSample
+	s.At = t0
+	tl.Samples = append(tl.Samples, s)
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	for i, o := range others {
-		s.at = s.at.Add(time.Second)
-		s.ours += sec(0.6)
-		s.busy += sec(0.6 + o)
+		s.At = s.At.Add(time.Second)
+		s.Ours += sec(0.6)
+		s.Busy += sec(0.6 + o)
 		if stolen != nil {
-			s.steal += sec(stolen[i])
+			s.Steal += sec(stolen[i])
 		}
-		tl.samples = append(tl.samples, s)
+		tl.Samples = append(tl.Samples, s)
 	}
 	return tl
 }
@@ -67,7 +68,7 @@ func verdictTimeline(t0 time.Time, others []float64, stolen []float64) *loadTime
 // a sweep of two 5 s steps with a band on the last step's server p95 (want
 // ≤ 25, measured 64.88), over a timeline whose other processes took one of
 // the two CPUs during the seconds of busy.
-func verdictRun(t0 time.Time, busy []bool, lastP95 float64) *RunResult {
+func verdictRun(t0 time.Time, busy []bool, lastP95 float64) *record.RunResult {
 	others := make([]float64, 10)
 	for i, b := range busy {
 		if b {
@@ -80,6 +81,6 @@ func verdictRun(t0 time.Time, busy []bool, lastP95 float64) *RunResult {
 	}
 	spec := &experiment.RunSpec{Name: "sweep", Expect: experiment.Expect{AllowFailures: true,
 		Bands: []experiment.Band{{Metric: "step last server_time p(95)", Max: "25"}}}}
-	return &RunResult{Spec: spec, Origin: t0, Load: verdictTimeline(t0, others, nil),
+	return &record.RunResult{Spec: spec, Origin: t0, Load: verdictTimeline(t0, others, nil),
 		Doc: &metrics.Document{Steps: []metrics.Step{step("1", 0, 5000, 12), step("2", 5000, 10000, lastP95)}}}
 }

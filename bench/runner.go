@@ -16,6 +16,7 @@ import (
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // Runner replays experiments.
@@ -27,8 +28,8 @@ type Runner struct {
 	Quick bool      // the experiments were loaded with their quick vars
 	Now   func() time.Time
 
-	Observer load.Observer                         // if set, sees every request (the live dashboard)
-	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
+	Observer load.Observer                                // if set, sees every request (the live dashboard)
+	OnRun    func(experiment string, r *record.RunResult) // if set, called as each run is diagnosed
 
 	cpus []int // the CPUs the experiments may use, read before any run pins this process
 }
@@ -52,30 +53,30 @@ func (rn *Runner) out() io.Writer {
 // kept; the result then carries the interruption as its error. Runs whose
 // checks failed only while the machine was busy are measured again (see
 // remeasure), the engine's and k6's apart.
-func (rn *Runner) Run(ctx context.Context, e *experiment.Experiment) *ExperimentResult {
-	x := &ExperimentResult{Exp: e}
+func (rn *Runner) Run(ctx context.Context, e *experiment.Experiment) *record.ExperimentResult {
+	x := &record.ExperimentResult{Exp: e}
 	t0 := rn.now()
 	if rn.cpus == nil {
 		rn.cpus = allCPUs() // before any run pins this process
 	}
 	fmt.Fprintf(rn.out(), "\n▶ %s — %s\n", e.ID, e.Title)
-	remeasure(maxAttempts, func(attempt int) outcome {
+	record.Remeasure(record.MaxAttempts, func(attempt int) record.Outcome {
 		rn.noteAttempt(x, attempt, "", x.Runs)
 		x.Runs, x.Err = rn.runEngine(ctx, e)
 		if x.Err != nil {
-			return outcomeFail
+			return record.OutcomeFail
 		}
-		checkAll(x.Runs)
-		return outcomeOf(checksOf(x.Runs))
+		record.CheckAll(x.Runs)
+		return record.OutcomeOf(checksOf(x.Runs))
 	})
 	if x.Err == nil && rn.K6 != "" {
-		remeasure(maxAttempts, func(attempt int) outcome {
+		record.Remeasure(record.MaxAttempts, func(attempt int) record.Outcome {
 			rn.noteAttempt(x, attempt, " with k6", k6Results(x.K6))
 			x.K6 = nil
 			if x.Err = rn.runAllK6(ctx, x); x.Err != nil {
-				return outcomeFail
+				return record.OutcomeFail
 			}
-			return outcomeOf(checksOf(k6Results(x.K6)))
+			return record.OutcomeOf(checksOf(k6Results(x.K6)))
 		})
 	}
 	if x.Err == nil && rn.K6 != "" {
@@ -92,9 +93,9 @@ func (rn *Runner) Run(ctx context.Context, e *experiment.Experiment) *Experiment
 // did not stop): the replay stops there instead of measuring on.
 var ErrTainted = errors.New("the harness could not undo what it changed")
 
-func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (rr *RunResult, err error) {
+func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (rr *record.RunResult, err error) {
 	t0 := rn.now()
-	rr = &RunResult{Spec: rs, PathCfg: e.PathFor(rs), RunCPU: math.NaN()}
+	rr = &record.RunResult{Spec: rs, PathCfg: e.PathFor(rs), RunCPU: math.NaN()}
 	pl, err := rn.place(ctx, e, rs, rs.Generators < 2)
 	if err != nil {
 		return nil, err
@@ -112,7 +113,7 @@ func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *expe
 	}
 	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name, cfg)
 	observer := rn.Observer
-	if findRateLimit(rr.PathCfg) != nil { // only a limiter's expectation reads the span
+	if record.FindRateLimit(rr.PathCfg) != nil { // only a limiter's expectation reads the span
 		so := newSpanObserver(rn.Observer)
 		observer, rr.Arrivals = so, so.span
 	}
@@ -137,7 +138,7 @@ func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *expe
 // finishRun completes a run's record from its results document: the
 // server's and the path's own views (once the requests the generator gave
 // up on have settled), the document they join, and the analyzer's report.
-func (rn *Runner) finishRun(ctx context.Context, e *experiment.Experiment, tgt target, rr *RunResult, doc *metrics.Document) error {
+func (rn *Runner) finishRun(ctx context.Context, e *experiment.Experiment, tgt target, rr *record.RunResult, doc *metrics.Document) error {
 	settle(ctx, tgt)
 	view, err := tgt.serverView(context.WithoutCancel(ctx))
 	if err != nil {
@@ -156,7 +157,7 @@ func (rn *Runner) finishRun(ctx context.Context, e *experiment.Experiment, tgt t
 	}
 	rr.Doc = doc
 	if rr.Origin.IsZero() {
-		rr.Origin = originOf(doc)
+		rr.Origin = record.OriginOf(doc)
 	}
 	obs, err := diagnose.FromDocument(doc)
 	if err != nil {

@@ -1,4 +1,4 @@
-package bench
+package record
 
 import (
 	"fmt"
@@ -7,30 +7,30 @@ import (
 	"strings"
 )
 
-// checkAll evaluates every run's expectations once all runs exist, since a
+// CheckAll evaluates every run's expectations once all runs exist, since a
 // band may be relative to another run, and judges each failure by how busy
-// the machine was over what it read (see judge).
-func checkAll(runs []*RunResult) {
+// the machine was over what it read (see Judge).
+func CheckAll(runs []*RunResult) {
 	others := map[string]metricSource{}
 	byName := map[string]*RunResult{}
 	for _, r := range runs {
 		others[r.Spec.Name], byName[r.Spec.Name] = r, r
 	}
 	for _, r := range runs {
-		whole := r.runDisturbance()
+		whole := r.RunDisturbance()
 		r.Checks = nil
-		for _, c := range checkCodes(r.Spec.Expect, r.Report.Codes(), r.Unshown) {
-			r.Checks = append(r.Checks, judge(c, whole))
+		for _, c := range CheckCodes(r.Spec.Expect, r.Report.Codes(), r.Unshown) {
+			r.Checks = append(r.Checks, Judge(c, whole))
 		}
 		if !r.Spec.Expect.AllowFailures {
-			r.Checks = append(r.Checks, judge(r.noFailures(), whole))
+			r.Checks = append(r.Checks, Judge(r.noFailures(), whole))
 		}
 		for _, b := range r.Spec.Expect.Bands {
 			c := checkBand(b, r, others)
 			if b.Why != "" && !c.OK {
 				c.Msg += " — " + b.Why
 			}
-			r.Checks = append(r.Checks, judge(c, r.bandDisturbance(b, byName)))
+			r.Checks = append(r.Checks, Judge(c, r.bandDisturbance(b, byName)))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package bench
+package record
 
 import (
 	"strings"
@@ -40,7 +40,7 @@ func TestScheduled(t *testing.T) {
 		{5995*time.Millisecond + 2400*time.Microsecond, 1200}, // the last one 2.4 ms late
 		{6000 * time.Millisecond, 1201},                       // k6's extra arrival at t = 6 s
 	} {
-		if got := scheduled(arrivalSpan{First: t0, Last: t0.Add(tt.last)}, every); got != tt.want {
+		if got := scheduled(ArrivalSpan{First: t0, Last: t0.Add(tt.last)}, every); got != tt.want {
 			t.Errorf("span %v: %d arrivals, want %d", tt.last, got, tt.want)
 		}
 	}
@@ -68,16 +68,16 @@ runs:
 		want  float64
 	}{{670 * time.Millisecond, 666}, {0, 600}} {
 		first := second.Add(tt.start)
-		r := &RunResult{Spec: &e.Runs[0], PathCfg: e.PathFor(&e.Runs[0]), Arrivals: func() (arrivalSpan, error) {
-			return arrivalSpan{First: first, Last: first.Add(5995 * time.Millisecond), Requests: 1200}, nil
+		r := &RunResult{Spec: &e.Runs[0], PathCfg: e.PathFor(&e.Runs[0]), Arrivals: func() (ArrivalSpan, error) {
+			return ArrivalSpan{First: first, Last: first.Add(5995 * time.Millisecond), Requests: 1200}, nil
 		}}
-		got, err := r.lookup("derived fixedWindowPassed")
+		got, err := r.Lookup("derived fixedWindowPassed")
 		if err != nil || got != tt.want {
 			t.Errorf("begun %v into a second: %v, %v; want %v", tt.start, got, err, tt.want)
 		}
 	}
 	r := &RunResult{Spec: &e.Runs[0], PathCfg: e.PathFor(&e.Runs[0])}
-	if _, err := r.lookup("derived fixedWindowPassed"); err == nil || !strings.Contains(err.Error(), "did not record") {
+	if _, err := r.Lookup("derived fixedWindowPassed"); err == nil || !strings.Contains(err.Error(), "did not record") {
 		t.Errorf("without arrivals: %v, want an error saying so", err)
 	}
 }

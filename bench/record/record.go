@@ -1,4 +1,4 @@
-package bench
+package record
 
 import (
 	"time"
@@ -26,20 +26,20 @@ type RunResult struct {
 	Elapsed time.Duration
 	// Arrivals is when the generator sent the run's requests, read when a
 	// band needs it (derived fixedWindowPassed); nil when not recorded.
-	Arrivals func() (arrivalSpan, error)
+	Arrivals func() (ArrivalSpan, error)
 	// Unshown is what the file the Report was read from cannot show
 	// (k6's summary export: a sweep's steps); nil when it shows all.
-	Unshown *unshown
+	Unshown *Unshown
 	// StepReport is the report whose steps "step … outside" reads, when
 	// not Report's (k6: the stream's; its export has no steps).
 	StepReport *diagnose.Report
 	// RunCPU is the share of the machine's CPUs the generator and its
-	// target used together over the generator's run (see runMeter); NaN
-	// when not measured.
+	// target used together over the generator's run (see bench's
+	// runMeter); NaN when not measured.
 	RunCPU float64
 	// Load is how the machine's CPUs went during the run (see
-	// disturbance); Origin is when its steps' times count from.
-	Load   *loadTimeline
+	// Disturbance); Origin is when its steps' times count from.
+	Load   *LoadTimeline
 	Origin time.Time
 }
 
@@ -48,7 +48,7 @@ type ExperimentResult struct {
 	Exp     *experiment.Experiment
 	Runs    []*RunResult
 	K6      []*K6Run    // the same runs with real k6, when asked
-	Fair    []fairRound // runs with a phase out of tolerance, re-measured by both generators alike
+	Fair    []FairRound // runs with a phase out of tolerance, re-measured by both generators alike
 	Err     error       // an experiment that could not run at all, or was interrupted
 	Elapsed time.Duration
 	// Remeasured says, per earlier attempt, what failed while the machine
@@ -63,13 +63,13 @@ type ExperimentResult struct {
 type K6Run struct {
 	*RunResult                  // Report is the export's
 	Stream     *diagnose.Report // the NDJSON stream's
-	// streamUnshown is what the stream cannot show (nil: it shows all).
-	streamUnshown *unshown
+	// StreamUnshown is what the stream cannot show (nil: it shows all).
+	StreamUnshown *Unshown
 }
 
-// fairRound is one run re-measured by both generators under the same
+// FairRound is one run re-measured by both generators under the same
 // conditions.
-type fairRound struct {
+type FairRound struct {
 	Run     string
 	Eng     *RunResult
 	K6      *K6Run
@@ -77,13 +77,13 @@ type fairRound struct {
 	Load    [2]string // the machine's load average before and after
 }
 
-// arrivalSpan is when a run's requests set out, as the generator that ran
+// ArrivalSpan is when a run's requests set out, as the generator that ran
 // recorded each one: the first and the last request's start of sending
 // (its end less http_req_duration). A limiter decides when a request
 // reaches its box, on loopback a fraction of a millisecond later; the box
 // keeps no time for the requests it passes, so this is as near to its
 // arrivals as the harness sees, for the engine and for k6 alike.
-type arrivalSpan struct {
+type ArrivalSpan struct {
 	First, Last time.Time
 	Requests    int64
 	Source      string // which record it comes from
