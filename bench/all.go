@@ -43,53 +43,6 @@ const (
 // DefaultDir holds the experiments.
 const DefaultDir = "experiments"
 
-// Summary is a whole replay.
-type Summary struct {
-	Machine     Machine
-	Quick       bool
-	Started     time.Time
-	Elapsed     time.Duration
-	Experiments []*record.ExperimentResult
-	K6Version   string // of the k6 that replayed the runs, or ""
-	// LoadBefore and LoadAfter are the machine's load averages around the
-	// replay: a shared machine's figures need them.
-	LoadBefore, LoadAfter string
-}
-
-// Failures lists every failure of every experiment.
-func (s *Summary) Failures() []string {
-	var out []string
-	for _, x := range s.Experiments {
-		out = append(out, x.Failures()...)
-	}
-	return out
-}
-
-// NotMeasured lists every check of every experiment that failed only while
-// the machine was busy (see judge).
-func (s *Summary) NotMeasured() []string {
-	var out []string
-	for _, x := range s.Experiments {
-		out = append(out, x.NotMeasured()...)
-	}
-	return out
-}
-
-// Counts is how many experiments passed, failed and were not measured.
-func (s *Summary) Counts() (passed, failed, notMeasured int) {
-	for _, x := range s.Experiments {
-		switch x.Outcome() {
-		case record.OutcomePass:
-			passed++
-		case record.OutcomeFail:
-			failed++
-		default:
-			notMeasured++
-		}
-	}
-	return passed, failed, notMeasured
-}
-
 // ExperimentFiles returns the files to replay: the ones given, or every
 // .yaml of dir in name order.
 func ExperimentFiles(files []string, dir string) ([]string, error) {
@@ -110,7 +63,7 @@ func ExperimentFiles(files []string, dir string) ([]string, error) {
 // RunAll loads every experiment first (so that a typo fails before
 // anything runs), replays them in order, writes RESULTS.md if asked, and
 // returns what happened. An interrupted replay still writes what it has.
-func RunAll(ctx context.Context, o Options) (*Summary, error) {
+func RunAll(ctx context.Context, o Options) (*record.Summary, error) {
 	defer load.TuneGC()() // the engine's collector setting, as `middlebench load` has it
 	files, err := ExperimentFiles(o.Files, DefaultDir)
 	if err != nil {
@@ -125,7 +78,7 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		exps = append(exps, e)
 	}
 	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick, K6Dir: o.K6Dir, Observer: o.Observer, OnRun: o.OnRun}
-	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now(), LoadBefore: loadAverage()}
+	s := &record.Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now(), LoadBefore: loadAverage()}
 	if o.K6 != "" && o.K6 != K6Off {
 		if rn.K6, s.K6Version, err = findK6(o.K6); err != nil {
 			return nil, err
@@ -174,7 +127,7 @@ func orNone(path string) string {
 	return path
 }
 
-func printSummary(w io.Writer, s *Summary) {
+func printSummary(w io.Writer, s *record.Summary) {
 	fmt.Fprintf(w, "\n== %d experiments in %s", len(s.Experiments), s.Elapsed.Round(time.Second))
 	if s.Quick {
 		fmt.Fprint(w, " (quick)")

@@ -5,10 +5,10 @@
 // show and writes RESULTS.md.
 //
 // The experiment file itself (its types, ${vars}, bounds and their
-// arithmetic, validation) is package bench/experiment; the record of a run
-// (RunResult, ExperimentResult, K6Run), its checks and the rule for a busy
-// machine are package bench/record. This package is three things, each in
-// its own files:
+// arithmetic, validation) is package bench/experiment; the record of a
+// replay (RunResult, ExperimentResult, K6Run, Summary), its checks and the
+// rule for a busy machine are package bench/record. This package is three
+// things, each in its own files:
 //
 //   - running: runner.go (Runner), attempts.go, target.go,
 //     served.go and serve.go (a run's server and path for another
@@ -20,9 +20,9 @@
 //     k6options.go (the script from the YAML), k6command.go, k6run.go,
 //     k6steps.go, k6cpu.go, and fidelity*.go (k6 against the engine, phase
 //     by phase, re-measured when they disagree, and why);
-//   - results: all.go (Options, Summary: every experiment), print.go (the
-//     terminal), results.go, charts.go and machine.go (RESULTS.md and its
-//     charts).
+//   - results: all.go (Options, RunAll: every experiment), print.go (the
+//     terminal), results.go, charts.go and machine.go (RESULTS.md, its
+//     charts and the machine it names).
 //
 // An experiment is one YAML file and no Go: see the README's "The
 // experiments".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
@@ -295,7 +296,7 @@ func (c *fidelityCount) add(x *record.ExperimentResult, r fidelityRow) {
 }
 
 // writeFidelity is RESULTS.md's table of k6 against the engine.
-func writeFidelity(b *bytes.Buffer, s *Summary) {
+func writeFidelity(b *bytes.Buffer, s *record.Summary) {
 	var c fidelityCount
 	var body bytes.Buffer
 	exempts := map[string]string{} // run → why, once
@@ -338,7 +339,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	fmt.Fprintf(b, "; %d do not. ", c.unexplained)
 	fmt.Fprintf(b, "In the replay %d agree. ", c.ok)
 	if c.again > 0 {
-		fmt.Fprintf(b, "The %d that do not were measured again where the run allows it (not through a wire), in %d paired rounds with both generators alike — the server and path in a child process, each generator alone in its process on the same CPUs, back to back, the engine first in odd rounds and k6 first in even ones (in the replay the engine shares its process with the server and path, and the two run minutes apart) — and a figure measured again agrees when the median of the engine's rounds and the median of k6's are within the bar: %d of those %d do. A disturbed round of either generator moves no median; a generator off in every round is off in its median. The rounds add at most %d times both generators' run time for each run re-measured. The replay's figures stay in the table, its verdict is the mark when the rounds agree too; the column *again* shows the medians and each round. ", c.again, fairRoundsN, c.againOK, c.again, fairRoundsN)
+		fmt.Fprintf(b, "The %d that do not were measured again where the run allows it (not through a wire), in %d paired rounds with both generators alike — the server and path in a child process, each generator alone in its process on the same CPUs, back to back, the engine first in odd rounds and k6 first in even ones (in the replay the engine shares its process with the server and path, and the two run minutes apart) — and a figure measured again agrees when the median of the engine's rounds and the median of k6's are within the bar: %d of those %d do. A disturbed round of either generator moves no median; a generator off in every round is off in its median. The rounds add at most %d times both generators' run time for each run re-measured. The replay's figures stay in the table, its verdict is the mark when the rounds agree too; the column *again* shows the medians and each round. ", c.again, record.FairRoundsN, c.againOK, c.again, record.FairRoundsN)
 	}
 	fmt.Fprintf(b, "≠ marks a figure where k6 and the engine differ beyond that bar: a comparison, not a failed expectation (k6's results are judged against each run's expectations in the table below); its last column gives what was measured about why — each generator's CPU per request, the requests each sent, and whether the engine differed as much from itself between the replay and the re-measured rounds. ")
 	fmt.Fprintf(b, "Exempt (⚪): a figure that agrees in neither, where both generators were CPU-bound — each used at least %.0f %% of its cores over the run, or for a sweep in the steps that hold half of its requests — in the replay and in every round; or where the run is generator-bound — a closed model with no think time against a target that took no time for the phase (the server and the stages report 0, in the replay and in every round), so that each generator measured only its own speed. ", cpuBound)
@@ -359,4 +360,66 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	b.WriteString("| exp | run | phase | avg engine / k6 | p95 engine / k6 | again: avg; p95, engine / k6 | where not, why |\n|---|---|---|---|---|---|---|\n")
 	b.Write(body.Bytes())
 	b.WriteString("\n")
+}
+
+// fairOf is the re-measured rounds of run, in the order they ran.
+func fairOf(x *record.ExperimentResult, run string) []*record.FairRound {
+	var out []*record.FairRound
+	for i := range x.Fair {
+		if x.Fair[i].Run == run {
+			out = append(out, &x.Fair[i])
+		}
+	}
+	return out
+}
+
+// median is the middle of v (the mean of the two middle ones for an even
+// count); NaN for none, or when any is NaN (a phase a round lacks).
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	for _, f := range s {
+		if math.IsNaN(f) {
+			return math.NaN()
+		}
+	}
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// k6Verdict is one run's checks with k6, in a line: the passed of the
+// made, what failed and, apart, what the files could not show.
+func k6Verdict(kr *record.K6Run) string {
+	passed, made := 0, 0
+	var failed, busy, skipped []string
+	for _, c := range kr.Checks {
+		switch {
+		case c.Skipped != "":
+			skipped = append(skipped, c.What+": "+c.Skipped)
+			continue
+		case c.OK:
+			passed++
+		case c.Busy:
+			busy = append(busy, c.Msg+" ("+record.BusyNote(c.Disturbance)+")")
+		default:
+			failed = append(failed, c.Msg)
+		}
+		made++
+	}
+	v := fmt.Sprintf("✅ %d/%d", passed, made)
+	switch {
+	case len(failed) > 0:
+		v = fmt.Sprintf("❌ %d/%d: %s", passed, made, strings.Join(failed, "; "))
+	case len(busy) > 0:
+		v = fmt.Sprintf("⏸ %d/%d, not measured: %s", passed, made, strings.Join(busy, "; "))
+	}
+	if len(skipped) > 0 {
+		v += fmt.Sprintf("; ⏭ %d skipped: %s", len(skipped), strings.Join(skipped, "; "))
+	}
+	return v
 }

@@ -81,7 +81,7 @@ func TestFidelityTable(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	writeFidelity(&b, &Summary{Experiments: []*record.ExperimentResult{x}, K6Version: "k6 v1.8.1", LoadBefore: "1, 2, 3", LoadAfter: "4, 5, 6"})
+	writeFidelity(&b, &record.Summary{Experiments: []*record.ExperimentResult{x}, K6Version: "k6 v1.8.1", LoadBefore: "1, 2, 3", LoadAfter: "4, 5, 6"})
 	md := b.String()
 	// Both generators at 97 and 99 % of their cores: the two figures out
 	// are exempt, and counted apart.
@@ -153,7 +153,7 @@ func TestFidelityAgain(t *testing.T) {
 				t.Fatalf("re-measured: %+v, want agreeing %v", waiting.Fair, tt.ok)
 			}
 			var b bytes.Buffer
-			writeFidelity(&b, &Summary{Experiments: []*record.ExperimentResult{x}, K6Version: "k6 v1.8.1"})
+			writeFidelity(&b, &record.Summary{Experiments: []*record.ExperimentResult{x}, K6Version: "k6 v1.8.1"})
 			for _, w := range tt.want {
 				if !strings.Contains(b.String(), w) {
 					t.Errorf("table lacks %q:\n%s", w, b.String())
@@ -325,34 +325,6 @@ func fidelityRefOf(head string) string {
 	return ""
 }
 
-func TestWriteK6Scripts(t *testing.T) {
-	e, err := experiment.Load("../experiments/e1-tls-handshake.yaml", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := WriteK6Scripts(e, "", "", &out); err == nil || !strings.Contains(err.Error(), "has 3 runs") {
-		t.Errorf("three runs to stdout: %v", err)
-	}
-	out.Reset()
-	if err := WriteK6Scripts(e, "delay, reuse", "", &out); err != nil || !strings.Contains(out.String(), "export const options") {
-		t.Errorf("one run to stdout: %v, %.80q", err, out.String())
-	}
-	if err := WriteK6Scripts(e, "no such run", "", &out); err == nil || !strings.Contains(err.Error(), `no run "no such run"`) {
-		t.Errorf("unknown run: %v", err)
-	}
-	dir := t.TempDir()
-	out.Reset()
-	if err := WriteK6Scripts(e, "", dir, &out); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"e1-1.js", "e1-2.js", "e1-3.js"} {
-		if !strings.Contains(out.String(), f) {
-			t.Errorf("%s not written: %s", f, out.String())
-		}
-	}
-}
-
 // TestExemptWhenTheRunIsCPUBound: E6's case — each generator's own share
 // is what the device beside it leaves (60–68 %), but the generator and its
 // target together kept the machine's CPUs busy in the replay and in every
@@ -452,5 +424,26 @@ func TestExemptWhenGeneratorBound(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The k6 table's verdict counts only the checks made; a skipped one is
+// listed with its reason, neither passed nor failed.
+func TestK6VerdictShowsSkippedApart(t *testing.T) {
+	kr := &record.K6Run{RunResult: &record.RunResult{Checks: []record.Check{
+		{What: "finding download-limited", OK: true, Value: math.NaN()},
+		{What: "finding throughput-ceiling", Skipped: "not shown by k6's summary export (the file has no steps)"},
+		{What: "stream: finding throughput-ceiling", OK: true},
+		{What: "stream: step last tps", Msg: "step last tps = 42.51, want [32 .. 40.80]"},
+	}}}
+	got := k6Verdict(kr)
+	want := "❌ 2/3: step last tps = 42.51, want [32 .. 40.80]; ⏭ 1 skipped: finding throughput-ceiling: not shown by k6's summary export (the file has no steps)"
+	if got != want {
+		t.Errorf("verdict\n got %s\nwant %s", got, want)
+	}
+	x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e4"}, K6: []*record.K6Run{kr}}
+	kr.Spec = &experiment.RunSpec{Name: "sweep"}
+	if f := x.Failures(); len(f) != 1 || !strings.Contains(f[0], "step last tps") {
+		t.Errorf("failures %q, want only the failed band", f)
 	}
 }

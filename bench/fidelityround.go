@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
 
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/record"
@@ -15,8 +13,8 @@ import (
 // with the server and the path, k6 runs in a process of its own beside
 // them, and the two rounds run minutes apart on a machine other work
 // shares. A run with a phase out of tolerance is therefore measured again
-// in fairRoundsN paired rounds with both generators alike: the server and
-// path in a child process (the placement an isolated experiment uses; the
+// in record.FairRoundsN paired rounds with both generators alike: the
+// server and path in a child process (the placement an isolated experiment uses; the
 // experiment's own isolation where it has one), each generator alone in
 // its process on the same CPUs, back to back, the first round the engine
 // first, the next k6 first, and so on (whichever runs second finds the
@@ -24,12 +22,6 @@ import (
 // and the median of k6's are within the tolerance: one disturbed round of
 // either moves no median, and a generator that is off in every round is
 // off in its median. The replay's figures and verdict stay in the table.
-
-// fairRoundsN is how many paired rounds re-measure a run: odd, so each
-// median is a round's figure, and the smallest that outvotes one disturbed
-// round. It bounds bench --k6's extra time: at most fairRoundsN times both
-// generators' run time for each run with a figure out of tolerance.
-const fairRoundsN = 3
 
 // fairRounds re-measures each run of x with a fidelity row out of
 // tolerance. Runs through a wire keep their placement in the replay (the
@@ -59,7 +51,7 @@ func (rn *Runner) fairRounds(ctx context.Context, x *record.ExperimentResult) ([
 		if pc := e.PathFor(rs); !missed[rs.Name] || (pc != nil && pc.Wire != nil) {
 			continue
 		}
-		for n := range fairRoundsN {
+		for n := range record.FairRoundsN {
 			if ctx.Err() != nil {
 				return out, fmt.Errorf("interrupted before re-measuring run %q", rs.Name)
 			}
@@ -68,7 +60,7 @@ func (rn *Runner) fairRounds(ctx context.Context, x *record.ExperimentResult) ([
 			if round.K6First {
 				first = "k6"
 			}
-			fmt.Fprintf(rn.out(), "  fidelity › %s: round %d of %d, %s first, the server and path in a child process\n", rs.Name, n+1, fairRoundsN, first)
+			fmt.Fprintf(rn.out(), "  fidelity › %s: round %d of %d, %s first, the server and path in a child process\n", rs.Name, n+1, record.FairRoundsN, first)
 			var err error
 			engine := func() error {
 				if round.Eng, err = fr.runOne(ctx, &e, rs); err != nil {
@@ -96,34 +88,4 @@ func (rn *Runner) fairRounds(ctx context.Context, x *record.ExperimentResult) ([
 		}
 	}
 	return out, nil
-}
-
-// fairOf is the re-measured rounds of run, in the order they ran.
-func fairOf(x *record.ExperimentResult, run string) []*record.FairRound {
-	var out []*record.FairRound
-	for i := range x.Fair {
-		if x.Fair[i].Run == run {
-			out = append(out, &x.Fair[i])
-		}
-	}
-	return out
-}
-
-// median is the middle of v (the mean of the two middle ones for an even
-// count); NaN for none, or when any is NaN (a phase a round lacks).
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	for _, f := range s {
-		if math.IsNaN(f) {
-			return math.NaN()
-		}
-	}
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

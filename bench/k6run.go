@@ -326,35 +326,3 @@ func unshownBy(o *diagnose.Observation) *record.Unshown {
 	}
 	return &record.Unshown{File: name, Codes: codes}
 }
-
-// k6Verdict is one run's checks with k6, in a line: the passed of the
-// made, what failed and, apart, what the files could not show.
-func k6Verdict(kr *record.K6Run) string {
-	passed, made := 0, 0
-	var failed, busy, skipped []string
-	for _, c := range kr.Checks {
-		switch {
-		case c.Skipped != "":
-			skipped = append(skipped, c.What+": "+c.Skipped)
-			continue
-		case c.OK:
-			passed++
-		case c.Busy:
-			busy = append(busy, c.Msg+" ("+record.BusyNote(c.Disturbance)+")")
-		default:
-			failed = append(failed, c.Msg)
-		}
-		made++
-	}
-	v := fmt.Sprintf("✅ %d/%d", passed, made)
-	switch {
-	case len(failed) > 0:
-		v = fmt.Sprintf("❌ %d/%d: %s", passed, made, strings.Join(failed, "; "))
-	case len(busy) > 0:
-		v = fmt.Sprintf("⏸ %d/%d, not measured: %s", passed, made, strings.Join(busy, "; "))
-	}
-	if len(skipped) > 0 {
-		v += fmt.Sprintf("; ⏭ %d skipped: %s", len(skipped), strings.Join(skipped, "; "))
-	}
-	return v
-}

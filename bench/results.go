@@ -20,7 +20,7 @@ import (
 // WriteResults writes RESULTS.md — the article side by side with this
 // machine's run — and its charts as SVG files in chartsDir. Every number
 // comes from s; nothing is copied from an earlier run.
-func WriteResults(path, chartsDir string, s *Summary) error {
+func WriteResults(path, chartsDir string, s *record.Summary) error {
 	if err := os.MkdirAll(chartsDir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
@@ -44,7 +44,7 @@ func WriteResults(path, chartsDir string, s *Summary) error {
 	return nil
 }
 
-func writeHeader(b *bytes.Buffer, s *Summary) {
+func writeHeader(b *bytes.Buffer, s *record.Summary) {
 	m := s.Machine
 	fmt.Fprintf(b, "# middlebench results\n\n")
 	fmt.Fprintf(b, "Written by `make run` (`middlebench bench`) on %s", m.Date)
@@ -78,7 +78,7 @@ func writeHeader(b *bytes.Buffer, s *Summary) {
 
 // writeVerdicts says which verdicts the document holds and what each
 // mark means, so that no ❌ or ⏸ below goes unexplained.
-func writeVerdicts(b *bytes.Buffer, s *Summary) {
+func writeVerdicts(b *bytes.Buffer, s *record.Summary) {
 	p, f, n := s.Counts()
 	fmt.Fprintf(b, "**Verdicts: %d PASS, %d FAIL, %d not measured** of %d experiments (engine", p, f, n, len(s.Experiments))
 	if s.K6Version != "" {

@@ -22,7 +22,7 @@ func TestResultsSayTheirVerdicts(t *testing.T) {
 		record.CheckAll([]*record.RunResult{r})
 		return &record.ExperimentResult{Exp: &experiment.Experiment{ID: id}, Runs: []*record.RunResult{r}}
 	}
-	s := &Summary{Experiments: []*record.ExperimentResult{exp("a", quiet, 20), exp("b", quiet, 64.88), exp("c", busyLast, 64.88)},
+	s := &record.Summary{Experiments: []*record.ExperimentResult{exp("a", quiet, 20), exp("b", quiet, 64.88), exp("c", busyLast, 64.88)},
 		LoadBefore: "2.1, 2.0, 1.9", LoadAfter: "3.0, 2.5, 2.0"}
 	var b bytes.Buffer
 	writeVerdicts(&b, s)

@@ -5,7 +5,8 @@
 // K6Run, FairRound), and the checks of each run against the expectations
 // its experiment declares.
 //
-//   - record.go: the types a report reads;
+//   - record.go: the types a report reads; summary.go: a whole replay
+//     (Summary) and the machine it ran on;
 //   - checkall.go, check.go: a run's checks (a band or a finding code
 //     against what the run measured); lookup.go: a metric reference of a
 //     run; derived.go: figures computed apart from the devices, such as a

@@ -88,3 +88,9 @@ type ArrivalSpan struct {
 	Requests    int64
 	Source      string // which record it comes from
 }
+
+// FairRoundsN is how many paired rounds re-measure a run: odd, so each
+// median is a round's figure, and the smallest that outvotes one disturbed
+// round. It bounds bench --k6's extra time: at most FairRoundsN times both
+// generators' run time for each run with a figure out of tolerance.
+const FairRoundsN = 3
