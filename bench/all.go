@@ -13,6 +13,7 @@ import (
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/record"
+	"github.com/middlebench/middlebench/bench/report"
 )
 
 // Options are what `middlebench bench` and `middlebench run` ask for.
@@ -112,7 +113,7 @@ func RunAll(ctx context.Context, o Options) (*record.Summary, error) {
 		if charts == "" {
 			charts = filepath.Join(filepath.Dir(o.Results), "results")
 		}
-		if err := WriteResults(o.Results, charts, s); err != nil {
+		if err := report.WriteResults(o.Results, charts, s); err != nil {
 			return s, err
 		}
 		fmt.Fprintf(rn.out(), "wrote %s and its charts in %s/\n", o.Results, charts)

@@ -7,8 +7,10 @@
 // The experiment file itself (its types, ${vars}, bounds and their
 // arithmetic, validation) is package bench/experiment; the record of a
 // replay (RunResult, ExperimentResult, K6Run, Summary), its checks and the
-// rule for a busy machine are package bench/record. This package is three
-// things, each in its own files:
+// rule for a busy machine are package bench/record; what reads the record
+// (the terminal's report, RESULTS.md, its charts, the fidelity of k6 to
+// the engine) is package bench/report. This package runs the replay, in
+// three parts, each in its own files:
 //
 //   - running: runner.go (Runner), attempts.go, target.go,
 //     served.go and serve.go (a run's server and path for another
@@ -16,13 +18,12 @@
 //     processes), wire.go, pin_*.go, arrivals.go, progress.go, and the
 //     disturbance a shared machine adds, as measured (disturb_*.go,
 //     loadmeter.go, runcpu.go, cpushare_*.go);
-//   - the replay with real k6 and its fidelity: k6script.go and
-//     k6options.go (the script from the YAML), k6command.go, k6run.go,
-//     k6steps.go, k6cpu.go, and fidelity*.go (k6 against the engine, phase
-//     by phase, re-measured when they disagree, and why);
-//   - results: all.go (Options, RunAll: every experiment), print.go (the
-//     terminal), results.go, charts.go and machine.go (RESULTS.md, its
-//     charts and the machine it names).
+//   - the replay with real k6: k6script.go and k6options.go (the script
+//     from the YAML), k6command.go, k6run.go, k6steps.go, k6cpu.go, and
+//     fidelityround.go (a run whose phases k6 and the engine disagree on,
+//     re-measured by both alike);
+//   - every experiment: all.go (Options, RunAll, the closing summary) and
+//     machine.go (the machine the replay ran on, and its load).
 //
 // An experiment is one YAML file and no Go: see the README's "The
 // experiments".

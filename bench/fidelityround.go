@@ -6,6 +6,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/record"
+	"github.com/middlebench/middlebench/bench/report"
 )
 
 // In the replay the two generators do not run under the same conditions:
@@ -29,7 +30,7 @@ import (
 // re-measured.
 func (rn *Runner) fairRounds(ctx context.Context, x *record.ExperimentResult) ([]record.FairRound, error) {
 	missed := map[string]bool{}
-	for _, r := range fidelity(x) {
+	for _, r := range report.Fidelity(x) {
 		if !r.AvgOK || !r.P95OK {
 			missed[r.Run] = true
 		}

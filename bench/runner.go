@@ -17,6 +17,7 @@ import (
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/bench/record"
+	"github.com/middlebench/middlebench/bench/report"
 )
 
 // Runner replays experiments.
@@ -83,8 +84,8 @@ func (rn *Runner) Run(ctx context.Context, e *experiment.Experiment) *record.Exp
 		x.Fair, x.Err = rn.fairRounds(ctx, x)
 	}
 	x.Elapsed = rn.now().Sub(t0)
-	printExperiment(rn.out(), x)
-	printK6(rn.out(), x)
+	report.PrintExperiment(rn.out(), x)
+	report.PrintK6(rn.out(), x)
 	return x
 }
 

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bytes"
@@ -58,11 +58,11 @@ func TestFidelityTable(t *testing.T) {
 	x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e6"},
 		Runs: []*record.RunResult{fakeRun("blocked", 0.2, 0.3, 97, 200000)},
 		K6:   []*record.K6Run{{RunResult: fakeRun("blocked", 1.5, 3, 99, 40000)}}}
-	rows := fidelity(x)
+	rows := Fidelity(x)
 	if len(rows) != len(fidelityPhases) {
 		t.Fatalf("%d rows, want one per phase (%d)", len(rows), len(fidelityPhases))
 	}
-	var waiting fidelityRow
+	var waiting FidelityRow
 	for _, r := range rows {
 		if r.Phase == "waiting" {
 			waiting = r
@@ -143,8 +143,8 @@ func TestFidelityAgain(t *testing.T) {
 				K6:   []*record.K6Run{{RunResult: fakeRun("blocked", tt.replay[1], 2*tt.replay[1], 95, 100000)}},
 				Fair: tt.rounds,
 			}
-			var waiting fidelityRow
-			for _, r := range fidelity(x) {
+			var waiting FidelityRow
+			for _, r := range Fidelity(x) {
 				if r.Phase == "waiting" {
 					waiting = r
 				}
@@ -210,7 +210,7 @@ func TestBoundShare(t *testing.T) {
 	k6.Doc.Metrics["http_req_waiting"] = metrics.Metric{Values: map[string]float64{"avg": 150, "p(95)": 300}}
 	eng.Spec.Name, k6.Spec.Name = "sweep", "sweep"
 	x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e7"}, Runs: []*record.RunResult{eng}, K6: []*record.K6Run{{RunResult: k6}}}
-	for _, r := range fidelity(x) {
+	for _, r := range Fidelity(x) {
 		if r.Phase != "waiting" {
 			continue
 		}
@@ -293,8 +293,8 @@ func TestFidelityWhy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.k6.Spec.Name = tt.eng.Spec.Name
 			x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "x"}, Runs: []*record.RunResult{tt.eng}, K6: []*record.K6Run{{RunResult: tt.k6}}}
-			var row *fidelityRow
-			for _, r := range fidelity(x) {
+			var row *FidelityRow
+			for _, r := range Fidelity(x) {
 				if fidelityRefOf(r.Phase) == tt.phase || r.Phase == tt.phase {
 					row = &r
 				}
@@ -353,7 +353,7 @@ func TestExemptWhenTheRunIsCPUBound(t *testing.T) {
 			eng, k6 := fakeRun("blocked", 0.2, 0.4, 68, 100000), fakeRun("blocked", 1.5, 3, 64, 100000)
 			eng.RunCPU, k6.RunCPU = 98, 97
 			x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e6"}, Runs: []*record.RunResult{eng}, K6: []*record.K6Run{{RunResult: k6}}, Fair: tt.rounds}
-			for _, r := range fidelity(x) {
+			for _, r := range Fidelity(x) {
 				if r.Phase != "waiting" {
 					continue
 				}
@@ -409,7 +409,7 @@ func TestExemptWhenGeneratorBound(t *testing.T) {
 				set(i+1, rs[i].Eng, rs[i].K6.RunResult)
 			}
 			x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e6"}, Runs: []*record.RunResult{eng}, K6: []*record.K6Run{{RunResult: k6}}, Fair: rs}
-			for _, r := range fidelity(x) {
+			for _, r := range Fidelity(x) {
 				if r.Phase != "waiting" {
 					continue
 				}

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"fmt"
@@ -109,7 +109,7 @@ var statOf = map[string]string{"avg": "avg", "p(95)": "p95"}
 
 // why says what the two rounds measured differently, for each stat out
 // of tolerance, then each generator's CPU and request count.
-func (r fidelityRow) why() string {
+func (r FidelityRow) why() string {
 	var why []string
 	for _, m := range []struct {
 		stat     string
@@ -153,7 +153,7 @@ func coresOf(r *record.RunResult) string {
 }
 
 // statWhy is the measured facts behind one stat's gap.
-func (r fidelityRow) statWhy(stat string, eng, k6 float64) []string {
+func (r FidelityRow) statWhy(stat string, eng, k6 float64) []string {
 	var why []string
 	name := statOf[stat]
 	if r.eng == nil || r.k6 == nil {
@@ -179,7 +179,7 @@ func (r fidelityRow) statWhy(stat string, eng, k6 float64) []string {
 
 // fewWhy is what makes a p95 fragile: few requests, or a p95 that sits on
 // the requests that opened a connection.
-func (r fidelityRow) fewWhy(stat string) []string {
+func (r FidelityRow) fewWhy(stat string) []string {
 	var why []string
 	if stat == "p(95)" {
 		if n := min(r.EngRequests, r.K6Request); n > 0 && n < fewRequests {

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"fmt"
@@ -40,8 +40,8 @@ func phaseValue(r *record.RunResult, ref, stat string) float64 {
 	return v
 }
 
-// printExperiment writes the terminal report of one experiment.
-func printExperiment(w io.Writer, x *record.ExperimentResult) {
+// PrintExperiment writes the terminal report of one experiment.
+func PrintExperiment(w io.Writer, x *record.ExperimentResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "  run\treqs\tfailed\tTPS"
 	for _, c := range phaseColumns {

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bytes"
@@ -20,9 +20,9 @@ var fidelityPhases = phaseColumns[:7]
 // measuring itself as much as the target.
 const cpuBound = 90.0
 
-// fidelityRow compares one phase of one run: the engine's and k6's
+// FidelityRow compares one phase of one run: the engine's and k6's
 // average and p95 (ms).
-type fidelityRow struct {
+type FidelityRow struct {
 	Run, Phase             string
 	EngAvg, K6Avg          float64
 	EngP95, K6P95          float64
@@ -44,8 +44,8 @@ type fidelityRow struct {
 
 // pairRow compares one phase (ref, as the table heads it: head) of a run
 // as the engine and k6 measured it.
-func pairRow(run, head, ref string, eng, k6 *record.RunResult) fidelityRow {
-	row := fidelityRow{Run: run, Phase: head,
+func pairRow(run, head, ref string, eng, k6 *record.RunResult) FidelityRow {
+	row := FidelityRow{Run: run, Phase: head,
 		EngAvg: phaseValue(eng, ref, "avg"), K6Avg: phaseValue(k6, ref, "avg"),
 		EngP95: phaseValue(eng, ref, "p(95)"), K6P95: phaseValue(k6, ref, "p(95)"),
 		EngCPU: cpuOf(eng), K6CPU: cpuOf(k6), EngRequests: eng.Result.Requests, K6Request: k6.Result.Requests,
@@ -129,9 +129,9 @@ func cpuOf(r *record.RunResult) float64 {
 	return r.Doc.GeneratorCPU.Percent
 }
 
-// fidelity pairs each engine run with its k6 replay.
-func fidelity(x *record.ExperimentResult) []fidelityRow {
-	var rows []fidelityRow
+// Fidelity pairs each engine run with its k6 replay.
+func Fidelity(x *record.ExperimentResult) []FidelityRow {
+	var rows []FidelityRow
 	for _, kr := range x.K6 {
 		var eng *record.RunResult
 		for _, r := range x.Runs {
@@ -174,7 +174,7 @@ func mark(ok bool) string {
 // selfSpread says where the engine's own two rounds (the replay and the
 // re-measured one) differ by more than the tolerance: the conditions moved
 // as much as the generators differ.
-func (r fidelityRow) selfSpread() string {
+func (r FidelityRow) selfSpread() string {
 	var s []string
 	for _, m := range []struct {
 		name         string
@@ -230,8 +230,8 @@ func verdict(replay bool, fair *bool, exempt bool) string {
 	return mark(false)
 }
 
-// printK6 is the terminal report of an experiment's k6 replay.
-func printK6(w io.Writer, x *record.ExperimentResult) {
+// PrintK6 is the terminal report of an experiment's k6 replay.
+func PrintK6(w io.Writer, x *record.ExperimentResult) {
 	for _, kr := range x.K6 {
 		fmt.Fprintf(w, "  k6 › %s: %d requests, %s failed, CPU %.0f %%; export: %s", kr.Spec.Name, kr.Result.Requests,
 			pct(kr.Result.Failed, kr.Result.Requests), cpuOf(kr.RunResult), codesOrNone(kr.Report.Codes()))
@@ -244,7 +244,7 @@ func printK6(w io.Writer, x *record.ExperimentResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	for _, r := range fidelity(x) {
+	for _, r := range Fidelity(x) {
 		if !r.AvgOK || !r.P95OK {
 			fmt.Fprintf(w, "  k6 ≠ engine › %s %s: avg %s vs %s, p95 %s vs %s (%s)\n", r.Run, r.Phase,
 				metrics.FormatMs(r.K6Avg), metrics.FormatMs(r.EngAvg), metrics.FormatMs(r.K6P95), metrics.FormatMs(r.EngP95), r.Reason)
@@ -269,7 +269,7 @@ type fidelityCount struct {
 	unexplained int // out, not exempt
 }
 
-func (c *fidelityCount) add(x *record.ExperimentResult, r fidelityRow) {
+func (c *fidelityCount) add(x *record.ExperimentResult, r FidelityRow) {
 	for _, v := range []struct {
 		name     string
 		ok, fair bool
@@ -302,7 +302,7 @@ func writeFidelity(b *bytes.Buffer, s *record.Summary) {
 	exempts := map[string]string{} // run → why, once
 	var exemptRuns []string
 	for _, x := range s.Experiments {
-		for _, r := range fidelity(x) {
+		for _, r := range Fidelity(x) {
 			c.add(x, r)
 			var fa, fp *bool
 			if r.Fair != nil {
