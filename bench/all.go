@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/middlebench/middlebench/bench/experiment"
@@ -97,12 +96,12 @@ func RunAll(ctx context.Context, o Options) (*record.Summary, error) {
 		x := rn.Run(ctx, e)
 		s.Experiments = append(s.Experiments, x)
 		if errors.Is(x.Err, ErrTainted) {
-			printSummary(rn.out(), s)
+			report.PrintSummary(rn.out(), s)
 			return s, fmt.Errorf("%s: %w; the replay stopped (later experiments would run in a changed process)", e.ID, x.Err)
 		}
 	}
 	s.Elapsed, s.LoadAfter = time.Since(s.Started), loadAverage()
-	printSummary(rn.out(), s)
+	report.PrintSummary(rn.out(), s)
 	if ctx.Err() != nil {
 		// What was measured is printed above; a partial replay does not
 		// replace a whole one's RESULTS.md.
@@ -126,24 +125,4 @@ func orNone(path string) string {
 		return "no results file"
 	}
 	return path
-}
-
-func printSummary(w io.Writer, s *record.Summary) {
-	fmt.Fprintf(w, "\n== %d experiments in %s", len(s.Experiments), s.Elapsed.Round(time.Second))
-	if s.Quick {
-		fmt.Fprint(w, " (quick)")
-	}
-	fmt.Fprintln(w)
-	for _, x := range s.Experiments {
-		fmt.Fprintf(w, "  %-12s %-6s %s\n", x.Outcome().Mark(), x.Exp.ID, x.Exp.Title)
-	}
-	p, f, n := s.Counts()
-	fmt.Fprintf(w, "  %d PASS, %d FAIL, %d NOT MEASURED (a failure while other processes took ≥ %.0f %% of the CPUs is measured again, up to %d times in all; then not measured)\n",
-		p, f, n, record.BusyThreshold, record.MaxAttempts)
-	if f := s.Failures(); len(f) > 0 {
-		fmt.Fprintf(w, "\n%d expectations failed:\n  %s\n", len(f), strings.Join(f, "\n  "))
-	}
-	if m := s.NotMeasured(); len(m) > 0 {
-		fmt.Fprintf(w, "\n%d expectations not measured:\n  %s\n", len(m), strings.Join(m, "\n  "))
-	}
 }

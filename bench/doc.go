@@ -22,8 +22,8 @@
 //     from the YAML), k6command.go, k6run.go, k6steps.go, k6cpu.go, and
 //     fidelityround.go (a run whose phases k6 and the engine disagree on,
 //     re-measured by both alike);
-//   - every experiment: all.go (Options, RunAll, the closing summary) and
-//     machine.go (the machine the replay ran on, and its load).
+//   - every experiment: all.go (Options, RunAll) and machine.go (the
+//     machine the replay ran on, and its load).
 //
 // An experiment is one YAML file and no Go: see the README's "The
 // experiments".

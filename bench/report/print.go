@@ -139,3 +139,25 @@ func printDisturbance(w io.Writer, x *record.ExperimentResult) {
 		fmt.Fprintln(w, "  ↻ "+n)
 	}
 }
+
+// PrintSummary writes the closing lines of a replay: each experiment's
+// verdict, the counts, and every failure and check not measured.
+func PrintSummary(w io.Writer, s *record.Summary) {
+	fmt.Fprintf(w, "\n== %d experiments in %s", len(s.Experiments), s.Elapsed.Round(time.Second))
+	if s.Quick {
+		fmt.Fprint(w, " (quick)")
+	}
+	fmt.Fprintln(w)
+	for _, x := range s.Experiments {
+		fmt.Fprintf(w, "  %-12s %-6s %s\n", x.Outcome().Mark(), x.Exp.ID, x.Exp.Title)
+	}
+	p, f, n := s.Counts()
+	fmt.Fprintf(w, "  %d PASS, %d FAIL, %d NOT MEASURED (a failure while other processes took ≥ %.0f %% of the CPUs is measured again, up to %d times in all; then not measured)\n",
+		p, f, n, record.BusyThreshold, record.MaxAttempts)
+	if f := s.Failures(); len(f) > 0 {
+		fmt.Fprintf(w, "\n%d expectations failed:\n  %s\n", len(f), strings.Join(f, "\n  "))
+	}
+	if m := s.NotMeasured(); len(m) > 0 {
+		fmt.Fprintf(w, "\n%d expectations not measured:\n  %s\n", len(m), strings.Join(m, "\n  "))
+	}
+}
