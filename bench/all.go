@@ -7,11 +7,12 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
+	"github.com/middlebench/middlebench/bench/record"
+	"github.com/middlebench/middlebench/bench/report"
 )
 
 // Options are what `middlebench bench` and `middlebench run` ask for.
@@ -23,8 +24,8 @@ type Options struct {
 	Results   string    // RESULTS.md to write, or "" for none
 	ChartsDir string    // where the SVG charts go (default: results/ beside Results)
 
-	Observer load.Observer                         // if set, sees every request of every run (the live dashboard)
-	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
+	Observer load.Observer                                // if set, sees every request of every run (the live dashboard)
+	OnRun    func(experiment string, r *record.RunResult) // if set, called as each run is diagnosed
 	// K6 replays every run with real k6 too: a path, or K6OnPath for k6
 	// from PATH when there is one ("" or K6Off for none).
 	K6 string
@@ -41,53 +42,6 @@ const (
 
 // DefaultDir holds the experiments.
 const DefaultDir = "experiments"
-
-// Summary is a whole replay.
-type Summary struct {
-	Machine     Machine
-	Quick       bool
-	Started     time.Time
-	Elapsed     time.Duration
-	Experiments []*ExperimentResult
-	K6Version   string // of the k6 that replayed the runs, or ""
-	// LoadBefore and LoadAfter are the machine's load averages around the
-	// replay: a shared machine's figures need them.
-	LoadBefore, LoadAfter string
-}
-
-// Failures lists every failure of every experiment.
-func (s *Summary) Failures() []string {
-	var out []string
-	for _, x := range s.Experiments {
-		out = append(out, x.Failures()...)
-	}
-	return out
-}
-
-// NotMeasured lists every check of every experiment that failed only while
-// the machine was busy (see judge).
-func (s *Summary) NotMeasured() []string {
-	var out []string
-	for _, x := range s.Experiments {
-		out = append(out, x.NotMeasured()...)
-	}
-	return out
-}
-
-// Counts is how many experiments passed, failed and were not measured.
-func (s *Summary) Counts() (passed, failed, notMeasured int) {
-	for _, x := range s.Experiments {
-		switch x.outcome() {
-		case outcomePass:
-			passed++
-		case outcomeFail:
-			failed++
-		default:
-			notMeasured++
-		}
-	}
-	return passed, failed, notMeasured
-}
 
 // ExperimentFiles returns the files to replay: the ones given, or every
 // .yaml of dir in name order.
@@ -109,7 +63,7 @@ func ExperimentFiles(files []string, dir string) ([]string, error) {
 // RunAll loads every experiment first (so that a typo fails before
 // anything runs), replays them in order, writes RESULTS.md if asked, and
 // returns what happened. An interrupted replay still writes what it has.
-func RunAll(ctx context.Context, o Options) (*Summary, error) {
+func RunAll(ctx context.Context, o Options) (*record.Summary, error) {
 	defer load.TuneGC()() // the engine's collector setting, as `middlebench load` has it
 	files, err := ExperimentFiles(o.Files, DefaultDir)
 	if err != nil {
@@ -124,7 +78,7 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		exps = append(exps, e)
 	}
 	rn := &Runner{Out: o.Out, Live: o.Live, Quick: o.Quick, K6Dir: o.K6Dir, Observer: o.Observer, OnRun: o.OnRun}
-	s := &Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now(), LoadBefore: loadAverage()}
+	s := &record.Summary{Machine: readMachine(time.Now()), Quick: o.Quick, Started: time.Now(), LoadBefore: loadAverage()}
 	if o.K6 != "" && o.K6 != K6Off {
 		if rn.K6, s.K6Version, err = findK6(o.K6); err != nil {
 			return nil, err
@@ -142,12 +96,12 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		x := rn.Run(ctx, e)
 		s.Experiments = append(s.Experiments, x)
 		if errors.Is(x.Err, ErrTainted) {
-			printSummary(rn.out(), s)
+			report.PrintSummary(rn.out(), s)
 			return s, fmt.Errorf("%s: %w; the replay stopped (later experiments would run in a changed process)", e.ID, x.Err)
 		}
 	}
 	s.Elapsed, s.LoadAfter = time.Since(s.Started), loadAverage()
-	printSummary(rn.out(), s)
+	report.PrintSummary(rn.out(), s)
 	if ctx.Err() != nil {
 		// What was measured is printed above; a partial replay does not
 		// replace a whole one's RESULTS.md.
@@ -158,7 +112,7 @@ func RunAll(ctx context.Context, o Options) (*Summary, error) {
 		if charts == "" {
 			charts = filepath.Join(filepath.Dir(o.Results), "results")
 		}
-		if err := WriteResults(o.Results, charts, s); err != nil {
+		if err := report.WriteResults(o.Results, charts, s); err != nil {
 			return s, err
 		}
 		fmt.Fprintf(rn.out(), "wrote %s and its charts in %s/\n", o.Results, charts)
@@ -171,24 +125,4 @@ func orNone(path string) string {
 		return "no results file"
 	}
 	return path
-}
-
-func printSummary(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "\n== %d experiments in %s", len(s.Experiments), s.Elapsed.Round(time.Second))
-	if s.Quick {
-		fmt.Fprint(w, " (quick)")
-	}
-	fmt.Fprintln(w)
-	for _, x := range s.Experiments {
-		fmt.Fprintf(w, "  %-12s %-6s %s\n", x.outcome().mark(), x.Exp.ID, x.Exp.Title)
-	}
-	p, f, n := s.Counts()
-	fmt.Fprintf(w, "  %d PASS, %d FAIL, %d NOT MEASURED (a failure while other processes took ≥ %.0f %% of the CPUs is measured again, up to %d times in all; then not measured)\n",
-		p, f, n, busyThreshold, maxAttempts)
-	if f := s.Failures(); len(f) > 0 {
-		fmt.Fprintf(w, "\n%d expectations failed:\n  %s\n", len(f), strings.Join(f, "\n  "))
-	}
-	if m := s.NotMeasured(); len(m) > 0 {
-		fmt.Fprintf(w, "\n%d expectations not measured:\n  %s\n", len(m), strings.Join(m, "\n  "))
-	}
 }

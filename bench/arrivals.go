@@ -11,19 +11,8 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/load"
+	"github.com/middlebench/middlebench/bench/record"
 )
-
-// arrivalSpan is when a run's requests set out, as the generator that ran
-// recorded each one: the first and the last request's start of sending
-// (its end less http_req_duration). A limiter decides when a request
-// reaches its box, on loopback a fraction of a millisecond later; the box
-// keeps no time for the requests it passes, so this is as near to its
-// arrivals as the harness sees, for the engine and for k6 alike.
-type arrivalSpan struct {
-	First, Last time.Time
-	Requests    int64
-	Source      string // which record it comes from
-}
 
 // spanObserver records the span of the engine's requests, and hands each
 // one on to next (the dashboard), if any.
@@ -63,20 +52,20 @@ func (o *spanObserver) ObserveResult(res *load.Result) {
 }
 
 // span is what was seen, once the run has ended.
-func (o *spanObserver) span() (arrivalSpan, error) {
+func (o *spanObserver) span() (record.ArrivalSpan, error) {
 	n := o.n.Load()
 	if n == 0 || o.start.IsZero() {
-		return arrivalSpan{}, fmt.Errorf("the engine recorded no request")
+		return record.ArrivalSpan{}, fmt.Errorf("the engine recorded no request")
 	}
-	return arrivalSpan{First: o.start.Add(time.Duration(o.first.Load())), Last: o.start.Add(time.Duration(o.last.Load())),
+	return record.ArrivalSpan{First: o.start.Add(time.Duration(o.first.Load())), Last: o.start.Add(time.Duration(o.last.Load())),
 		Requests: n, Source: "the engine's requests"}, nil
 }
 
 // k6Span reads the span of k6's requests off its NDJSON stream: each
 // http_req_duration point is stamped with the request's end (k6's
 // Trail.EndTime) and carries its duration in ms.
-func k6Span(path string) (arrivalSpan, error) {
-	sp := arrivalSpan{Source: "k6's NDJSON stream"}
+func k6Span(path string) (record.ArrivalSpan, error) {
+	sp := record.ArrivalSpan{Source: "k6's NDJSON stream"}
 	err := scanK6Points(path, "http_req_duration", func(end time.Time, ms float64) {
 		at := end.Add(-time.Duration(ms * float64(time.Millisecond)))
 		if sp.Requests == 0 || at.Before(sp.First) {
@@ -88,10 +77,10 @@ func k6Span(path string) (arrivalSpan, error) {
 		sp.Requests++
 	})
 	if err != nil {
-		return arrivalSpan{}, err
+		return record.ArrivalSpan{}, err
 	}
 	if sp.Requests == 0 {
-		return arrivalSpan{}, fmt.Errorf("%s: no http_req_duration point", path)
+		return record.ArrivalSpan{}, fmt.Errorf("%s: no http_req_duration point", path)
 	}
 	return sp, nil
 }

@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // runEngine runs every run of e with the engine.
-func (rn *Runner) runEngine(ctx context.Context, e *experiment.Experiment) ([]*RunResult, error) {
-	var runs []*RunResult
+func (rn *Runner) runEngine(ctx context.Context, e *experiment.Experiment) ([]*record.RunResult, error) {
+	var runs []*record.RunResult
 	for i := range e.Runs {
 		if ctx.Err() != nil {
 			return runs, fmt.Errorf("interrupted before run %q", e.Runs[i].Name)
@@ -28,7 +29,7 @@ func (rn *Runner) runEngine(ctx context.Context, e *experiment.Experiment) ([]*R
 
 // noteAttempt records, before attempt n > 1, why the last one is measured
 // again: its checks that failed while the machine was busy.
-func (rn *Runner) noteAttempt(x *ExperimentResult, n int, with string, last []*RunResult) {
+func (rn *Runner) noteAttempt(x *record.ExperimentResult, n int, with string, last []*record.RunResult) {
 	if n < 2 {
 		return
 	}
@@ -42,19 +43,19 @@ func (rn *Runner) noteAttempt(x *ExperimentResult, n int, with string, last []*R
 	}
 	note := fmt.Sprintf("attempt %d%s failed only while the machine was busy: %s", n-1, with, strings.Join(why, "; "))
 	x.Remeasured = append(x.Remeasured, note)
-	fmt.Fprintf(rn.out(), "  ↻ %s; measuring again (%d of at most %d)\n", note, n, maxAttempts)
+	fmt.Fprintf(rn.out(), "  ↻ %s; measuring again (%d of at most %d)\n", note, n, record.MaxAttempts)
 }
 
-func checksOf(runs []*RunResult) []Check {
-	var out []Check
+func checksOf(runs []*record.RunResult) []record.Check {
+	var out []record.Check
 	for _, r := range runs {
 		out = append(out, r.Checks...)
 	}
 	return out
 }
 
-func k6Results(k6 []*K6Run) []*RunResult {
-	out := make([]*RunResult, len(k6))
+func k6Results(k6 []*record.K6Run) []*record.RunResult {
+	out := make([]*record.RunResult, len(k6))
 	for i, kr := range k6 {
 		out[i] = kr.RunResult
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/wire"
 )
 
@@ -92,7 +93,7 @@ func (s stuckTarget) close() error {
 
 // replaySource replays the experiment YAML src, written to a file of that
 // name, with a fresh Runner (a minute at most).
-func replaySource(t *testing.T, name, src string) *ExperimentResult {
+func replaySource(t *testing.T, name, src string) *record.ExperimentResult {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {

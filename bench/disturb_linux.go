@@ -7,23 +7,24 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/internal/procstat"
 )
 
 // sampleLoad reads the busy and stolen time of cpus (/proc/stat) and the
 // CPU of this process's tree.
-func sampleLoad(cpus []int) (loadSample, bool) {
-	s := loadSample{at: time.Now()}
+func sampleLoad(cpus []int) (record.LoadSample, bool) {
+	s := record.LoadSample{At: time.Now()}
 	for _, c := range cpus {
 		t, ok := procstat.Read("cpu" + strconv.Itoa(c))
 		if !ok {
 			return s, false
 		}
-		s.busy += t.Busy()
-		s.steal += t.Steal
+		s.Busy += t.Busy()
+		s.Steal += t.Steal
 	}
 	ours, ok := treeCPU(os.Getpid(), 0)
-	s.ours = ours
+	s.Ours = ours
 	return s, ok
 }
 

@@ -41,13 +41,13 @@ func TestTreeCPUCountsChildren(t *testing.T) {
 	total := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	s2, _ := sampleLoad(cpus)
 	const tick = 10 * time.Millisecond // /proc's unit
-	if got := s1.ours - s0.ours; got < child-tick {
+	if got := s1.Ours - s0.Ours; got < child-tick {
 		t.Errorf("while the child ran: ours grew %v, the child alone had used %v", got, child)
 	}
-	if got := s2.ours - s0.ours; got < total-2*tick {
+	if got := s2.Ours - s0.Ours; got < total-2*tick {
 		t.Errorf("after the child ended: ours grew %v, the child used %v", got, total)
 	}
-	if s2.ours < s1.ours || s2.busy < s1.busy {
+	if s2.Ours < s1.Ours || s2.Busy < s1.Busy {
 		t.Errorf("counts went back: %+v then %+v", s1, s2)
 	}
 }

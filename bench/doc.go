@@ -5,27 +5,25 @@
 // show and writes RESULTS.md.
 //
 // The experiment file itself (its types, ${vars}, bounds and their
-// arithmetic, validation) is package bench/experiment. This package is
-// four things, each in its own files:
+// arithmetic, validation) is package bench/experiment; the record of a
+// replay (RunResult, ExperimentResult, K6Run, Summary), its checks and the
+// rule for a busy machine are package bench/record; what reads the record
+// (the terminal's report, RESULTS.md, its charts, the fidelity of k6 to
+// the engine) is package bench/report. This package runs the replay, in
+// three parts, each in its own files:
 //
-//   - judging a run against its expectations: check.go (a band or a
-//     finding code against what the run measured), lookup.go (a metric
-//     reference of a run), derived.go (figures computed apart from the
-//     devices, such as a fixed window's passes), verdict.go (PASS, FAIL,
-//     not measured);
-//   - running: runner.go (Runner, RunResult), attempts.go, target.go,
+//   - running: runner.go (Runner), attempts.go, target.go,
 //     served.go and serve.go (a run's server and path for another
 //     generator), child.go and generators.go (generators: N child
 //     processes), wire.go, pin_*.go, arrivals.go, progress.go, and the
-//     disturbance a shared machine adds (disturb*.go, loadmeter.go,
-//     runcpu.go, cpushare_*.go);
-//   - the replay with real k6 and its fidelity: k6script.go and
-//     k6options.go (the script from the YAML), k6command.go, k6run.go,
-//     k6steps.go, k6cpu.go, and fidelity*.go (k6 against the engine, phase
-//     by phase, re-measured when they disagree, and why);
-//   - results: all.go (Options, Summary: every experiment), print.go (the
-//     terminal), results.go, charts.go and machine.go (RESULTS.md and its
-//     charts).
+//     disturbance a shared machine adds, as measured (disturb_*.go,
+//     loadmeter.go, runcpu.go, cpushare_*.go);
+//   - the replay with real k6: k6script.go and k6options.go (the script
+//     from the YAML), k6command.go, k6run.go, k6steps.go, k6cpu.go, and
+//     fidelityround.go (a run whose phases k6 and the engine disagree on,
+//     re-measured by both alike);
+//   - every experiment: all.go (Options, RunAll) and machine.go (the
+//     machine the replay ran on, and its load).
 //
 // An experiment is one YAML file and no Go: see the README's "The
 // experiments".

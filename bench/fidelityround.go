@@ -3,10 +3,10 @@ package bench
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
 
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/record"
+	"github.com/middlebench/middlebench/bench/report"
 )
 
 // In the replay the two generators do not run under the same conditions:
@@ -14,8 +14,8 @@ import (
 // with the server and the path, k6 runs in a process of its own beside
 // them, and the two rounds run minutes apart on a machine other work
 // shares. A run with a phase out of tolerance is therefore measured again
-// in fairRoundsN paired rounds with both generators alike: the server and
-// path in a child process (the placement an isolated experiment uses; the
+// in record.FairRoundsN paired rounds with both generators alike: the
+// server and path in a child process (the placement an isolated experiment uses; the
 // experiment's own isolation where it has one), each generator alone in
 // its process on the same CPUs, back to back, the first round the engine
 // first, the next k6 first, and so on (whichever runs second finds the
@@ -24,29 +24,13 @@ import (
 // either moves no median, and a generator that is off in every round is
 // off in its median. The replay's figures and verdict stay in the table.
 
-// fairRoundsN is how many paired rounds re-measure a run: odd, so each
-// median is a round's figure, and the smallest that outvotes one disturbed
-// round. It bounds bench --k6's extra time: at most fairRoundsN times both
-// generators' run time for each run with a figure out of tolerance.
-const fairRoundsN = 3
-
-// fairRound is one run re-measured by both generators under the same
-// conditions.
-type fairRound struct {
-	Run     string
-	Eng     *RunResult
-	K6      *K6Run
-	K6First bool      // k6 ran first in this round
-	Load    [2]string // the machine's load average before and after
-}
-
 // fairRounds re-measures each run of x with a fidelity row out of
 // tolerance. Runs through a wire keep their placement in the replay (the
 // wire's namespaces belong to the process that made them) and are not
 // re-measured.
-func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRound, error) {
+func (rn *Runner) fairRounds(ctx context.Context, x *record.ExperimentResult) ([]record.FairRound, error) {
 	missed := map[string]bool{}
-	for _, r := range fidelity(x) {
+	for _, r := range report.Fidelity(x) {
 		if !r.AvgOK || !r.P95OK {
 			missed[r.Run] = true
 		}
@@ -62,22 +46,22 @@ func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRo
 	// Quiet, off the dashboard, and k6's files of the replay left alone.
 	fr := *rn
 	fr.Observer, fr.OnRun, fr.K6Dir, fr.Live = nil, nil, "", false
-	var out []fairRound
+	var out []record.FairRound
 	for i := range e.Runs {
 		rs := &e.Runs[i]
 		if pc := e.PathFor(rs); !missed[rs.Name] || (pc != nil && pc.Wire != nil) {
 			continue
 		}
-		for n := range fairRoundsN {
+		for n := range record.FairRoundsN {
 			if ctx.Err() != nil {
 				return out, fmt.Errorf("interrupted before re-measuring run %q", rs.Name)
 			}
-			round := fairRound{Run: rs.Name, K6First: n%2 == 1, Load: [2]string{loadAverage(), ""}}
+			round := record.FairRound{Run: rs.Name, K6First: n%2 == 1, Load: [2]string{loadAverage(), ""}}
 			first := "the engine"
 			if round.K6First {
 				first = "k6"
 			}
-			fmt.Fprintf(rn.out(), "  fidelity › %s: round %d of %d, %s first, the server and path in a child process\n", rs.Name, n+1, fairRoundsN, first)
+			fmt.Fprintf(rn.out(), "  fidelity › %s: round %d of %d, %s first, the server and path in a child process\n", rs.Name, n+1, record.FairRoundsN, first)
 			var err error
 			engine := func() error {
 				if round.Eng, err = fr.runOne(ctx, &e, rs); err != nil {
@@ -105,34 +89,4 @@ func (rn *Runner) fairRounds(ctx context.Context, x *ExperimentResult) ([]fairRo
 		}
 	}
 	return out, nil
-}
-
-// fairOf is the re-measured rounds of run, in the order they ran.
-func fairOf(x *ExperimentResult, run string) []*fairRound {
-	var out []*fairRound
-	for i := range x.Fair {
-		if x.Fair[i].Run == run {
-			out = append(out, &x.Fair[i])
-		}
-	}
-	return out
-}
-
-// median is the middle of v (the mean of the two middle ones for an even
-// count); NaN for none, or when any is NaN (a phase a round lacks).
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	for _, f := range s {
-		if math.IsNaN(f) {
-			return math.NaN()
-		}
-	}
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/merge"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // A run with generators: N (the fix for E7's saturated generator) is run
@@ -262,7 +263,7 @@ func readLine(ctx context.Context, r *bufio.Reader, d time.Duration) (string, er
 
 // runGenerators is runOne for a run with generators: the load runs in
 // the generator children, the rest as for one generator in this process.
-func (rn *Runner) runGenerators(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec, rr *RunResult, tgt target, t0 time.Time) (*RunResult, error) {
+func (rn *Runner) runGenerators(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec, rr *record.RunResult, tgt target, t0 time.Time) (*record.RunResult, error) {
 	if wireDial(tgt) != nil {
 		return nil, fmt.Errorf("generators: %d: a run through a wire needs its generator in this process", rs.Generators)
 	}

@@ -18,18 +18,8 @@ import (
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
-
-// K6Run is one run replayed with real k6 as the generator, through the
-// same server and path as the engine's: k6's figures in the harness's
-// shape (checked against the same expectations), and the analyzer's
-// reports on k6's summary export and, for a sweep, on its NDJSON stream.
-type K6Run struct {
-	*RunResult                  // Report is the export's
-	Stream     *diagnose.Report // the NDJSON stream's
-	// streamUnshown is what the stream cannot show (nil: it shows all).
-	streamUnshown *unshown
-}
 
 // findK6 returns the k6 to use and its version: path, or with K6OnPath
 // k6 from PATH ("" when there is none).
@@ -52,7 +42,7 @@ func isSweep(rs *experiment.RunSpec) bool { return len(rs.Load.Stages) > 0 }
 
 // runK6 runs one run's generated script with k6 against a fresh target,
 // pinned as the engine was, and reads what k6 wrote.
-func (rn *Runner) runK6(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (kr *K6Run, err error) {
+func (rn *Runner) runK6(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (kr *record.K6Run, err error) {
 	t0 := rn.now()
 	src, err := k6ScriptOf(e, rs)
 	if err != nil {
@@ -112,10 +102,10 @@ func (rn *Runner) runK6(ctx context.Context, e *experiment.Experiment, rs *exper
 	}
 	obs.Apply(extra)
 	doc := docOf(obs)
-	kr = &K6Run{RunResult: &RunResult{Spec: rs, PathCfg: e.PathFor(rs), Pinned: pl.pinned, RunCPU: runCPU, Load: timeline}}
-	if findRateLimit(kr.PathCfg) != nil { // read now: the stream may go with dir
+	kr = &record.K6Run{RunResult: &record.RunResult{Spec: rs, PathCfg: e.PathFor(rs), Pinned: pl.pinned, RunCPU: runCPU, Load: timeline}}
+	if record.FindRateLimit(kr.PathCfg) != nil { // read now: the stream may go with dir
 		sp, err := k6Span(stream)
-		kr.Arrivals = func() (arrivalSpan, error) { return sp, err }
+		kr.Arrivals = func() (record.ArrivalSpan, error) { return sp, err }
 	}
 	srd := rd
 	if isSweep(rs) {
@@ -141,7 +131,7 @@ func (rn *Runner) runK6(ctx context.Context, e *experiment.Experiment, rs *exper
 	}
 	doc.Statuses, doc.Errors = sobs.Statuses, sobs.Errors
 	rep := diagnose.Analyze(sobs, diagnose.DefaultConfig())
-	kr.Stream, kr.streamUnshown, kr.Unshown = &rep, unshownBy(sobs), unshownBy(obs)
+	kr.Stream, kr.StreamUnshown, kr.Unshown = &rep, unshownBy(sobs), unshownBy(obs)
 	if isSweep(rs) {
 		kr.StepReport = &rep // the steps are the stream's
 	}
@@ -277,8 +267,8 @@ func windowMetrics(w *diagnose.Window) map[string]metrics.Metric {
 
 // runAllK6 replays each run of x with k6, then checks k6's results against
 // the same expectations, and the expected codes on the stream's report too.
-func (rn *Runner) runAllK6(ctx context.Context, x *ExperimentResult) error {
-	var runs []*RunResult
+func (rn *Runner) runAllK6(ctx context.Context, x *record.ExperimentResult) error {
+	var runs []*record.RunResult
 	for i := range x.Exp.Runs {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted before run %q with k6", x.Exp.Runs[i].Name)
@@ -295,15 +285,15 @@ func (rn *Runner) runAllK6(ctx context.Context, x *ExperimentResult) error {
 			return fmt.Errorf("run %q with k6: %w", x.Exp.Runs[i].Name, err)
 		}
 	}
-	checkAll(runs)
+	record.CheckAll(runs)
 	for _, kr := range x.K6 {
 		if kr.Stream == nil {
 			continue
 		}
-		for _, c := range checkCodes(kr.Spec.Expect, kr.Stream.Codes(), kr.streamUnshown) {
-			c = judge(c, kr.runDisturbance())
+		for _, c := range record.CheckCodes(kr.Spec.Expect, kr.Stream.Codes(), kr.StreamUnshown) {
+			c = record.Judge(c, kr.RunDisturbance())
 			c.What = "stream: " + c.What
-			if c.failed() {
+			if c.Failed() {
 				c.Msg = "on k6's NDJSON stream: " + c.Msg
 			}
 			kr.Checks = append(kr.Checks, c)
@@ -325,7 +315,7 @@ var fileNames = map[diagnose.Format]string{
 }
 
 // unshownBy is what o, read from one of k6's files, cannot show.
-func unshownBy(o *diagnose.Observation) *unshown {
+func unshownBy(o *diagnose.Observation) *record.Unshown {
 	codes := diagnose.Unshown(o)
 	if len(codes) == 0 {
 		return nil
@@ -334,37 +324,5 @@ func unshownBy(o *diagnose.Observation) *unshown {
 	if !ok {
 		name = string(o.Format)
 	}
-	return &unshown{file: name, codes: codes}
-}
-
-// verdict is one run's checks with k6, in a line: the passed of the
-// made, what failed and, apart, what the files could not show.
-func (kr *K6Run) verdict() string {
-	passed, made := 0, 0
-	var failed, busy, skipped []string
-	for _, c := range kr.Checks {
-		switch {
-		case c.Skipped != "":
-			skipped = append(skipped, c.What+": "+c.Skipped)
-			continue
-		case c.OK:
-			passed++
-		case c.Busy:
-			busy = append(busy, c.Msg+" ("+busyNote(c.Disturbance)+")")
-		default:
-			failed = append(failed, c.Msg)
-		}
-		made++
-	}
-	v := fmt.Sprintf("✅ %d/%d", passed, made)
-	switch {
-	case len(failed) > 0:
-		v = fmt.Sprintf("❌ %d/%d: %s", passed, made, strings.Join(failed, "; "))
-	case len(busy) > 0:
-		v = fmt.Sprintf("⏸ %d/%d, not measured: %s", passed, made, strings.Join(busy, "; "))
-	}
-	if len(skipped) > 0 {
-		v += fmt.Sprintf("; ⏭ %d skipped: %s", len(skipped), strings.Join(skipped, "; "))
-	}
-	return v
+	return &record.Unshown{File: name, Codes: codes}
 }

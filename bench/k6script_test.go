@@ -259,3 +259,31 @@ func sameOption(ours, theirs any) bool {
 	}
 	return reflect.DeepEqual(ours, theirs)
 }
+
+func TestWriteK6Scripts(t *testing.T) {
+	e, err := experiment.Load("../experiments/e1-tls-handshake.yaml", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteK6Scripts(e, "", "", &out); err == nil || !strings.Contains(err.Error(), "has 3 runs") {
+		t.Errorf("three runs to stdout: %v", err)
+	}
+	out.Reset()
+	if err := WriteK6Scripts(e, "delay, reuse", "", &out); err != nil || !strings.Contains(out.String(), "export const options") {
+		t.Errorf("one run to stdout: %v, %.80q", err, out.String())
+	}
+	if err := WriteK6Scripts(e, "no such run", "", &out); err == nil || !strings.Contains(err.Error(), `no run "no such run"`) {
+		t.Errorf("unknown run: %v", err)
+	}
+	dir := t.TempDir()
+	out.Reset()
+	if err := WriteK6Scripts(e, "", dir, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"e1-1.js", "e1-2.js", "e1-3.js"} {
+		if !strings.Contains(out.String(), f) {
+			t.Errorf("%s not written: %s", f, out.String())
+		}
+	}
+}

@@ -3,6 +3,8 @@ package bench
 import (
 	"sync"
 	"time"
+
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // loadEvery is how often a run's disturbance is sampled: /proc's counters
@@ -16,12 +18,12 @@ type loadMeter struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 	mu   sync.Mutex
-	tl   loadTimeline
+	tl   record.LoadTimeline
 }
 
 // startLoadMeter samples cpus now and every loadEvery until end.
 func startLoadMeter(cpus []int) *loadMeter {
-	m := &loadMeter{cpus: cpus, stop: make(chan struct{}), tl: loadTimeline{cpus: len(cpus)}}
+	m := &loadMeter{cpus: cpus, stop: make(chan struct{}), tl: record.LoadTimeline{CPUs: len(cpus)}}
 	m.sample()
 	m.wg.Add(1)
 	go func() {
@@ -46,17 +48,17 @@ func (m *loadMeter) sample() {
 		return
 	}
 	m.mu.Lock()
-	m.tl.samples = append(m.tl.samples, s)
+	m.tl.Samples = append(m.tl.Samples, s)
 	m.mu.Unlock()
 }
 
 // end takes a last sample and returns the timeline (nil where nothing
 // could be sampled).
-func (m *loadMeter) end() *loadTimeline {
+func (m *loadMeter) end() *record.LoadTimeline {
 	close(m.stop)
 	m.wg.Wait()
 	m.sample()
-	if len(m.tl.samples) < 2 {
+	if len(m.tl.Samples) < 2 {
 		return nil
 	}
 	return &m.tl

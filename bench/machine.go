@@ -6,21 +6,12 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/middlebench/middlebench/bench/record"
 )
 
-// Machine says where a run was measured; RESULTS.md opens with it.
-type Machine struct {
-	CPU       string `json:"cpu"`
-	Cores     int    `json:"cores"`
-	MemoryGiB int    `json:"memoryGiB"`
-	OS        string `json:"os"`
-	Kernel    string `json:"kernel,omitempty"`
-	Go        string `json:"go"`
-	Date      string `json:"date"`
-}
-
-func readMachine(now time.Time) Machine {
-	m := Machine{
+func readMachine(now time.Time) record.Machine {
+	m := record.Machine{
 		CPU:   "unknown",
 		Cores: runtime.NumCPU(),
 		OS:    runtime.GOOS + "/" + runtime.GOARCH,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -17,8 +16,8 @@ import (
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
-	"github.com/middlebench/middlebench/internal/timing"
-	"github.com/middlebench/middlebench/proxy"
+	"github.com/middlebench/middlebench/bench/record"
+	"github.com/middlebench/middlebench/bench/report"
 )
 
 // Runner replays experiments.
@@ -30,55 +29,10 @@ type Runner struct {
 	Quick bool      // the experiments were loaded with their quick vars
 	Now   func() time.Time
 
-	Observer load.Observer                         // if set, sees every request (the live dashboard)
-	OnRun    func(experiment string, r *RunResult) // if set, called as each run is diagnosed
+	Observer load.Observer                                // if set, sees every request (the live dashboard)
+	OnRun    func(experiment string, r *record.RunResult) // if set, called as each run is diagnosed
 
 	cpus []int // the CPUs the experiments may use, read before any run pins this process
-}
-
-// RunResult is one run of an experiment: what the engine measured, what
-// the server and each stage saw, the diagnosis and the checks.
-type RunResult struct {
-	Spec    *experiment.RunSpec
-	Result  *load.Result
-	Doc     *metrics.Document
-	Server  timing.ServerView
-	Path    *proxy.PathStats
-	Report  diagnose.Report
-	Checks  []Check
-	PathCfg *proxy.PathConfig // the path it went through (nil: straight at the server)
-	Pinned  string            // what was pinned where, or empty
-	Elapsed time.Duration
-	// Arrivals is when the generator sent the run's requests, read when a
-	// band needs it (derived fixedWindowPassed); nil when not recorded.
-	Arrivals func() (arrivalSpan, error)
-	// Unshown is what the file the Report was read from cannot show
-	// (k6's summary export: a sweep's steps); nil when it shows all.
-	Unshown *unshown
-	// StepReport is the report whose steps "step … outside" reads, when
-	// not Report's (k6: the stream's; its export has no steps).
-	StepReport *diagnose.Report
-	// RunCPU is the share of the machine's CPUs the generator and its
-	// target used together over the generator's run (see runMeter); NaN
-	// when not measured.
-	RunCPU float64
-	// Load is how the machine's CPUs went during the run (see
-	// disturbance); Origin is when its steps' times count from.
-	Load   *loadTimeline
-	Origin time.Time
-}
-
-// ExperimentResult is every run of one experiment.
-type ExperimentResult struct {
-	Exp     *experiment.Experiment
-	Runs    []*RunResult
-	K6      []*K6Run    // the same runs with real k6, when asked
-	Fair    []fairRound // runs with a phase out of tolerance, re-measured by both generators alike
-	Err     error       // an experiment that could not run at all, or was interrupted
-	Elapsed time.Duration
-	// Remeasured says, per earlier attempt, what failed while the machine
-	// was busy and made the harness measure again.
-	Remeasured []string
 }
 
 func (rn *Runner) now() time.Time {
@@ -100,67 +54,39 @@ func (rn *Runner) out() io.Writer {
 // kept; the result then carries the interruption as its error. Runs whose
 // checks failed only while the machine was busy are measured again (see
 // remeasure), the engine's and k6's apart.
-func (rn *Runner) Run(ctx context.Context, e *experiment.Experiment) *ExperimentResult {
-	x := &ExperimentResult{Exp: e}
+func (rn *Runner) Run(ctx context.Context, e *experiment.Experiment) *record.ExperimentResult {
+	x := &record.ExperimentResult{Exp: e}
 	t0 := rn.now()
 	if rn.cpus == nil {
 		rn.cpus = allCPUs() // before any run pins this process
 	}
 	fmt.Fprintf(rn.out(), "\n▶ %s — %s\n", e.ID, e.Title)
-	remeasure(maxAttempts, func(attempt int) outcome {
+	record.Remeasure(record.MaxAttempts, func(attempt int) record.Outcome {
 		rn.noteAttempt(x, attempt, "", x.Runs)
 		x.Runs, x.Err = rn.runEngine(ctx, e)
 		if x.Err != nil {
-			return outcomeFail
+			return record.OutcomeFail
 		}
-		checkAll(x.Runs)
-		return outcomeOf(checksOf(x.Runs))
+		record.CheckAll(x.Runs)
+		return record.OutcomeOf(checksOf(x.Runs))
 	})
 	if x.Err == nil && rn.K6 != "" {
-		remeasure(maxAttempts, func(attempt int) outcome {
+		record.Remeasure(record.MaxAttempts, func(attempt int) record.Outcome {
 			rn.noteAttempt(x, attempt, " with k6", k6Results(x.K6))
 			x.K6 = nil
 			if x.Err = rn.runAllK6(ctx, x); x.Err != nil {
-				return outcomeFail
+				return record.OutcomeFail
 			}
-			return outcomeOf(checksOf(k6Results(x.K6)))
+			return record.OutcomeOf(checksOf(k6Results(x.K6)))
 		})
 	}
 	if x.Err == nil && rn.K6 != "" {
 		x.Fair, x.Err = rn.fairRounds(ctx, x)
 	}
 	x.Elapsed = rn.now().Sub(t0)
-	printExperiment(rn.out(), x)
-	printK6(rn.out(), x)
+	report.PrintExperiment(rn.out(), x)
+	report.PrintK6(rn.out(), x)
 	return x
-}
-
-// checkAll evaluates every run's expectations once all runs exist, since a
-// band may be relative to another run, and judges each failure by how busy
-// the machine was over what it read (see judge).
-func checkAll(runs []*RunResult) {
-	others := map[string]metricSource{}
-	byName := map[string]*RunResult{}
-	for _, r := range runs {
-		others[r.Spec.Name], byName[r.Spec.Name] = r, r
-	}
-	for _, r := range runs {
-		whole := r.runDisturbance()
-		r.Checks = nil
-		for _, c := range checkCodes(r.Spec.Expect, r.Report.Codes(), r.Unshown) {
-			r.Checks = append(r.Checks, judge(c, whole))
-		}
-		if !r.Spec.Expect.AllowFailures {
-			r.Checks = append(r.Checks, judge(r.noFailures(), whole))
-		}
-		for _, b := range r.Spec.Expect.Bands {
-			c := checkBand(b, r, others)
-			if b.Why != "" && !c.OK {
-				c.Msg += " — " + b.Why
-			}
-			r.Checks = append(r.Checks, judge(c, r.bandDisturbance(b, byName)))
-		}
-	}
 }
 
 // ErrTainted is wrapped by an error that leaves this process changed for
@@ -168,9 +94,9 @@ func checkAll(runs []*RunResult) {
 // did not stop): the replay stops there instead of measuring on.
 var ErrTainted = errors.New("the harness could not undo what it changed")
 
-func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (rr *RunResult, err error) {
+func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (rr *record.RunResult, err error) {
 	t0 := rn.now()
-	rr = &RunResult{Spec: rs, PathCfg: e.PathFor(rs), RunCPU: math.NaN()}
+	rr = &record.RunResult{Spec: rs, PathCfg: e.PathFor(rs), RunCPU: math.NaN()}
 	pl, err := rn.place(ctx, e, rs, rs.Generators < 2)
 	if err != nil {
 		return nil, err
@@ -188,7 +114,7 @@ func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *expe
 	}
 	line := newProgressLine(rn.out(), rn.Live, e.ID, rs.Name, cfg)
 	observer := rn.Observer
-	if findRateLimit(rr.PathCfg) != nil { // only a limiter's expectation reads the span
+	if record.FindRateLimit(rr.PathCfg) != nil { // only a limiter's expectation reads the span
 		so := newSpanObserver(rn.Observer)
 		observer, rr.Arrivals = so, so.span
 	}
@@ -213,7 +139,7 @@ func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *expe
 // finishRun completes a run's record from its results document: the
 // server's and the path's own views (once the requests the generator gave
 // up on have settled), the document they join, and the analyzer's report.
-func (rn *Runner) finishRun(ctx context.Context, e *experiment.Experiment, tgt target, rr *RunResult, doc *metrics.Document) error {
+func (rn *Runner) finishRun(ctx context.Context, e *experiment.Experiment, tgt target, rr *record.RunResult, doc *metrics.Document) error {
 	settle(ctx, tgt)
 	view, err := tgt.serverView(context.WithoutCancel(ctx))
 	if err != nil {
@@ -232,7 +158,7 @@ func (rn *Runner) finishRun(ctx context.Context, e *experiment.Experiment, tgt t
 	}
 	rr.Doc = doc
 	if rr.Origin.IsZero() {
-		rr.Origin = originOf(doc)
+		rr.Origin = record.OriginOf(doc)
 	}
 	obs, err := diagnose.FromDocument(doc)
 	if err != nil {
@@ -258,24 +184,6 @@ func undo(tgt target, restore func() error) error {
 		errs = append(errs, fmt.Errorf("%w: stopping the server and path: %v", ErrTainted, err))
 	}
 	return errors.Join(errs...)
-}
-
-// noFailures checks that every request of the run succeeded.
-func (r *RunResult) noFailures() Check {
-	c := Check{What: "failed requests", Value: float64(r.Result.Failed), Hi: 0, Band: "none", OK: r.Result.Failed == 0, Side: loadNeither}
-	if !c.OK {
-		var why []string
-		for _, code := range slices.Sorted(maps.Keys(r.Doc.Statuses)) {
-			if code >= "400" {
-				why = append(why, fmt.Sprintf("%d × %s", r.Doc.Statuses[code], code))
-			}
-		}
-		for _, class := range slices.Sorted(maps.Keys(r.Result.Errors)) {
-			why = append(why, fmt.Sprintf("%d × %s", r.Result.Errors[class], class))
-		}
-		c.Msg = fmt.Sprintf("%d of %d requests failed (%s); set allowFailures if the run means them", r.Result.Failed, r.Result.Requests, strings.Join(why, ", "))
-	}
-	return c
 }
 
 // placement is where a run's target runs and its generator goes.

@@ -26,7 +26,7 @@ type Expect struct {
 // another measurement of the same run: max: @{server server_time avg};
 // or to another run: near: no delay, within: 10%.
 type Band struct {
-	Metric    string `yaml:"metric"`    // see bench/lookup.go: "http_req_blocked p(95)", "server requests", "statuses 429", …
+	Metric    string `yaml:"metric"`    // see bench/record/lookup.go: "http_req_blocked p(95)", "server requests", "statuses 429", …
 	Min       string `yaml:"min"`       // lowest value allowed
 	Max       string `yaml:"max"`       // highest value allowed
 	Equals    string `yaml:"equals"`    // exactly this, ± tolerance

@@ -81,7 +81,7 @@ type Figure struct {
 	Label   string `yaml:"label"`   // what it is, e.g. "blocked avg, delay + new connections"
 	Article string `yaml:"article"` // as the article reports it: "316 ms"
 	Run     string `yaml:"run"`     // which run of ours measures it
-	Metric  string `yaml:"metric"`  // a metric reference (see bench/lookup.go), e.g. "http_req_blocked avg", or arithmetic over @{references}
+	Metric  string `yaml:"metric"`  // a metric reference (see bench/record/lookup.go), e.g. "http_req_blocked avg", or arithmetic over @{references}
 	Unit    string `yaml:"unit"`    // how to print ours: ms (default for times), /s, %, count
 }
 
@@ -91,7 +91,7 @@ type ChartSpec struct {
 	Title string   `yaml:"title"` // default: the experiment's title
 	Runs  []string `yaml:"runs"`  // phases: which runs (default all); sweep: runs whose steps are drawn
 	X     string   `yaml:"x"`     // sweep: vus | rate
-	Lines []string `yaml:"lines"` // sweep: series (see bench/charts.go), e.g. ["tps", "http_req_receiving avg"]
+	Lines []string `yaml:"lines"` // sweep: series (see bench/report/charts.go), e.g. ["tps", "http_req_receiving avg"]
 	Panel []string `yaml:"panel"` // sweep: a second panel's series
 	LogY  bool     `yaml:"logY"`
 	LogX  bool     `yaml:"logX"` // doubling steps: 1, 2, 4, … VUs

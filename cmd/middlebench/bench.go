@@ -7,6 +7,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench"
 	"github.com/middlebench/middlebench/bench/load/console"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/spf13/cobra"
 )
 
@@ -85,7 +86,7 @@ of k6 against the engine per run and phase.`,
 func replay(cmd *cobra.Command, o bench.Options, dash *dashFlags) error {
 	o.Out = cmd.OutOrStdout()
 	o.Live = console.IsTerminal(o.Out)
-	var s *bench.Summary
+	var s *record.Summary
 	err := dash.aroundReplay(cmd.Context(), cmd.ErrOrStderr(), &o, func() (err error) {
 		s, err = bench.RunAll(cmd.Context(), o)
 		return err

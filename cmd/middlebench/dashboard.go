@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/middlebench/middlebench/bench"
 	"github.com/middlebench/middlebench/bench/load/console"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/proxy"
 	"io"
 	"slices"
@@ -144,7 +145,7 @@ func (f *dashFlags) aroundReplay(ctx context.Context, out io.Writer, o *bench.Op
 	}
 	if ld.d != nil {
 		o.Observer = agg
-		o.OnRun = func(experiment string, r *bench.RunResult) {
+		o.OnRun = func(experiment string, r *record.RunResult) {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, fd := range r.Report.Findings {

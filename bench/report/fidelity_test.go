@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/internal/units"
 	"github.com/middlebench/middlebench/proxy"
 )
@@ -36,32 +37,32 @@ func TestWithin(t *testing.T) {
 
 // fakeRun is a run whose document has one phase's avg and p95, a CPU
 // figure and a request count.
-func fakeRun(name string, avg, p95, cpu float64, reqs int64) *RunResult {
+func fakeRun(name string, avg, p95, cpu float64, reqs int64) *record.RunResult {
 	return fakePhaseRun(name, "http_req_waiting", avg, p95, cpu, reqs)
 }
 
 // fakePhaseRun is fakeRun for any phase; every other phase is 1 ms. Its
 // CPU is cpu % of 2 cores over 5 s.
-func fakePhaseRun(name, phase string, avg, p95, cpu float64, reqs int64) *RunResult {
+func fakePhaseRun(name, phase string, avg, p95, cpu float64, reqs int64) *record.RunResult {
 	ms := map[string]metrics.Metric{}
 	for _, p := range fidelityPhases {
 		ms[p.ref] = metrics.Metric{Values: map[string]float64{"avg": 1, "p(95)": 1}}
 	}
 	ms[phase] = metrics.Metric{Values: map[string]float64{"avg": avg, "p(95)": p95}}
 	secs := cpu / 100 * 2 * 5
-	return &RunResult{Spec: &experiment.RunSpec{Name: name}, Result: &load.Result{Requests: reqs},
+	return &record.RunResult{Spec: &experiment.RunSpec{Name: name}, Result: &load.Result{Requests: reqs},
 		Doc: &metrics.Document{Metrics: ms, GeneratorCPU: &metrics.CPUUsage{UserSeconds: secs * 0.75, SystemSeconds: secs * 0.25, Cores: 2, Percent: cpu}}}
 }
 
 func TestFidelityTable(t *testing.T) {
-	x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e6"},
-		Runs: []*RunResult{fakeRun("blocked", 0.2, 0.3, 97, 200000)},
-		K6:   []*K6Run{{RunResult: fakeRun("blocked", 1.5, 3, 99, 40000)}}}
-	rows := fidelity(x)
+	x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e6"},
+		Runs: []*record.RunResult{fakeRun("blocked", 0.2, 0.3, 97, 200000)},
+		K6:   []*record.K6Run{{RunResult: fakeRun("blocked", 1.5, 3, 99, 40000)}}}
+	rows := Fidelity(x)
 	if len(rows) != len(fidelityPhases) {
 		t.Fatalf("%d rows, want one per phase (%d)", len(rows), len(fidelityPhases))
 	}
-	var waiting fidelityRow
+	var waiting FidelityRow
 	for _, r := range rows {
 		if r.Phase == "waiting" {
 			waiting = r
@@ -80,7 +81,7 @@ func TestFidelityTable(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	writeFidelity(&b, &Summary{Experiments: []*ExperimentResult{x}, K6Version: "k6 v1.8.1", LoadBefore: "1, 2, 3", LoadAfter: "4, 5, 6"})
+	writeFidelity(&b, &record.Summary{Experiments: []*record.ExperimentResult{x}, K6Version: "k6 v1.8.1", LoadBefore: "1, 2, 3", LoadAfter: "4, 5, 6"})
 	md := b.String()
 	// Both generators at 97 and 99 % of their cores: the two figures out
 	// are exempt, and counted apart.
@@ -94,11 +95,11 @@ func TestFidelityTable(t *testing.T) {
 // rounds are n paired re-measured rounds of run "blocked" with these
 // waiting figures (engine avg, k6 avg; p95 twice the avg), both
 // generators at cpu % of their cores.
-func rounds(cpu float64, figs ...[2]float64) []fairRound {
-	var out []fairRound
+func rounds(cpu float64, figs ...[2]float64) []record.FairRound {
+	var out []record.FairRound
 	for i, f := range figs {
-		out = append(out, fairRound{Run: "blocked", K6First: i%2 == 1, Load: [2]string{"1, 1, 1", "2, 2, 2"},
-			Eng: fakeRun("blocked", f[0], 2*f[0], cpu, 100000), K6: &K6Run{RunResult: fakeRun("blocked", f[1], 2*f[1], cpu, 100000)}})
+		out = append(out, record.FairRound{Run: "blocked", K6First: i%2 == 1, Load: [2]string{"1, 1, 1", "2, 2, 2"},
+			Eng: fakeRun("blocked", f[0], 2*f[0], cpu, 100000), K6: &record.K6Run{RunResult: fakeRun("blocked", f[1], 2*f[1], cpu, 100000)}})
 	}
 	return out
 }
@@ -109,7 +110,7 @@ func TestFidelityAgain(t *testing.T) {
 	tests := []struct {
 		name   string
 		replay [2]float64
-		rounds []fairRound
+		rounds []record.FairRound
 		ok     bool
 		want   []string
 	}{{
@@ -137,13 +138,13 @@ func TestFidelityAgain(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e6"},
-				Runs: []*RunResult{fakeRun("blocked", tt.replay[0], 2*tt.replay[0], 95, 100000)},
-				K6:   []*K6Run{{RunResult: fakeRun("blocked", tt.replay[1], 2*tt.replay[1], 95, 100000)}},
+			x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e6"},
+				Runs: []*record.RunResult{fakeRun("blocked", tt.replay[0], 2*tt.replay[0], 95, 100000)},
+				K6:   []*record.K6Run{{RunResult: fakeRun("blocked", tt.replay[1], 2*tt.replay[1], 95, 100000)}},
 				Fair: tt.rounds,
 			}
-			var waiting fidelityRow
-			for _, r := range fidelity(x) {
+			var waiting FidelityRow
+			for _, r := range Fidelity(x) {
 				if r.Phase == "waiting" {
 					waiting = r
 				}
@@ -152,7 +153,7 @@ func TestFidelityAgain(t *testing.T) {
 				t.Fatalf("re-measured: %+v, want agreeing %v", waiting.Fair, tt.ok)
 			}
 			var b bytes.Buffer
-			writeFidelity(&b, &Summary{Experiments: []*ExperimentResult{x}, K6Version: "k6 v1.8.1"})
+			writeFidelity(&b, &record.Summary{Experiments: []*record.ExperimentResult{x}, K6Version: "k6 v1.8.1"})
 			for _, w := range tt.want {
 				if !strings.Contains(b.String(), w) {
 					t.Errorf("table lacks %q:\n%s", w, b.String())
@@ -178,7 +179,7 @@ func TestMedian(t *testing.T) {
 // TestBoundShare: a sweep's generator is CPU-bound when the steps where it
 // used ≥ 90 % of its cores hold half of its requests.
 func TestBoundShare(t *testing.T) {
-	sweep := func(steps ...[2]float64) *RunResult { // share %, requests
+	sweep := func(steps ...[2]float64) *record.RunResult { // share %, requests
 		r := fakeRun("sweep", 1, 2, 50, 0)
 		for _, s := range steps {
 			r.Doc.Steps = append(r.Doc.Steps, metrics.Step{GeneratorCPU: &metrics.CPUUsage{Percent: s[0]},
@@ -188,7 +189,7 @@ func TestBoundShare(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name string
-		r    *RunResult
+		r    *record.RunResult
 		want float64
 	}{
 		// 400 of 1000 requests at 20–69 %, 600 at 90–93 %: the least share
@@ -208,8 +209,8 @@ func TestBoundShare(t *testing.T) {
 	eng.Doc.Metrics["http_req_waiting"] = metrics.Metric{Values: map[string]float64{"avg": 100, "p(95)": 200}}
 	k6.Doc.Metrics["http_req_waiting"] = metrics.Metric{Values: map[string]float64{"avg": 150, "p(95)": 300}}
 	eng.Spec.Name, k6.Spec.Name = "sweep", "sweep"
-	x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e7"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}}
-	for _, r := range fidelity(x) {
+	x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e7"}, Runs: []*record.RunResult{eng}, K6: []*record.K6Run{{RunResult: k6}}}
+	for _, r := range Fidelity(x) {
 		if r.Phase != "waiting" {
 			continue
 		}
@@ -225,12 +226,12 @@ func TestBoundShare(t *testing.T) {
 // TestFidelityWhy: a row out of tolerance names what the two rounds
 // measured differently, from the figures each round configured here.
 func TestFidelityWhy(t *testing.T) {
-	serverAt := func(r *RunResult, work, workP95, queue float64) *RunResult {
+	serverAt := func(r *record.RunResult, work, workP95, queue float64) *record.RunResult {
 		r.Server.ServerTime = map[string]float64{"avg": work, "p(95)": workP95}
 		r.Server.QueueTime = map[string]float64{"avg": queue, "p(95)": queue}
 		return r
 	}
-	withBox := func(r *RunResult, accepted int64, kind string, delay float64) *RunResult {
+	withBox := func(r *record.RunResult, accepted int64, kind string, delay float64) *record.RunResult {
 		r.Path = &proxy.PathStats{Boxes: []proxy.BoxStats{{Name: "waf", Accepted: accepted,
 			Stages: []proxy.StageStats{{Index: 1, Kind: kind, Delay: map[string]float64{"avg": delay, "p(95)": delay}}}}}}
 		return r
@@ -238,7 +239,7 @@ func TestFidelityWhy(t *testing.T) {
 	tests := []struct {
 		name     string
 		phase    string
-		eng, k6  *RunResult
+		eng, k6  *record.RunResult
 		want     []string
 		wantNone []string
 	}{{
@@ -291,9 +292,9 @@ func TestFidelityWhy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.k6.Spec.Name = tt.eng.Spec.Name
-			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "x"}, Runs: []*RunResult{tt.eng}, K6: []*K6Run{{RunResult: tt.k6}}}
-			var row *fidelityRow
-			for _, r := range fidelity(x) {
+			x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "x"}, Runs: []*record.RunResult{tt.eng}, K6: []*record.K6Run{{RunResult: tt.k6}}}
+			var row *FidelityRow
+			for _, r := range Fidelity(x) {
 				if fidelityRefOf(r.Phase) == tt.phase || r.Phase == tt.phase {
 					row = &r
 				}
@@ -324,40 +325,12 @@ func fidelityRefOf(head string) string {
 	return ""
 }
 
-func TestWriteK6Scripts(t *testing.T) {
-	e, err := experiment.Load("../experiments/e1-tls-handshake.yaml", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := WriteK6Scripts(e, "", "", &out); err == nil || !strings.Contains(err.Error(), "has 3 runs") {
-		t.Errorf("three runs to stdout: %v", err)
-	}
-	out.Reset()
-	if err := WriteK6Scripts(e, "delay, reuse", "", &out); err != nil || !strings.Contains(out.String(), "export const options") {
-		t.Errorf("one run to stdout: %v, %.80q", err, out.String())
-	}
-	if err := WriteK6Scripts(e, "no such run", "", &out); err == nil || !strings.Contains(err.Error(), `no run "no such run"`) {
-		t.Errorf("unknown run: %v", err)
-	}
-	dir := t.TempDir()
-	out.Reset()
-	if err := WriteK6Scripts(e, "", dir, &out); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"e1-1.js", "e1-2.js", "e1-3.js"} {
-		if !strings.Contains(out.String(), f) {
-			t.Errorf("%s not written: %s", f, out.String())
-		}
-	}
-}
-
 // TestExemptWhenTheRunIsCPUBound: E6's case — each generator's own share
 // is what the device beside it leaves (60–68 %), but the generator and its
 // target together kept the machine's CPUs busy in the replay and in every
 // round: exempt, saying both figures. One round at 80 % is not.
 func TestExemptWhenTheRunIsCPUBound(t *testing.T) {
-	withRun := func(rs []fairRound, run ...[2]float64) []fairRound {
+	withRun := func(rs []record.FairRound, run ...[2]float64) []record.FairRound {
 		for i := range rs {
 			rs[i].Eng.RunCPU, rs[i].K6.RunCPU = run[i][0], run[i][1]
 		}
@@ -365,7 +338,7 @@ func TestExemptWhenTheRunIsCPUBound(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name   string
-		rounds []fairRound
+		rounds []record.FairRound
 		want   string // "" = not exempt
 		not    string // the row's reason then
 	}{
@@ -379,8 +352,8 @@ func TestExemptWhenTheRunIsCPUBound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			eng, k6 := fakeRun("blocked", 0.2, 0.4, 68, 100000), fakeRun("blocked", 1.5, 3, 64, 100000)
 			eng.RunCPU, k6.RunCPU = 98, 97
-			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e6"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}, Fair: tt.rounds}
-			for _, r := range fidelity(x) {
+			x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e6"}, Runs: []*record.RunResult{eng}, K6: []*record.K6Run{{RunResult: k6}}, Fair: tt.rounds}
+			for _, r := range Fidelity(x) {
 				if r.Phase != "waiting" {
 					continue
 				}
@@ -424,7 +397,7 @@ func TestExemptWhenGeneratorBound(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := &experiment.RunSpec{Name: "blocked", Load: tt.load}
-			set := func(i int, rs ...*RunResult) {
+			set := func(i int, rs ...*record.RunResult) {
 				for _, r := range rs {
 					r.Spec, r.Server.ServerTime = spec, tt.server(i)
 				}
@@ -435,8 +408,8 @@ func TestExemptWhenGeneratorBound(t *testing.T) {
 			for i := range rs {
 				set(i+1, rs[i].Eng, rs[i].K6.RunResult)
 			}
-			x := &ExperimentResult{Exp: &experiment.Experiment{ID: "e6"}, Runs: []*RunResult{eng}, K6: []*K6Run{{RunResult: k6}}, Fair: rs}
-			for _, r := range fidelity(x) {
+			x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e6"}, Runs: []*record.RunResult{eng}, K6: []*record.K6Run{{RunResult: k6}}, Fair: rs}
+			for _, r := range Fidelity(x) {
 				if r.Phase != "waiting" {
 					continue
 				}
@@ -451,5 +424,26 @@ func TestExemptWhenGeneratorBound(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The k6 table's verdict counts only the checks made; a skipped one is
+// listed with its reason, neither passed nor failed.
+func TestK6VerdictShowsSkippedApart(t *testing.T) {
+	kr := &record.K6Run{RunResult: &record.RunResult{Checks: []record.Check{
+		{What: "finding download-limited", OK: true, Value: math.NaN()},
+		{What: "finding throughput-ceiling", Skipped: "not shown by k6's summary export (the file has no steps)"},
+		{What: "stream: finding throughput-ceiling", OK: true},
+		{What: "stream: step last tps", Msg: "step last tps = 42.51, want [32 .. 40.80]"},
+	}}}
+	got := k6Verdict(kr)
+	want := "❌ 2/3: step last tps = 42.51, want [32 .. 40.80]; ⏭ 1 skipped: finding throughput-ceiling: not shown by k6's summary export (the file has no steps)"
+	if got != want {
+		t.Errorf("verdict\n got %s\nwant %s", got, want)
+	}
+	x := &record.ExperimentResult{Exp: &experiment.Experiment{ID: "e4"}, K6: []*record.K6Run{kr}}
+	kr.Spec = &experiment.RunSpec{Name: "sweep"}
+	if f := x.Failures(); len(f) != 1 || !strings.Contains(f[0], "step last tps") {
+		t.Errorf("failures %q, want only the failed band", f)
 	}
 }

@@ -1,4 +1,4 @@
-package bench
+package record
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 
 type fakeSource map[string]float64
 
-func (f fakeSource) lookup(ref string) (float64, error) {
+func (f fakeSource) Lookup(ref string) (float64, error) {
 	v, ok := f[ref]
 	if !ok {
 		return 0, fmt.Errorf("no metric %q", ref)
@@ -61,8 +61,8 @@ func TestCheckCodes(t *testing.T) {
 		{nil, 1},
 	} {
 		n := 0
-		for _, c := range checkCodes(e, tc.found, nil) {
-			if c.failed() {
+		for _, c := range CheckCodes(e, tc.found, nil) {
+			if c.Failed() {
 				n++
 			}
 		}
@@ -77,11 +77,11 @@ func TestCheckCodes(t *testing.T) {
 // judged as usual.
 func TestCheckCodesSkipsWhatTheFileCannotShow(t *testing.T) {
 	e := experiment.Expect{Codes: []string{"throughput-ceiling", "download-limited"}, Absent: []string{"server-slow"}}
-	u := &unshown{file: "k6's summary export", codes: map[string]string{
+	u := &Unshown{File: "k6's summary export", Codes: map[string]string{
 		"throughput-ceiling": "the file has no steps: k6's NDJSON (--out json) or CSV shows a sweep step by step",
 		"server-slow":        "the file has no server time: add --server-stats",
 	}}
-	checks := checkCodes(e, []string{"download-limited"}, u)
+	checks := CheckCodes(e, []string{"download-limited"}, u)
 	want := []struct {
 		what    string
 		ok      bool
@@ -96,15 +96,15 @@ func TestCheckCodesSkipsWhatTheFileCannotShow(t *testing.T) {
 	}
 	for i, w := range want {
 		c := checks[i]
-		if c.What != w.what || c.OK != w.ok || c.Skipped != w.skipped || c.failed() {
+		if c.What != w.what || c.OK != w.ok || c.Skipped != w.skipped || c.Failed() {
 			t.Errorf("check %d = {%s ok=%v skipped=%q failed=%v}, want {%s ok=%v skipped=%q failed=false}",
-				i, c.What, c.OK, c.Skipped, c.failed(), w.what, w.ok, w.skipped)
+				i, c.What, c.OK, c.Skipped, c.Failed(), w.what, w.ok, w.skipped)
 		}
 	}
 	// Without the file's limits the same findings fail.
 	n := 0
-	for _, c := range checkCodes(e, []string{"download-limited"}, nil) {
-		if c.failed() {
+	for _, c := range CheckCodes(e, []string{"download-limited"}, nil) {
+		if c.Failed() {
 			n++
 		}
 	}
@@ -112,7 +112,7 @@ func TestCheckCodesSkipsWhatTheFileCannotShow(t *testing.T) {
 		t.Errorf("judged on a file that shows everything: %d failures, want 1 (throughput-ceiling)", n)
 	}
 	// A forbidden code found in a file said not to show it still fails.
-	if c := checkCodes(e, []string{"throughput-ceiling", "download-limited", "server-slow"}, u)[2]; !c.failed() {
+	if c := CheckCodes(e, []string{"throughput-ceiling", "download-limited", "server-slow"}, u)[2]; !c.Failed() {
 		t.Errorf("server-slow found: %+v, want a failure", c)
 	}
 }

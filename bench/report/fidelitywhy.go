@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/proxy"
 )
 
@@ -34,7 +35,7 @@ var serverPhases = map[string]bool{"waiting": true, "duration": true}
 const fewRequests = 40
 
 // cpuPerRequest is a run's generator CPU (user + system) per request, ms.
-func cpuPerRequest(r *RunResult) float64 {
+func cpuPerRequest(r *record.RunResult) float64 {
 	if r.Doc == nil || r.Doc.GeneratorCPU == nil || r.Result == nil || r.Result.Requests == 0 {
 		return math.NaN()
 	}
@@ -47,7 +48,7 @@ func cpuPerRequest(r *RunResult) float64 {
 // reports them in Server-Timing) for the phases that contain them, plus
 // the ledger delay of each stage that lands in the phase. NaN when the target reports nothing for the phase. For
 // p95 the sum is of each part's own p95 (an upper bound of the sum's).
-func targetTime(r *RunResult, phase, stat string) (float64, []string) {
+func targetTime(r *record.RunResult, phase, stat string) (float64, []string) {
 	total, parts := 0.0, []string{}
 	if serverPhases[phase] {
 		for _, t := range []struct {
@@ -96,7 +97,7 @@ func stagesOf(ps *proxy.PathStats, kinds []string) []namedStage {
 
 // newConnections is how many connections the generator opened, as the
 // path's first box accepted them; -1 without a path.
-func newConnections(r *RunResult) int64 {
+func newConnections(r *record.RunResult) int64 {
 	if r.Path == nil || len(r.Path.Boxes) == 0 {
 		return -1
 	}
@@ -108,7 +109,7 @@ var statOf = map[string]string{"avg": "avg", "p(95)": "p95"}
 
 // why says what the two rounds measured differently, for each stat out
 // of tolerance, then each generator's CPU and request count.
-func (r fidelityRow) why() string {
+func (r FidelityRow) why() string {
 	var why []string
 	for _, m := range []struct {
 		stat     string
@@ -141,7 +142,7 @@ func (r fidelityRow) why() string {
 
 // coresOf names the cores a generator's CPU share is of: the CPUs it was
 // pinned to, else those of the machine.
-func coresOf(r *RunResult) string {
+func coresOf(r *record.RunResult) string {
 	if r == nil || r.Doc == nil || r.Doc.GeneratorCPU == nil || r.Doc.GeneratorCPU.Cores == 0 {
 		return "its cores"
 	}
@@ -152,7 +153,7 @@ func coresOf(r *RunResult) string {
 }
 
 // statWhy is the measured facts behind one stat's gap.
-func (r fidelityRow) statWhy(stat string, eng, k6 float64) []string {
+func (r FidelityRow) statWhy(stat string, eng, k6 float64) []string {
 	var why []string
 	name := statOf[stat]
 	if r.eng == nil || r.k6 == nil {
@@ -178,7 +179,7 @@ func (r fidelityRow) statWhy(stat string, eng, k6 float64) []string {
 
 // fewWhy is what makes a p95 fragile: few requests, or a p95 that sits on
 // the requests that opened a connection.
-func (r fidelityRow) fewWhy(stat string) []string {
+func (r FidelityRow) fewWhy(stat string) []string {
 	var why []string
 	if stat == "p(95)" {
 		if n := min(r.EngRequests, r.K6Request); n > 0 && n < fewRequests {

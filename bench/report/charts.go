@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"fmt"
@@ -10,15 +10,16 @@ import (
 
 	"github.com/middlebench/middlebench/bench/chart"
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
 // drawCharts draws the charts an experiment asks for into dir and returns
 // their file names.
-func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
+func drawCharts(x *record.ExperimentResult, dir string) ([]string, error) {
 	var names []string
 	for i, spec := range x.Exp.Charts {
-		runs := x.runsNamed(spec.Runs)
+		runs := runsNamed(x, spec.Runs)
 		if len(runs) == 0 {
 			continue
 		}
@@ -47,11 +48,11 @@ func drawCharts(x *ExperimentResult, dir string) ([]string, error) {
 	return names, nil
 }
 
-func (x *ExperimentResult) runsNamed(names []string) []*RunResult {
+func runsNamed(x *record.ExperimentResult, names []string) []*record.RunResult {
 	if len(names) == 0 {
 		return x.Runs
 	}
-	var out []*RunResult
+	var out []*record.RunResult
 	for _, n := range names {
 		for _, r := range x.Runs {
 			if r.Spec.Name == n {
@@ -76,10 +77,10 @@ func refs(spec experiment.ChartSpec, panel, unit string) []chart.Ref {
 }
 
 // phaseBars stacks each run's average phases (chart.PhaseBars).
-func phaseBars(title string, spec experiment.ChartSpec, runs []*RunResult) (*chart.Figure, error) {
+func phaseBars(title string, spec experiment.ChartSpec, runs []*record.RunResult) (*chart.Figure, error) {
 	bars := make([]chart.PhaseBar, len(runs))
 	for i, r := range runs {
-		avg := func(metric string) float64 { return zeroNaN(r.phaseValue(metric, "avg")) }
+		avg := func(metric string) float64 { return zeroNaN(phaseValue(r, metric, "avg")) }
 		bars[i] = chart.PhaseBar{Label: r.Spec.Name,
 			Blocked: avg("http_req_blocked"), Sending: avg("http_req_sending"), Waiting: avg("http_req_waiting"),
 			Queue: avg("server_queue"), Server: avg("server_time"), Receiving: avg("http_req_receiving")}
@@ -89,7 +90,7 @@ func phaseBars(title string, spec experiment.ChartSpec, runs []*RunResult) (*cha
 
 // sweepLines draws the chosen series per step, against the steps' target
 // VUs or arrival rate.
-func sweepLines(title string, spec experiment.ChartSpec, runs []*RunResult) (*chart.Figure, error) {
+func sweepLines(title string, spec experiment.ChartSpec, runs []*record.RunResult) (*chart.Figure, error) {
 	r := runs[0]
 	steps := r.Doc.Steps
 	if len(steps) == 0 {
@@ -109,7 +110,7 @@ func sweepLines(title string, spec experiment.ChartSpec, runs []*RunResult) (*ch
 		for _, name := range series {
 			ys := make([]float64, len(steps))
 			for i := range steps {
-				v, err := r.lookup(fmt.Sprintf("step %d %s", i+1, name))
+				v, err := r.Lookup(fmt.Sprintf("step %d %s", i+1, name))
 				if err != nil {
 					return p, err
 				}

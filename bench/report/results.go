@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bytes"
@@ -13,13 +13,14 @@ import (
 
 	"github.com/middlebench/middlebench/bench/experiment"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
 // WriteResults writes RESULTS.md — the article side by side with this
 // machine's run — and its charts as SVG files in chartsDir. Every number
 // comes from s; nothing is copied from an earlier run.
-func WriteResults(path, chartsDir string, s *Summary) error {
+func WriteResults(path, chartsDir string, s *record.Summary) error {
 	if err := os.MkdirAll(chartsDir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
@@ -43,7 +44,7 @@ func WriteResults(path, chartsDir string, s *Summary) error {
 	return nil
 }
 
-func writeHeader(b *bytes.Buffer, s *Summary) {
+func writeHeader(b *bytes.Buffer, s *record.Summary) {
 	m := s.Machine
 	fmt.Fprintf(b, "# middlebench results\n\n")
 	fmt.Fprintf(b, "Written by `make run` (`middlebench bench`) on %s", m.Date)
@@ -68,16 +69,16 @@ func writeHeader(b *bytes.Buffer, s *Summary) {
 		if len(x.Exp.Article) > 0 {
 			f := x.Exp.Article[0]
 			article = f.Label + ": " + f.Article
-			ours = x.figure(f)
+			ours = figure(x, f)
 		}
-		fmt.Fprintf(b, "| [%s](#%s) | %s | %s | %s | %s |\n", mdEscape(x.Exp.Title), anchor(x.Exp.ID), mdEscape(article), ours, mdEscape(x.codeSummary()), x.verdict())
+		fmt.Fprintf(b, "| [%s](#%s) | %s | %s | %s | %s |\n", mdEscape(x.Exp.Title), anchor(x.Exp.ID), mdEscape(article), ours, mdEscape(codeSummary(x)), verdictOf(x))
 	}
 	b.WriteString("\n")
 }
 
 // writeVerdicts says which verdicts the document holds and what each
 // mark means, so that no ❌ or ⏸ below goes unexplained.
-func writeVerdicts(b *bytes.Buffer, s *Summary) {
+func writeVerdicts(b *bytes.Buffer, s *record.Summary) {
 	p, f, n := s.Counts()
 	fmt.Fprintf(b, "**Verdicts: %d PASS, %d FAIL, %d not measured** of %d experiments (engine", p, f, n, len(s.Experiments))
 	if s.K6Version != "" {
@@ -86,7 +87,7 @@ func writeVerdicts(b *bytes.Buffer, s *Summary) {
 	fmt.Fprintf(b, "; load average %s before, %s after).", s.LoadBefore, s.LoadAfter)
 	fmt.Fprintf(b, " ✅ every expectation held; ❌ one failed while the machine was quiet (other processes and the hypervisor took under %.0f %% of the CPUs over what it read), "+
 		"or where load cannot have put it (a time below its band, work done above it, an exact count off), or the run could not complete; "+
-		"⏸ not measured: every failure came while other processes took at least %.0f %% of the CPUs, in each of up to %d attempts.", busyThreshold, busyThreshold, maxAttempts)
+		"⏸ not measured: every failure came while other processes took at least %.0f %% of the CPUs, in each of up to %d attempts.", record.BusyThreshold, record.BusyThreshold, record.MaxAttempts)
 	for _, x := range s.Experiments {
 		for _, f := range x.Failures() {
 			fmt.Fprintf(b, "\n- ❌ %s", mdEscape(f))
@@ -98,7 +99,7 @@ func writeVerdicts(b *bytes.Buffer, s *Summary) {
 	b.WriteString("\n\n")
 }
 
-func (x *ExperimentResult) codeSummary() string {
+func codeSummary(x *record.ExperimentResult) string {
 	var parts []string
 	for _, r := range x.Runs {
 		parts = append(parts, r.Spec.Name+": "+codesOrNone(r.Report.Codes()))
@@ -106,7 +107,7 @@ func (x *ExperimentResult) codeSummary() string {
 	return strings.Join(parts, "; ")
 }
 
-func (x *ExperimentResult) verdict() string {
+func verdictOf(x *record.ExperimentResult) string {
 	passed, total := 0, 0
 	for _, r := range x.Runs {
 		for _, c := range r.Checks {
@@ -116,10 +117,10 @@ func (x *ExperimentResult) verdict() string {
 			}
 		}
 	}
-	switch x.outcome() {
-	case outcomePass:
+	switch x.Outcome() {
+	case record.OutcomePass:
 		return fmt.Sprintf("✅ %d/%d", passed, total)
-	case outcomeNotMeasured:
+	case record.OutcomeNotMeasured:
 		return fmt.Sprintf("⏸ not measured (%d/%d; the rest failed while the machine was busy)", passed, total)
 	}
 	if x.Err != nil {
@@ -129,7 +130,7 @@ func (x *ExperimentResult) verdict() string {
 }
 
 // figure prints our value of an article figure.
-func (x *ExperimentResult) figure(f experiment.Figure) string {
+func figure(x *record.ExperimentResult, f experiment.Figure) string {
 	if f.Run == "" {
 		return metrics.NoValue
 	}
@@ -137,7 +138,7 @@ func (x *ExperimentResult) figure(f experiment.Figure) string {
 		if r.Spec.Name != f.Run {
 			continue
 		}
-		v, err := r.figureValue(f.Metric)
+		v, err := figureValue(r, f.Metric)
 		if err != nil {
 			return "n/a"
 		}
@@ -148,11 +149,11 @@ func (x *ExperimentResult) figure(f experiment.Figure) string {
 
 // figureValue reads a figure's metric: a reference, or arithmetic over
 // references such as "@{http_req_blocked avg} + @{http_req_duration avg}".
-func (r *RunResult) figureValue(metric string) (float64, error) {
+func figureValue(r *record.RunResult, metric string) (float64, error) {
 	if !strings.Contains(metric, "@{") {
-		return r.lookup(metric)
+		return r.Lookup(metric)
 	}
-	x, err := experiment.WithRefs(metric, r.lookup)
+	x, err := experiment.WithRefs(metric, r.Lookup)
 	if err != nil {
 		return 0, err
 	}
@@ -169,18 +170,18 @@ func formatUnit(v float64, f experiment.Figure) string {
 		return fmt.Sprintf("%.1f %%", 100*v)
 	case "", "ms":
 		if strings.Contains(f.Metric, "tps") || strings.HasSuffix(f.Metric, " count") || strings.HasPrefix(f.Metric, "server requests") {
-			return fmtNum(v)
+			return record.FmtNum(v)
 		}
 		return metrics.FormatMs(v)
 	}
-	return fmtNum(v) + " " + f.Unit
+	return record.FmtNum(v) + " " + f.Unit
 }
 
-func writeExperiment(b *bytes.Buffer, x *ExperimentResult, charts []string, rel string) {
+func writeExperiment(b *bytes.Buffer, x *record.ExperimentResult, charts []string, rel string) {
 	e := x.Exp
 	fmt.Fprintf(b, "## <a id=\"%s\"></a>%s\n\n", anchor(e.ID), mdEscape(e.Title))
 	fmt.Fprintf(b, "> %s\n\n", strings.TrimSpace(e.Claim))
-	fmt.Fprintf(b, "File: [`%s`](%s) · %s · %s\n\n", filepath.Base(e.File), filepath.ToSlash(e.File), x.verdict(), x.Elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(b, "File: [`%s`](%s) · %s · %s\n\n", filepath.Base(e.File), filepath.ToSlash(e.File), verdictOf(x), x.Elapsed.Round(100*time.Millisecond))
 	if x.Err != nil {
 		fmt.Fprintf(b, "**Did not complete:** %s\n\n", mdEscape(x.Err.Error()))
 	}
@@ -197,7 +198,7 @@ func writeExperiment(b *bytes.Buffer, x *ExperimentResult, charts []string, rel 
 	if len(e.Article) > 0 {
 		b.WriteString("**The article's figures and ours**\n\n| figure | the article | ours | run |\n|---|---|---|---|\n")
 		for _, f := range e.Article {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(f.Label), mdEscape(f.Article), x.figure(f), mdEscape(f.Run))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(f.Label), mdEscape(f.Article), figure(x, f), mdEscape(f.Run))
 		}
 		b.WriteString("\n")
 	}
@@ -209,16 +210,16 @@ func writeExperiment(b *bytes.Buffer, x *ExperimentResult, charts []string, rel 
 	writeChecks(b, x)
 }
 
-func writePhaseTable(b *bytes.Buffer, x *ExperimentResult) {
+func writePhaseTable(b *bytes.Buffer, x *record.ExperimentResult) {
 	b.WriteString("**Phases per run** (avg / p95)\n\n| run | requests | failed | req/s |")
 	for _, c := range phaseColumns {
 		fmt.Fprintf(b, " %s |", c.head)
 	}
 	b.WriteString("\n|---|--:|--:|--:|" + strings.Repeat("--:|", len(phaseColumns)) + "\n")
 	for _, r := range x.Runs {
-		fmt.Fprintf(b, "| %s | %d | %s | %.1f |", mdEscape(r.Spec.Name), r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), r.tps())
+		fmt.Fprintf(b, "| %s | %d | %s | %.1f |", mdEscape(r.Spec.Name), r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), tps(r))
 		for _, c := range phaseColumns {
-			fmt.Fprintf(b, " %s / %s |", metrics.FormatMs(r.phaseValue(c.ref, "avg")), metrics.FormatMs(r.phaseValue(c.ref, "p(95)")))
+			fmt.Fprintf(b, " %s / %s |", metrics.FormatMs(phaseValue(r, c.ref, "avg")), metrics.FormatMs(phaseValue(r, c.ref, "p(95)")))
 		}
 		b.WriteString("\n")
 	}
@@ -233,13 +234,13 @@ func writePhaseTable(b *bytes.Buffer, x *ExperimentResult) {
 
 // writeDisturbance says what other processes took of the CPUs during each
 // run, and why runs were measured again.
-func writeDisturbance(b *bytes.Buffer, x *ExperimentResult) {
+func writeDisturbance(b *bytes.Buffer, x *record.ExperimentResult) {
 	var parts []string
 	for _, r := range x.Runs {
-		parts = append(parts, fmt.Sprintf("*%s* %s", mdEscape(r.Spec.Name), r.runDisturbance()))
+		parts = append(parts, fmt.Sprintf("*%s* %s", mdEscape(r.Spec.Name), r.RunDisturbance()))
 	}
 	for _, r := range x.K6 {
-		parts = append(parts, fmt.Sprintf("*%s* with k6 %s", mdEscape(r.Spec.Name), r.runDisturbance()))
+		parts = append(parts, fmt.Sprintf("*%s* with k6 %s", mdEscape(r.Spec.Name), r.RunDisturbance()))
 	}
 	fmt.Fprintf(b, "The machine beside each run (of its CPUs): %s.\n\n", strings.Join(parts, "; "))
 	for _, n := range x.Remeasured {
@@ -252,10 +253,10 @@ func writeDisturbance(b *bytes.Buffer, x *ExperimentResult) {
 
 // writeDirectDiff is rule 11's table: the baseline straight at the server
 // against each run through the path, phase by phase.
-func writeDirectDiff(b *bytes.Buffer, x *ExperimentResult) {
-	var base *RunResult
+func writeDirectDiff(b *bytes.Buffer, x *record.ExperimentResult) {
+	var base *record.RunResult
 	for _, r := range x.Runs {
-		if r.Spec.Direct && r.PathCfg == nil && len(x.Runs) > 1 && base == nil && x.hasPathRun() {
+		if r.Spec.Direct && r.PathCfg == nil && len(x.Runs) > 1 && base == nil && hasPathRun(x) {
 			base = r
 		}
 	}
@@ -268,14 +269,14 @@ func writeDirectDiff(b *bytes.Buffer, x *ExperimentResult) {
 		}
 		fmt.Fprintf(b, "**Straight at the server vs %s** (avg)\n\n| phase | %s | %s | difference |\n|---|--:|--:|--:|\n", mdEscape(r.Spec.Name), mdEscape(base.Spec.Name), mdEscape(r.Spec.Name))
 		for _, c := range phaseColumns {
-			a, p := base.phaseValue(c.ref, "avg"), r.phaseValue(c.ref, "avg")
+			a, p := phaseValue(base, c.ref, "avg"), phaseValue(r, c.ref, "avg")
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", c.head, metrics.FormatMs(a), metrics.FormatMs(p), signedMs(p-a))
 		}
 		b.WriteString("\n")
 	}
 }
 
-func (x *ExperimentResult) hasPathRun() bool {
+func hasPathRun(x *record.ExperimentResult) bool {
 	for _, r := range x.Runs {
 		if r.PathCfg != nil {
 			return true
@@ -284,7 +285,7 @@ func (x *ExperimentResult) hasPathRun() bool {
 	return false
 }
 
-func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
+func writeSteps(b *bytes.Buffer, x *record.ExperimentResult) {
 	for _, r := range x.Runs {
 		steps := r.Doc.Steps
 		if len(steps) < 2 {
@@ -293,7 +294,7 @@ func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
 		fmt.Fprintf(b, "**Steps of %s**\n\n| step | target | req/s | duration p95 | waiting avg | receiving avg | server p95 | outside avg | dropped | failed | generator CPU | other processes, stolen |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", mdEscape(r.Spec.Name))
 		for i := range steps {
 			q := func(ref string) float64 {
-				v, err := r.lookup(fmt.Sprintf("step %d %s", i+1, ref))
+				v, err := r.Lookup(fmt.Sprintf("step %d %s", i+1, ref))
 				if err != nil {
 					return math.NaN()
 				}
@@ -310,13 +311,13 @@ func writeSteps(b *bytes.Buffer, x *ExperimentResult) {
 			fmt.Fprintf(b, "| %d | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, target, q("tps"),
 				metrics.FormatMs(q("http_req_duration p(95)")), metrics.FormatMs(q("http_req_waiting avg")), metrics.FormatMs(q("http_req_receiving avg")),
 				metrics.FormatMs(q("server_time p(95)")), metrics.FormatMs(q("outside avg")), countOr(q("dropped_iterations count")),
-				pctOf(q("http_req_failed rate")), cpu, r.stepDisturbance(&steps[i]).pair())
+				pctOf(q("http_req_failed rate")), cpu, r.StepDisturbance(&steps[i]).Pair())
 		}
 		b.WriteString("\n")
 	}
 }
 
-func writeStages(b *bytes.Buffer, x *ExperimentResult) {
+func writeStages(b *bytes.Buffer, x *record.ExperimentResult) {
 	header := false
 	for _, r := range x.Runs {
 		if r.Path == nil {
@@ -356,7 +357,7 @@ func writeStages(b *bytes.Buffer, x *ExperimentResult) {
 	}
 }
 
-func writeFindings(b *bytes.Buffer, x *ExperimentResult) {
+func writeFindings(b *bytes.Buffer, x *record.ExperimentResult) {
 	b.WriteString("**Diagnosis**\n\n")
 	for _, r := range x.Runs {
 		if len(r.Report.Findings) == 0 {
@@ -366,7 +367,7 @@ func writeFindings(b *bytes.Buffer, x *ExperimentResult) {
 		for _, f := range r.Report.Findings {
 			var ev []string
 			for _, fact := range f.Evidence {
-				ev = append(ev, fmt.Sprintf("%s %s", fact.Name, fmtNum(fact.Value)))
+				ev = append(ev, fmt.Sprintf("%s %s", fact.Name, record.FmtNum(fact.Value)))
 			}
 			fmt.Fprintf(b, "- *%s*: `%s` (%s, %s confidence) — %s", mdEscape(r.Spec.Name), f.Code, f.Severity, f.Confidence, mdEscape(f.Summary))
 			if len(ev) > 0 {
@@ -381,20 +382,20 @@ func writeFindings(b *bytes.Buffer, x *ExperimentResult) {
 	b.WriteString("\n")
 }
 
-func writeChecks(b *bytes.Buffer, x *ExperimentResult) {
+func writeChecks(b *bytes.Buffer, x *record.ExperimentResult) {
 	b.WriteString("<details><summary>Expectations checked</summary>\n\n| run | what | band | measured | |\n|---|---|---|--:|---|\n")
 	for _, r := range x.Runs {
 		for _, c := range r.Checks {
 			mark := "✅"
 			switch {
 			case c.Busy:
-				mark = "⏸ " + mdEscape(busyNote(c.Disturbance)+": "+c.Msg)
+				mark = "⏸ " + mdEscape(record.BusyNote(c.Disturbance)+": "+c.Msg)
 			case c.Skipped != "":
 				mark = "⏭ " + mdEscape(c.Skipped)
 			case !c.OK:
 				mark = "❌ " + mdEscape(c.Msg)
 			}
-			measured := fmtNum(c.Value)
+			measured := record.FmtNum(c.Value)
 			if strings.HasPrefix(c.What, "finding ") {
 				measured = "not found"
 				if (c.Band == "present") == c.OK {

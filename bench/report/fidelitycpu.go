@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // The issue exempts one case from the fidelity bar: a figure where both
@@ -26,7 +27,7 @@ import (
 // steps with half of its requests: the least share among its busiest
 // steps that together hold half of the run's requests; the run's share
 // without steps (or without their CPU). NaN when nothing says.
-func boundShare(r *RunResult) float64 {
+func boundShare(r *record.RunResult) float64 {
 	if r == nil || r.Doc == nil {
 		return math.NaN()
 	}
@@ -63,15 +64,15 @@ func boundShare(r *RunResult) float64 {
 // CPU-bound in the replay and in each round, or the run generator-bound
 // (generatorBound). When it is neither, not says the CPU shares of the
 // first pair that falls short, so the row shows how far.
-func (r fidelityRow) exemption() (exempt, not string) {
+func (r FidelityRow) exemption() (exempt, not string) {
 	agrees := func(replay bool, fair func(*fairRow) bool) bool { return replay || (r.Fair != nil && fair(r.Fair)) }
 	avgOK, p95OK := agrees(r.AvgOK, func(f *fairRow) bool { return f.AvgOK }), agrees(r.P95OK, func(f *fairRow) bool { return f.P95OK })
 	if avgOK && p95OK {
 		return "", ""
 	}
-	pairs := [][2]*RunResult{{r.eng, r.k6}}
+	pairs := [][2]*record.RunResult{{r.eng, r.k6}}
 	for _, rd := range r.rounds {
-		pairs = append(pairs, [2]*RunResult{rd.Eng, rd.K6.RunResult})
+		pairs = append(pairs, [2]*record.RunResult{rd.Eng, rd.K6.RunResult})
 	}
 	exempt, not = r.cpuBound(pairs)
 	if not == "" {
@@ -92,7 +93,7 @@ func (r fidelityRow) exemption() (exempt, not string) {
 
 // cpuBound is exemption's first case: both generators CPU-bound in every
 // pair (the replay, then each round), or else why not.
-func (r fidelityRow) cpuBound(pairs [][2]*RunResult) (exempt, not string) {
+func (r FidelityRow) cpuBound(pairs [][2]*record.RunResult) (exempt, not string) {
 	var figs []string
 	for i, p := range pairs {
 		name := "replay"
@@ -132,7 +133,7 @@ func (r fidelityRow) cpuBound(pairs [][2]*RunResult) (exempt, not string) {
 // request) and two generators measure themselves, not the target. "" when
 // the run is not such a run; else the exemption, with each generator's
 // CPU per request and share in the replay.
-func (r fidelityRow) generatorBound(pairs [][2]*RunResult, stats []string) string {
+func (r FidelityRow) generatorBound(pairs [][2]*record.RunResult, stats []string) string {
 	if r.eng == nil || r.eng.Spec == nil || r.k6 == nil {
 		return ""
 	}

@@ -1,13 +1,15 @@
-package bench
+package report
 
 import (
 	"fmt"
-	"github.com/middlebench/middlebench/bench/metrics"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // phaseColumns are the phases every table shows, with how to read each
@@ -26,20 +28,20 @@ var phaseColumns = []struct{ head, ref string }{
 }
 
 // phaseValue reads one phase column (ms) of a run, NaN when absent.
-func (r *RunResult) phaseValue(ref, stat string) float64 {
+func phaseValue(r *record.RunResult, ref, stat string) float64 {
 	q := ref + " " + stat
 	if ref == "outside" {
 		q = "outside " + stat
 	}
-	v, err := r.lookup(q)
+	v, err := r.Lookup(q)
 	if err != nil {
 		return math.NaN()
 	}
 	return v
 }
 
-// printExperiment writes the terminal report of one experiment.
-func printExperiment(w io.Writer, x *ExperimentResult) {
+// PrintExperiment writes the terminal report of one experiment.
+func PrintExperiment(w io.Writer, x *record.ExperimentResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "  run\treqs\tfailed\tTPS"
 	for _, c := range phaseColumns {
@@ -47,9 +49,9 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 	}
 	fmt.Fprintln(tw, head+"\t")
 	for _, r := range x.Runs {
-		row := fmt.Sprintf("  %s\t%d\t%s\t%.0f", r.Spec.Name, r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), r.tps())
+		row := fmt.Sprintf("  %s\t%d\t%s\t%.0f", r.Spec.Name, r.Result.Requests, pct(r.Result.Failed, r.Result.Requests), tps(r))
 		for _, c := range phaseColumns {
-			row += "\t" + metrics.FormatMs(r.phaseValue(c.ref, "avg"))
+			row += "\t" + metrics.FormatMs(phaseValue(r, c.ref, "avg"))
 		}
 		fmt.Fprintln(tw, row+"\t")
 	}
@@ -69,14 +71,14 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 			switch {
 			case c.OK:
 				passed++
-			case c.failed():
+			case c.Failed():
 				failed++
 			case c.Busy:
 				busy++
 			}
 		}
 	}
-	fmt.Fprintf(w, "  %s: %d checks passed, %d failed", x.outcome().mark(), passed, failed)
+	fmt.Fprintf(w, "  %s: %d checks passed, %d failed", x.Outcome().Mark(), passed, failed)
 	if busy > 0 {
 		fmt.Fprintf(w, ", %d not measured (failed while the machine was busy)", busy)
 	}
@@ -96,8 +98,8 @@ func printExperiment(w io.Writer, x *ExperimentResult) {
 	}
 }
 
-func (r *RunResult) tps() float64 {
-	v, err := r.lookup("tps")
+func tps(r *record.RunResult) float64 {
+	v, err := r.Lookup("tps")
 	if err != nil {
 		return 0
 	}
@@ -121,11 +123,11 @@ func pct(n, of int64) string {
 // printDisturbance says, per run (and step of a sweep), what other
 // processes took of the CPUs and what was stolen, and why runs were
 // measured again.
-func printDisturbance(w io.Writer, x *ExperimentResult) {
+func printDisturbance(w io.Writer, x *record.ExperimentResult) {
 	var parts []string
 	for _, r := range x.Runs {
-		p := fmt.Sprintf("%s %s", r.Spec.Name, r.runDisturbance())
-		if st := r.stepsDisturbance(); st != "" {
+		p := fmt.Sprintf("%s %s", r.Spec.Name, r.RunDisturbance())
+		if st := r.StepsDisturbance(); st != "" {
 			p += " (steps " + st + ")"
 		}
 		parts = append(parts, p)
@@ -135,5 +137,27 @@ func printDisturbance(w io.Writer, x *ExperimentResult) {
 	}
 	for _, n := range x.Remeasured {
 		fmt.Fprintln(w, "  ↻ "+n)
+	}
+}
+
+// PrintSummary writes the closing lines of a replay: each experiment's
+// verdict, the counts, and every failure and check not measured.
+func PrintSummary(w io.Writer, s *record.Summary) {
+	fmt.Fprintf(w, "\n== %d experiments in %s", len(s.Experiments), s.Elapsed.Round(time.Second))
+	if s.Quick {
+		fmt.Fprint(w, " (quick)")
+	}
+	fmt.Fprintln(w)
+	for _, x := range s.Experiments {
+		fmt.Fprintf(w, "  %-12s %-6s %s\n", x.Outcome().Mark(), x.Exp.ID, x.Exp.Title)
+	}
+	p, f, n := s.Counts()
+	fmt.Fprintf(w, "  %d PASS, %d FAIL, %d NOT MEASURED (a failure while other processes took ≥ %.0f %% of the CPUs is measured again, up to %d times in all; then not measured)\n",
+		p, f, n, record.BusyThreshold, record.MaxAttempts)
+	if f := s.Failures(); len(f) > 0 {
+		fmt.Fprintf(w, "\n%d expectations failed:\n  %s\n", len(f), strings.Join(f, "\n  "))
+	}
+	if m := s.NotMeasured(); len(m) > 0 {
+		fmt.Fprintf(w, "\n%d expectations not measured:\n  %s\n", len(m), strings.Join(m, "\n  "))
 	}
 }

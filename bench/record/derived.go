@@ -1,4 +1,4 @@
-package bench
+package record
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // two thirds into a second. Only the configuration and when the requests
 // went out enter it, never what the limiter answered.
 func (r *RunResult) fixedWindowPassed() (float64, error) {
-	rl := findRateLimit(r.PathCfg)
+	rl := FindRateLimit(r.PathCfg)
 	if rl == nil {
 		return 0, fmt.Errorf("derived fixedWindowPassed: the run's path has no ratelimit stage")
 	}
@@ -48,7 +48,7 @@ func (r *RunResult) fixedWindowPassed() (float64, error) {
 // scheduled is how many arrivals, one every every, the span holds from its
 // first to its last: a generator late by less than half a period still
 // counts as on time.
-func scheduled(sp arrivalSpan, every time.Duration) int64 {
+func scheduled(sp ArrivalSpan, every time.Duration) int64 {
 	if every <= 0 {
 		return 0
 	}
@@ -76,7 +76,7 @@ func fixedWindowSum(start time.Time, every time.Duration, n int64, window time.D
 	return passed
 }
 
-func findRateLimit(p *proxy.PathConfig) *proxy.RateLimitConfig {
+func FindRateLimit(p *proxy.PathConfig) *proxy.RateLimitConfig {
 	if p == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package bench
+package record
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/middlebench/middlebench/proxy"
 )
 
-// lookup answers a metric reference of this run. References are words
+// Lookup answers a metric reference of this run. References are words
 // separated by spaces:
 //
 //	http_req_blocked p(95)          a metric of the results document and a stat
@@ -30,7 +30,7 @@ import (
 //	                                    also: step 2 vus, step 2 rate, step 2 cpu
 //	generator cpu                   the generator's CPU use (% of its cores)
 //	derived fixedWindowPassed       what an exact fixed-window limiter passes for this run's schedule
-func (r *RunResult) lookup(ref string) (float64, error) {
+func (r *RunResult) Lookup(ref string) (float64, error) {
 	w := strings.Fields(ref)
 	if len(w) == 0 {
 		return 0, fmt.Errorf("empty metric reference")

@@ -1,7 +1,6 @@
-package bench
+package record
 
 import (
-	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -14,20 +13,20 @@ import (
 // timeline builds a 2-CPU timeline from t0, one sample a second: in second
 // i other processes used others[i] CPU-seconds and the hypervisor stole
 // stolen[i] (nil: none), beside 0.6 CPU-seconds of the experiment's own.
-func timeline(t0 time.Time, others []float64, stolen []float64) *loadTimeline {
-	tl := &loadTimeline{cpus: 2}
-	var s loadSample
-	s.at = t0
-	tl.samples = append(tl.samples, s)
+func timeline(t0 time.Time, others []float64, stolen []float64) *LoadTimeline {
+	tl := &LoadTimeline{CPUs: 2}
+	var s LoadSample
+	s.At = t0
+	tl.Samples = append(tl.Samples, s)
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	for i, o := range others {
-		s.at = s.at.Add(time.Second)
-		s.ours += sec(0.6)
-		s.busy += sec(0.6 + o)
+		s.At = s.At.Add(time.Second)
+		s.Ours += sec(0.6)
+		s.Busy += sec(0.6 + o)
 		if stolen != nil {
-			s.steal += sec(stolen[i])
+			s.Steal += sec(stolen[i])
 		}
-		tl.samples = append(tl.samples, s)
+		tl.Samples = append(tl.Samples, s)
 	}
 	return tl
 }
@@ -53,7 +52,7 @@ func TestTimelineOver(t *testing.T) {
 			t.Errorf("%s: got %+v, want others %.1f stolen %.1f", tt.name, d, tt.others, tt.stole)
 		}
 	}
-	if d := (*loadTimeline)(nil).whole(); d.Known || d.busy() {
+	if d := (*LoadTimeline)(nil).whole(); d.Known || d.busy() {
 		t.Errorf("no timeline: got %+v, want unknown and not busy", d)
 	}
 }
@@ -69,13 +68,13 @@ func TestJudge(t *testing.T) {
 	failedRequests := Check{What: "failed requests", Value: 3, Lo: math.Inf(-1), Hi: 0, Side: loadNeither, Msg: "3 × 503"}
 	fewIterations := Check{What: "iterations count", Value: 4007, Lo: 4799, Hi: 4801, Side: loadLowers, Msg: "short"}
 	tooManyTPS := Check{What: "step last tps", Value: 45, Lo: 32, Hi: 40.8, Side: loadLowers, Msg: "over the cap"}
-	quiet := disturbance{Others: 3, Stolen: 1, Known: true}
-	busy := disturbance{Others: 43, Known: true}
-	stolen := disturbance{Others: 2, Stolen: 9, Known: true}
+	quiet := Disturbance{Others: 3, Stolen: 1, Known: true}
+	busy := Disturbance{Others: 43, Known: true}
+	stolen := Disturbance{Others: 2, Stolen: 9, Known: true}
 	tests := []struct {
 		name     string
 		c        Check
-		d        disturbance
+		d        Disturbance
 		wantBusy bool
 	}{
 		{"above its band while quiet fails", above, quiet, false},
@@ -83,7 +82,7 @@ func TestJudge(t *testing.T) {
 		{"steal counts with other processes", above, stolen, true},
 		{"below its band while busy fails at once", below, busy, false},
 		{"a finding while busy is not measured", finding, busy, true},
-		{"unknown disturbance fails", above, disturbance{}, false},
+		{"unknown disturbance fails", above, Disturbance{}, false},
 		{"below a band measured near another run, while busy, is not measured", nearBelow, busy, true},
 		{"below a band measured near another run, while quiet, fails", nearBelow, quiet, false},
 		{"failed requests while busy fail", failedRequests, busy, false},
@@ -92,9 +91,9 @@ func TestJudge(t *testing.T) {
 		{"work done above its band while busy fails at once", tooManyTPS, busy, false},
 	}
 	for _, tt := range tests {
-		c := judge(tt.c, tt.d)
-		if c.Busy != tt.wantBusy || c.failed() == tt.wantBusy {
-			t.Errorf("%s: Busy=%v failed=%v, want Busy=%v", tt.name, c.Busy, c.failed(), tt.wantBusy)
+		c := Judge(tt.c, tt.d)
+		if c.Busy != tt.wantBusy || c.Failed() == tt.wantBusy {
+			t.Errorf("%s: Busy=%v failed=%v, want Busy=%v", tt.name, c.Busy, c.Failed(), tt.wantBusy)
 		}
 	}
 	run := fakeSource{"http_req_duration avg": 51.89, "server server_time avg": 50}
@@ -121,7 +120,7 @@ func TestJudge(t *testing.T) {
 			t.Errorf("sideOf(%q) = %v, want %v", metric, got, want)
 		}
 	}
-	if c := judge(Check{OK: true, Value: 1}, busy); c.Busy || c.failed() {
+	if c := Judge(Check{OK: true, Value: 1}, busy); c.Busy || c.Failed() {
 		t.Errorf("a check that held: %+v", c)
 	}
 }
@@ -155,12 +154,12 @@ func TestCheckAllJudgesTheFailingStep(t *testing.T) {
 		name     string
 		busy     []bool
 		p95      float64
-		want     outcome
+		want     Outcome
 		wantNote string
 	}{
-		{"busy during the failing step", last, 64.88, outcomeNotMeasured, "50 % of its CPUs taken by other processes during the failing step"},
-		{"busy only during another step", first, 64.88, outcomeFail, ""},
-		{"busy, and within its band", last, 20, outcomePass, ""},
+		{"busy during the failing step", last, 64.88, OutcomeNotMeasured, "50 % of its CPUs taken by other processes during the failing step"},
+		{"busy only during another step", first, 64.88, OutcomeFail, ""},
+		{"busy, and within its band", last, 20, OutcomePass, ""},
 	}
 	// Below a bound read off another step that was busy: E7 with k6 read
 	// step last p95 663.3 under 2 × the first step's 465.6 taken at 91 %.
@@ -168,14 +167,14 @@ func TestCheckAllJudgesTheFailingStep(t *testing.T) {
 	r.Spec.Expect.Bands = []experiment.Band{{Metric: "step last server_time p(95)", Min: "2 * @{step first server_time p(95)}"}}
 	r.Doc.Steps[0].Metrics["server_time"].Values["p(95)"] = 465.6
 	r.Doc.Steps[1].Metrics["server_time"].Values["p(95)"] = 663.3
-	checkAll([]*RunResult{r})
-	if got := outcomeOf(r.Checks); got != outcomeNotMeasured {
+	CheckAll([]*RunResult{r})
+	if got := OutcomeOf(r.Checks); got != OutcomeNotMeasured {
 		t.Errorf("below a bound read off a busy step: %v, want not measured (%+v)", got, r.Checks)
 	}
 	for _, tt := range tests {
 		r := e7Run(t0, tt.busy, tt.p95)
-		checkAll([]*RunResult{r})
-		if got := outcomeOf(r.Checks); got != tt.want {
+		CheckAll([]*RunResult{r})
+		if got := OutcomeOf(r.Checks); got != tt.want {
 			t.Errorf("%s: outcome %v, want %v (%+v)", tt.name, got, tt.want, r.Checks)
 			continue
 		}
@@ -204,20 +203,20 @@ func TestRemeasure(t *testing.T) {
 	tests := []struct {
 		name     string
 		attempts []attempt
-		want     outcome
+		want     Outcome
 		wantN    int
 	}{
-		{"quiet failure fails at once", []attempt{{quiet, 64.88}}, outcomeFail, 1},
-		{"busy, then quiet and within", []attempt{{busyLast, 64.88}, {quiet, 20}}, outcomePass, 2},
-		{"busy, then a quiet failure", []attempt{{busyLast, 64.88}, {quiet, 64.88}}, outcomeFail, 2},
-		{"busy every time", []attempt{{busyLast, 64.88}, {busyLast, 70}, {busyLast, 80}, {quiet, 20}}, outcomeNotMeasured, 3},
+		{"quiet failure fails at once", []attempt{{quiet, 64.88}}, OutcomeFail, 1},
+		{"busy, then quiet and within", []attempt{{busyLast, 64.88}, {quiet, 20}}, OutcomePass, 2},
+		{"busy, then a quiet failure", []attempt{{busyLast, 64.88}, {quiet, 64.88}}, OutcomeFail, 2},
+		{"busy every time", []attempt{{busyLast, 64.88}, {busyLast, 70}, {busyLast, 80}, {quiet, 20}}, OutcomeNotMeasured, 3},
 	}
 	for _, tt := range tests {
-		got, n := remeasure(maxAttempts, func(i int) outcome {
+		got, n := Remeasure(MaxAttempts, func(i int) Outcome {
 			a := tt.attempts[i-1]
 			r := e7Run(t0, a.busy, a.p95)
-			checkAll([]*RunResult{r})
-			return outcomeOf(r.Checks)
+			CheckAll([]*RunResult{r})
+			return OutcomeOf(r.Checks)
 		})
 		if got != tt.want || n != tt.wantN {
 			t.Errorf("%s: %v after %d attempts, want %v after %d", tt.name, got, n, tt.want, tt.wantN)
@@ -225,42 +224,12 @@ func TestRemeasure(t *testing.T) {
 	}
 	// Below its band while the machine is busy: FAIL, never measured again.
 	calls := 0
-	got, _ := remeasure(maxAttempts, func(int) outcome {
+	got, _ := Remeasure(MaxAttempts, func(int) Outcome {
 		calls++
-		c := judge(Check{What: "http_req_blocked p(95)", Value: 280, Lo: 300, Hi: 330}, disturbance{Others: 60, Known: true})
-		return outcomeOf([]Check{c})
+		c := Judge(Check{What: "http_req_blocked p(95)", Value: 280, Lo: 300, Hi: 330}, Disturbance{Others: 60, Known: true})
+		return OutcomeOf([]Check{c})
 	})
-	if got != outcomeFail || calls != 1 {
+	if got != OutcomeFail || calls != 1 {
 		t.Errorf("below its band while busy: %v after %d attempts, want FAIL after 1", got, calls)
-	}
-}
-
-// RESULTS.md opens with the verdicts it holds, and every ❌ and ⏸ below
-// is named there with its reason.
-func TestResultsSayTheirVerdicts(t *testing.T) {
-	t0 := time.Date(2026, 12, 4, 20, 0, 0, 0, time.UTC)
-	quiet := make([]bool, 10)
-	busyLast := []bool{false, false, false, false, false, true, true, true, true, true}
-	exp := func(id string, busy []bool, p95 float64) *ExperimentResult {
-		r := e7Run(t0, busy, p95)
-		checkAll([]*RunResult{r})
-		return &ExperimentResult{Exp: &experiment.Experiment{ID: id}, Runs: []*RunResult{r}}
-	}
-	s := &Summary{Experiments: []*ExperimentResult{exp("a", quiet, 20), exp("b", quiet, 64.88), exp("c", busyLast, 64.88)},
-		LoadBefore: "2.1, 2.0, 1.9", LoadAfter: "3.0, 2.5, 2.0"}
-	var b bytes.Buffer
-	writeVerdicts(&b, s)
-	got := b.String()
-	for _, want := range []string{
-		"**Verdicts: 1 PASS, 1 FAIL, 1 not measured** of 3 experiments",
-		"- ❌ b / run \"sweep\": step last server_time p(95) = 64.88",
-		"- ⏸ c / run \"sweep\": not measured: the machine was busy (50 % of its CPUs taken by other processes during the failing step)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the header lacks %q:\n%s", want, got)
-		}
-	}
-	if v := s.Experiments[2].verdict(); !strings.HasPrefix(v, "⏸ not measured") {
-		t.Errorf("c's verdict %q, want ⏸ not measured", v)
 	}
 }

@@ -1,4 +1,4 @@
-package bench
+package record
 
 import "fmt"
 
@@ -11,7 +11,7 @@ func (x *ExperimentResult) Failures() []string {
 		out = append(out, fmt.Sprintf("%s: %v", x.Exp.ID, x.Err))
 	}
 	x.eachCheck(func(run string, c Check) {
-		if c.failed() {
+		if c.Failed() {
 			out = append(out, fmt.Sprintf("%s / %s: %s", x.Exp.ID, run, c.Msg))
 		}
 	})
@@ -24,7 +24,7 @@ func (x *ExperimentResult) NotMeasured() []string {
 	var out []string
 	x.eachCheck(func(run string, c Check) {
 		if c.Busy {
-			out = append(out, fmt.Sprintf("%s / %s: %s — %s", x.Exp.ID, run, busyNote(c.Disturbance), c.Msg))
+			out = append(out, fmt.Sprintf("%s / %s: %s — %s", x.Exp.ID, run, BusyNote(c.Disturbance), c.Msg))
 		}
 	})
 	return out
@@ -46,25 +46,25 @@ func (x *ExperimentResult) eachCheck(f func(run string, c Check)) {
 }
 
 // Passed reports whether every run ran and every check held.
-func (x *ExperimentResult) Passed() bool { return x.outcome() == outcomePass }
+func (x *ExperimentResult) Passed() bool { return x.Outcome() == OutcomePass }
 
-// outcome is the experiment's verdict: FAIL over not measured over PASS.
-func (x *ExperimentResult) outcome() outcome {
+// Outcome is the experiment's verdict: FAIL over not measured over PASS.
+func (x *ExperimentResult) Outcome() Outcome {
 	if x.Err != nil || len(x.Failures()) > 0 {
-		return outcomeFail
+		return OutcomeFail
 	}
 	if len(x.NotMeasured()) > 0 {
-		return outcomeNotMeasured
+		return OutcomeNotMeasured
 	}
-	return outcomePass
+	return OutcomePass
 }
 
-// mark is the verdict's word in the console.
-func (o outcome) mark() string {
+// Mark is the verdict's word in the console.
+func (o Outcome) Mark() string {
 	switch o {
-	case outcomeFail:
+	case OutcomeFail:
 		return "FAIL"
-	case outcomeNotMeasured:
+	case OutcomeNotMeasured:
 		return "NOT MEASURED"
 	}
 	return "PASS"

@@ -1,4 +1,4 @@
-package bench
+package record
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 
 // metricSource answers a metric reference for one run.
 type metricSource interface {
-	lookup(ref string) (float64, error)
+	Lookup(ref string) (float64, error)
 }
 
 // Check is the outcome of one expectation.
@@ -27,10 +27,10 @@ type Check struct {
 	// from cannot show it (diagnose.Unshown). A skipped check is neither
 	// passed nor failed, and every report shows it as skipped.
 	Skipped string
-	// Busy says the check failed while the machine was busy (see judge):
+	// Busy says the check failed while the machine was busy (see Judge):
 	// not measured rather than failed. Disturbance is its window's.
 	Busy        bool
-	Disturbance disturbance
+	Disturbance Disturbance
 	// Side is the way the machine's load moves the value (see sideOf).
 	Side loadSide
 	// Relative says the band is itself measured (near another run, or
@@ -68,28 +68,28 @@ func sideOf(metric string) loadSide {
 	return loadRaises
 }
 
-// failed reports whether the check was made and did not hold on a quiet
+// Failed reports whether the check was made and did not hold on a quiet
 // machine (or below its band).
-func (c Check) failed() bool { return !c.OK && c.Skipped == "" && !c.Busy }
+func (c Check) Failed() bool { return !c.OK && c.Skipped == "" && !c.Busy }
 
-// unshown is what a run's file cannot show: the file's name for a reader
+// Unshown is what a run's file cannot show: the file's name for a reader
 // and, by finding code, why not and which file would (diagnose.Unshown).
-type unshown struct {
-	file  string
-	codes map[string]string
+type Unshown struct {
+	File  string
+	Codes map[string]string
 }
 
 // skip returns the check of code as skipped, when the file cannot show it.
-func (u *unshown) skip(c Check, code string) (Check, bool) {
+func (u *Unshown) skip(c Check, code string) (Check, bool) {
 	if u == nil {
 		return c, false
 	}
-	why, ok := u.codes[code]
+	why, ok := u.Codes[code]
 	if !ok {
 		return c, false
 	}
 	c.OK, c.Msg = false, ""
-	c.Skipped = fmt.Sprintf("not shown by %s (%s)", u.file, why)
+	c.Skipped = fmt.Sprintf("not shown by %s (%s)", u.File, why)
 	return c, true
 }
 
@@ -100,13 +100,13 @@ func checkBand(b experiment.Band, run metricSource, others map[string]metricSour
 		c.Msg = fmt.Sprintf(format, a...)
 		return c
 	}
-	v, err := run.lookup(b.Metric)
+	v, err := run.Lookup(b.Metric)
 	if err != nil {
 		return fail("%v", err)
 	}
 	c.Value = v
 	eval := func(e string) (float64, error) {
-		x, err := experiment.WithRefs(e, run.lookup)
+		x, err := experiment.WithRefs(e, run.Lookup)
 		if err != nil {
 			return 0, err
 		}
@@ -144,26 +144,26 @@ func checkBand(b experiment.Band, run metricSource, others map[string]metricSour
 		if !ok {
 			return fail("near: no run named %q", b.Near)
 		}
-		ref, err := other.lookup(b.Metric)
+		ref, err := other.Lookup(b.Metric)
 		if err != nil {
 			return fail("near %q: %v", b.Near, err)
 		}
 		tol := experiment.Margin(b.Within, ref)
 		c.Lo, c.Hi = ref-tol, ref+tol
-		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, fmtNum(ref))
+		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, FmtNum(ref))
 	}
 	c.Side, c.Relative = sideOf(b.Metric), b.MeasuredBound()
 	c.OK = v >= c.Lo && v <= c.Hi
 	if !c.OK {
-		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, fmtNum(v), c.Band, fmtNum(c.Lo), fmtNum(c.Hi))
+		c.Msg = fmt.Sprintf("%s = %s, want %s [%s .. %s]", b.Metric, FmtNum(v), c.Band, FmtNum(c.Lo), FmtNum(c.Hi))
 	}
 	return c
 }
 
-// checkCodes compares the findings with the expected and forbidden codes.
+// CheckCodes compares the findings with the expected and forbidden codes.
 // A code the run's file cannot show (u; nil for a file that shows all) is
 // skipped, not judged: its absence there means nothing.
-func checkCodes(e experiment.Expect, found []string, u *unshown) []Check {
+func CheckCodes(e experiment.Expect, found []string, u *Unshown) []Check {
 	var out []Check
 	for _, code := range e.Codes {
 		c := Check{What: "finding " + code, Value: math.NaN(), Band: "present", OK: slices.Contains(found, code)}
@@ -197,8 +197,8 @@ func orOpen(s, open string) string {
 	return s
 }
 
-// fmtNum prints a measured value compactly: 503.1, 0.028, 1201.
-func fmtNum(v float64) string {
+// FmtNum prints a measured value compactly: 503.1, 0.028, 1201.
+func FmtNum(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "n/a"

@@ -1,13 +1,15 @@
-package bench
+package report
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/middlebench/middlebench/bench/metrics"
+	"github.com/middlebench/middlebench/bench/record"
 )
 
 // fidelityPhases are the phases compared between the two generators: the
@@ -18,9 +20,9 @@ var fidelityPhases = phaseColumns[:7]
 // measuring itself as much as the target.
 const cpuBound = 90.0
 
-// fidelityRow compares one phase of one run: the engine's and k6's
+// FidelityRow compares one phase of one run: the engine's and k6's
 // average and p95 (ms).
-type fidelityRow struct {
+type FidelityRow struct {
 	Run, Phase             string
 	EngAvg, K6Avg          float64
 	EngP95, K6P95          float64
@@ -29,8 +31,8 @@ type fidelityRow struct {
 	EngCPU, K6CPU          float64 // % of the generator's cores
 	EngCPUms, K6CPUms      float64 // generator CPU per request, ms
 	EngRequests, K6Request int64
-	eng, k6                *RunResult
-	rounds                 []*fairRound
+	eng, k6                *record.RunResult
+	rounds                 []*record.FairRound
 	// Fair is the run re-measured by both generators alike (see
 	// fairRounds), for a row out of tolerance; nil when it was not.
 	Fair *fairRow
@@ -42,10 +44,10 @@ type fidelityRow struct {
 
 // pairRow compares one phase (ref, as the table heads it: head) of a run
 // as the engine and k6 measured it.
-func pairRow(run, head, ref string, eng, k6 *RunResult) fidelityRow {
-	row := fidelityRow{Run: run, Phase: head,
-		EngAvg: eng.phaseValue(ref, "avg"), K6Avg: k6.phaseValue(ref, "avg"),
-		EngP95: eng.phaseValue(ref, "p(95)"), K6P95: k6.phaseValue(ref, "p(95)"),
+func pairRow(run, head, ref string, eng, k6 *record.RunResult) FidelityRow {
+	row := FidelityRow{Run: run, Phase: head,
+		EngAvg: phaseValue(eng, ref, "avg"), K6Avg: phaseValue(k6, ref, "avg"),
+		EngP95: phaseValue(eng, ref, "p(95)"), K6P95: phaseValue(k6, ref, "p(95)"),
 		EngCPU: cpuOf(eng), K6CPU: cpuOf(k6), EngRequests: eng.Result.Requests, K6Request: k6.Result.Requests,
 		EngCPUms: cpuPerRequest(eng), K6CPUms: cpuPerRequest(k6), eng: eng, k6: k6}
 	row.AvgOK, row.P95OK = within(row.EngAvg, row.K6Avg), within(row.EngP95, row.K6P95)
@@ -54,12 +56,12 @@ func pairRow(run, head, ref string, eng, k6 *RunResult) fidelityRow {
 
 // fairRowOf is one phase (ref, as the table heads it: head) of a run's
 // re-measured rounds.
-func fairRowOf(rounds []*fairRound, ref, run, head string) *fairRow {
+func fairRowOf(rounds []*record.FairRound, ref, run, head string) *fairRow {
 	f := &fairRow{Load: [2]string{rounds[0].Load[0], rounds[len(rounds)-1].Load[1]}}
 	var ea, ka, ep, kp, ec, kc, ecp, kcp []float64
 	for _, r := range rounds {
-		ff := fairFigures{EngAvg: r.Eng.phaseValue(ref, "avg"), K6Avg: r.K6.phaseValue(ref, "avg"),
-			EngP95: r.Eng.phaseValue(ref, "p(95)"), K6P95: r.K6.phaseValue(ref, "p(95)"), K6First: r.K6First}
+		ff := fairFigures{EngAvg: phaseValue(r.Eng, ref, "avg"), K6Avg: phaseValue(r.K6.RunResult, ref, "avg"),
+			EngP95: phaseValue(r.Eng, ref, "p(95)"), K6P95: phaseValue(r.K6.RunResult, ref, "p(95)"), K6First: r.K6First}
 		f.Rounds = append(f.Rounds, ff)
 		ea, ka, ep, kp = append(ea, ff.EngAvg), append(ka, ff.K6Avg), append(ep, ff.EngP95), append(kp, ff.K6P95)
 		ec, kc = append(ec, cpuPerRequest(r.Eng)), append(kc, cpuPerRequest(r.K6.RunResult))
@@ -120,18 +122,18 @@ func within(eng, k6 float64) bool {
 	return math.Abs(k6-eng) <= max(0.05*math.Abs(eng), 1)
 }
 
-func cpuOf(r *RunResult) float64 {
+func cpuOf(r *record.RunResult) float64 {
 	if r.Doc == nil || r.Doc.GeneratorCPU == nil {
 		return math.NaN()
 	}
 	return r.Doc.GeneratorCPU.Percent
 }
 
-// fidelity pairs each engine run with its k6 replay.
-func fidelity(x *ExperimentResult) []fidelityRow {
-	var rows []fidelityRow
+// Fidelity pairs each engine run with its k6 replay.
+func Fidelity(x *record.ExperimentResult) []FidelityRow {
+	var rows []FidelityRow
 	for _, kr := range x.K6 {
-		var eng *RunResult
+		var eng *record.RunResult
 		for _, r := range x.Runs {
 			if r.Spec.Name == kr.Spec.Name {
 				eng = r
@@ -172,7 +174,7 @@ func mark(ok bool) string {
 // selfSpread says where the engine's own two rounds (the replay and the
 // re-measured one) differ by more than the tolerance: the conditions moved
 // as much as the generators differ.
-func (r fidelityRow) selfSpread() string {
+func (r FidelityRow) selfSpread() string {
 	var s []string
 	for _, m := range []struct {
 		name         string
@@ -228,21 +230,21 @@ func verdict(replay bool, fair *bool, exempt bool) string {
 	return mark(false)
 }
 
-// printK6 is the terminal report of an experiment's k6 replay.
-func printK6(w io.Writer, x *ExperimentResult) {
+// PrintK6 is the terminal report of an experiment's k6 replay.
+func PrintK6(w io.Writer, x *record.ExperimentResult) {
 	for _, kr := range x.K6 {
 		fmt.Fprintf(w, "  k6 › %s: %d requests, %s failed, CPU %.0f %%; export: %s", kr.Spec.Name, kr.Result.Requests,
 			pct(kr.Result.Failed, kr.Result.Requests), cpuOf(kr.RunResult), codesOrNone(kr.Report.Codes()))
 		if kr.Stream != nil {
 			fmt.Fprintf(w, "; stream: %s", codesOrNone(kr.Stream.Codes()))
 		}
-		fmt.Fprintf(w, "; machine: %s", kr.runDisturbance())
-		if st := kr.stepsDisturbance(); st != "" {
+		fmt.Fprintf(w, "; machine: %s", kr.RunDisturbance())
+		if st := kr.StepsDisturbance(); st != "" {
 			fmt.Fprintf(w, " (steps %s)", st)
 		}
 		fmt.Fprintln(w)
 	}
-	for _, r := range fidelity(x) {
+	for _, r := range Fidelity(x) {
 		if !r.AvgOK || !r.P95OK {
 			fmt.Fprintf(w, "  k6 ≠ engine › %s %s: avg %s vs %s, p95 %s vs %s (%s)\n", r.Run, r.Phase,
 				metrics.FormatMs(r.K6Avg), metrics.FormatMs(r.EngAvg), metrics.FormatMs(r.K6P95), metrics.FormatMs(r.EngP95), r.Reason)
@@ -267,7 +269,7 @@ type fidelityCount struct {
 	unexplained int // out, not exempt
 }
 
-func (c *fidelityCount) add(x *ExperimentResult, r fidelityRow) {
+func (c *fidelityCount) add(x *record.ExperimentResult, r FidelityRow) {
 	for _, v := range []struct {
 		name     string
 		ok, fair bool
@@ -294,13 +296,13 @@ func (c *fidelityCount) add(x *ExperimentResult, r fidelityRow) {
 }
 
 // writeFidelity is RESULTS.md's table of k6 against the engine.
-func writeFidelity(b *bytes.Buffer, s *Summary) {
+func writeFidelity(b *bytes.Buffer, s *record.Summary) {
 	var c fidelityCount
 	var body bytes.Buffer
 	exempts := map[string]string{} // run → why, once
 	var exemptRuns []string
 	for _, x := range s.Experiments {
-		for _, r := range fidelity(x) {
+		for _, r := range Fidelity(x) {
 			c.add(x, r)
 			var fa, fp *bool
 			if r.Fair != nil {
@@ -337,7 +339,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	fmt.Fprintf(b, "; %d do not. ", c.unexplained)
 	fmt.Fprintf(b, "In the replay %d agree. ", c.ok)
 	if c.again > 0 {
-		fmt.Fprintf(b, "The %d that do not were measured again where the run allows it (not through a wire), in %d paired rounds with both generators alike — the server and path in a child process, each generator alone in its process on the same CPUs, back to back, the engine first in odd rounds and k6 first in even ones (in the replay the engine shares its process with the server and path, and the two run minutes apart) — and a figure measured again agrees when the median of the engine's rounds and the median of k6's are within the bar: %d of those %d do. A disturbed round of either generator moves no median; a generator off in every round is off in its median. The rounds add at most %d times both generators' run time for each run re-measured. The replay's figures stay in the table, its verdict is the mark when the rounds agree too; the column *again* shows the medians and each round. ", c.again, fairRoundsN, c.againOK, c.again, fairRoundsN)
+		fmt.Fprintf(b, "The %d that do not were measured again where the run allows it (not through a wire), in %d paired rounds with both generators alike — the server and path in a child process, each generator alone in its process on the same CPUs, back to back, the engine first in odd rounds and k6 first in even ones (in the replay the engine shares its process with the server and path, and the two run minutes apart) — and a figure measured again agrees when the median of the engine's rounds and the median of k6's are within the bar: %d of those %d do. A disturbed round of either generator moves no median; a generator off in every round is off in its median. The rounds add at most %d times both generators' run time for each run re-measured. The replay's figures stay in the table, its verdict is the mark when the rounds agree too; the column *again* shows the medians and each round. ", c.again, record.FairRoundsN, c.againOK, c.again, record.FairRoundsN)
 	}
 	fmt.Fprintf(b, "≠ marks a figure where k6 and the engine differ beyond that bar: a comparison, not a failed expectation (k6's results are judged against each run's expectations in the table below); its last column gives what was measured about why — each generator's CPU per request, the requests each sent, and whether the engine differed as much from itself between the replay and the re-measured rounds. ")
 	fmt.Fprintf(b, "Exempt (⚪): a figure that agrees in neither, where both generators were CPU-bound — each used at least %.0f %% of its cores over the run, or for a sweep in the steps that hold half of its requests — in the replay and in every round; or where the run is generator-bound — a closed model with no think time against a target that took no time for the phase (the server and the stages report 0, in the replay and in every round), so that each generator measured only its own speed. ", cpuBound)
@@ -350,7 +352,7 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 			if kr.Stream != nil {
 				stream = codesOrNone(kr.Stream.Codes())
 			}
-			verdict := kr.verdict()
+			verdict := k6Verdict(kr)
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", x.Exp.ID, mdEscape(kr.Spec.Name), codesOrNone(kr.Report.Codes()), stream, mdEscape(verdict))
 		}
 	}
@@ -358,4 +360,66 @@ func writeFidelity(b *bytes.Buffer, s *Summary) {
 	b.WriteString("| exp | run | phase | avg engine / k6 | p95 engine / k6 | again: avg; p95, engine / k6 | where not, why |\n|---|---|---|---|---|---|---|\n")
 	b.Write(body.Bytes())
 	b.WriteString("\n")
+}
+
+// fairOf is the re-measured rounds of run, in the order they ran.
+func fairOf(x *record.ExperimentResult, run string) []*record.FairRound {
+	var out []*record.FairRound
+	for i := range x.Fair {
+		if x.Fair[i].Run == run {
+			out = append(out, &x.Fair[i])
+		}
+	}
+	return out
+}
+
+// median is the middle of v (the mean of the two middle ones for an even
+// count); NaN for none, or when any is NaN (a phase a round lacks).
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	for _, f := range s {
+		if math.IsNaN(f) {
+			return math.NaN()
+		}
+	}
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// k6Verdict is one run's checks with k6, in a line: the passed of the
+// made, what failed and, apart, what the files could not show.
+func k6Verdict(kr *record.K6Run) string {
+	passed, made := 0, 0
+	var failed, busy, skipped []string
+	for _, c := range kr.Checks {
+		switch {
+		case c.Skipped != "":
+			skipped = append(skipped, c.What+": "+c.Skipped)
+			continue
+		case c.OK:
+			passed++
+		case c.Busy:
+			busy = append(busy, c.Msg+" ("+record.BusyNote(c.Disturbance)+")")
+		default:
+			failed = append(failed, c.Msg)
+		}
+		made++
+	}
+	v := fmt.Sprintf("✅ %d/%d", passed, made)
+	switch {
+	case len(failed) > 0:
+		v = fmt.Sprintf("❌ %d/%d: %s", passed, made, strings.Join(failed, "; "))
+	case len(busy) > 0:
+		v = fmt.Sprintf("⏸ %d/%d, not measured: %s", passed, made, strings.Join(busy, "; "))
+	}
+	if len(skipped) > 0 {
+		v += fmt.Sprintf("; ⏭ %d skipped: %s", len(skipped), strings.Join(skipped, "; "))
+	}
+	return v
 }
