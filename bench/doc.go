@@ -18,10 +18,10 @@
 //     processes), wire.go, pin_*.go, arrivals.go, progress.go, and the
 //     disturbance a shared machine adds, as measured (disturb_*.go,
 //     loadmeter.go, runcpu.go, cpushare_*.go);
-//   - the replay with real k6: k6script.go and k6options.go (the script
-//     from the YAML), k6command.go, k6run.go, k6steps.go, k6cpu.go, and
-//     fidelityround.go (a run whose phases k6 and the engine disagree on,
-//     re-measured by both alike);
+//   - the replay with real k6 (its script, generated from the YAML, is
+//     package bench/k6script): k6command.go, k6run.go, k6steps.go,
+//     k6cpu.go, and fidelityround.go (a run whose phases k6 and the
+//     engine disagree on, re-measured by both alike);
 //   - every experiment: all.go (Options, RunAll) and machine.go (the
 //     machine the replay ran on, and its load).
 //

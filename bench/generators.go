@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/k6script"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/merge"
 	"github.com/middlebench/middlebench/bench/metrics"
@@ -65,7 +66,7 @@ func runGeneratorChild(ctx context.Context, stdin io.Reader, stdout io.Writer) (
 	if i < 0 {
 		return true, fmt.Errorf("generator: %s has no run %q", s.File, s.Run)
 	}
-	cfg, err := aim(e.Runs[i].Load, s.Entry)
+	cfg, err := k6script.Aim(e.Runs[i].Load, s.Entry)
 	if err != nil {
 		return true, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/k6script"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/bench/record"
@@ -44,7 +45,7 @@ func isSweep(rs *experiment.RunSpec) bool { return len(rs.Load.Stages) > 0 }
 // pinned as the engine was, and reads what k6 wrote.
 func (rn *Runner) runK6(ctx context.Context, e *experiment.Experiment, rs *experiment.RunSpec) (kr *record.K6Run, err error) {
 	t0 := rn.now()
-	src, err := k6ScriptOf(e, rs)
+	src, err := k6script.ForRun(e, rs)
 	if err != nil {
 		return nil, err
 	}

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/k6script"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/bench/record"
@@ -105,7 +104,7 @@ func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *expe
 	rr.Pinned = pl.pinned
 	defer func() { err = errors.Join(err, undo(tgt, pl.restore)) }()
 
-	cfg, err := aim(rs.Load, tgt.entry())
+	cfg, err := k6script.Aim(rs.Load, tgt.entry())
 	if err != nil {
 		return nil, err
 	}
@@ -241,38 +240,6 @@ func cpuList(cpus []int) string {
 		s[i] = fmt.Sprint(c)
 	}
 	return strings.Join(s, ",")
-}
-
-// aim returns a copy of the load config with relative URLs resolved
-// against the entry, and TLS verification off for the loopback's
-// self-signed certificate.
-func aim(c load.Config, entry string) (*load.Config, error) {
-	base, err := url.Parse(entry)
-	if err != nil {
-		return nil, err
-	}
-	resolve := func(u string) (string, error) {
-		ref, err := url.Parse(u)
-		if err != nil {
-			return "", fmt.Errorf("load url %q: %w", u, err)
-		}
-		return base.ResolveReference(ref).String(), nil
-	}
-	if c.URL != "" {
-		if c.URL, err = resolve(c.URL); err != nil {
-			return nil, err
-		}
-	}
-	c.Requests = slices.Clone(c.Requests)
-	for i := range c.Requests {
-		if c.Requests[i].URL, err = resolve(c.Requests[i].URL); err != nil {
-			return nil, err
-		}
-	}
-	if base.Scheme == "https" {
-		c.InsecureSkipTLSVerify = true
-	}
-	return &c, nil
 }
 
 // settle waits (up to 5 s) until the server has nothing in flight.

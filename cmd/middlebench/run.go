@@ -8,6 +8,7 @@ import (
 
 	"github.com/middlebench/middlebench/bench"
 	"github.com/middlebench/middlebench/bench/experiment"
+	"github.com/middlebench/middlebench/bench/k6script"
 	"github.com/middlebench/middlebench/wire"
 	"github.com/spf13/cobra"
 )
@@ -54,7 +55,7 @@ middlebench analyze.`,
 				}
 			}
 			if k6Script {
-				return bench.WriteK6Scripts(e, runName, outDir, cmd.OutOrStdout())
+				return k6script.Write(e, runName, outDir, cmd.OutOrStdout())
 			}
 			if serveOnly {
 				if asJSON {

@@ -1,4 +1,4 @@
-package bench
+package k6script
 
 import (
 	"crypto/sha256"
@@ -75,7 +75,7 @@ runs:
 	e.ID, e.File = "same", "same.yaml"
 	srv, seen := recorder(t)
 
-	cfg, err := aim(e.Runs[0].Load, srv.URL)
+	cfg, err := Aim(e.Runs[0].Load, srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ runs:
 	}
 	engine := seen()
 
-	scripts, err := K6Scripts(e, "")
+	scripts, err := Scripts(e, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package bench
+package k6script
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package bench
+package k6script
 
 import (
 	"bytes"
@@ -127,7 +127,7 @@ func checkTopLevel(t *testing.T, c *load.Config, o map[string]any) {
 // TestK6ScriptsSayWhatTheYAMLSays generates every experiment's scripts and
 // reads the options back out of them.
 func TestK6ScriptsSayWhatTheYAMLSays(t *testing.T) {
-	files, err := filepath.Glob("../experiments/*.yaml")
+	files, err := filepath.Glob("../../experiments/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no experiments: %v", err)
 	}
@@ -138,7 +138,7 @@ func TestK6ScriptsSayWhatTheYAMLSays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scripts, err := K6Scripts(e, "")
+			scripts, err := Scripts(e, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func k6ForTest() string {
 
 // inspectEquals checks that k6 reads the options we wrote: every key of
 // ours has the same value in what `k6 inspect` prints.
-func inspectEquals(t *testing.T, k6 string, s K6Script, ours map[string]any) {
+func inspectEquals(t *testing.T, k6 string, s Script, ours map[string]any) {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, s.File)
@@ -261,24 +261,24 @@ func sameOption(ours, theirs any) bool {
 }
 
 func TestWriteK6Scripts(t *testing.T) {
-	e, err := experiment.Load("../experiments/e1-tls-handshake.yaml", false)
+	e, err := experiment.Load("../../experiments/e1-tls-handshake.yaml", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := WriteK6Scripts(e, "", "", &out); err == nil || !strings.Contains(err.Error(), "has 3 runs") {
+	if err := Write(e, "", "", &out); err == nil || !strings.Contains(err.Error(), "has 3 runs") {
 		t.Errorf("three runs to stdout: %v", err)
 	}
 	out.Reset()
-	if err := WriteK6Scripts(e, "delay, reuse", "", &out); err != nil || !strings.Contains(out.String(), "export const options") {
+	if err := Write(e, "delay, reuse", "", &out); err != nil || !strings.Contains(out.String(), "export const options") {
 		t.Errorf("one run to stdout: %v, %.80q", err, out.String())
 	}
-	if err := WriteK6Scripts(e, "no such run", "", &out); err == nil || !strings.Contains(err.Error(), `no run "no such run"`) {
+	if err := Write(e, "no such run", "", &out); err == nil || !strings.Contains(err.Error(), `no run "no such run"`) {
 		t.Errorf("unknown run: %v", err)
 	}
 	dir := t.TempDir()
 	out.Reset()
-	if err := WriteK6Scripts(e, "", dir, &out); err != nil {
+	if err := Write(e, "", dir, &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"e1-1.js", "e1-2.js", "e1-3.js"} {

@@ -1,4 +1,4 @@
-package bench
+package k6script
 
 import (
 	"bytes"
@@ -16,31 +16,31 @@ import (
 	"github.com/middlebench/middlebench/internal/atomicfile"
 )
 
-// K6Script is the k6 script of one run, generated from the experiment
+// Script is the k6 script of one run, generated from the experiment
 // file: the YAML is the only description of a run, for both generators.
-type K6Script struct {
+type Script struct {
 	Run  string // the run's name
 	File string // a file name for it: <id>-<n>.js
 	Src  []byte
 }
 
-// placeholderEntry stands in for the entry while a config is validated:
+// PlaceholderEntry stands in for the entry while a config is validated:
 // the script reads the real one from -e TARGET=….
-const placeholderEntry = "http://127.0.0.1:1"
+const PlaceholderEntry = "http://127.0.0.1:1"
 
-// K6Scripts generates the script of each run of e, or of the one named.
-func K6Scripts(e *experiment.Experiment, runName string) ([]K6Script, error) {
-	var out []K6Script
+// Scripts generates the script of each run of e, or of the one named.
+func Scripts(e *experiment.Experiment, runName string) ([]Script, error) {
+	var out []Script
 	for i := range e.Runs {
 		rs := &e.Runs[i]
 		if runName != "" && rs.Name != runName {
 			continue
 		}
-		src, err := k6ScriptOf(e, rs)
+		src, err := ForRun(e, rs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: run %q: k6 script: %w", e.ID, rs.Name, err)
 		}
-		out = append(out, K6Script{Run: rs.Name, File: fmt.Sprintf("%s-%d.js", e.ID, i+1), Src: src})
+		out = append(out, Script{Run: rs.Name, File: fmt.Sprintf("%s-%d.js", e.ID, i+1), Src: src})
 	}
 	if len(out) == 0 {
 		if _, err := e.RunNamed(runName); err != nil {
@@ -60,8 +60,9 @@ type k6Request struct {
 	Weight   float64           `json:"weight"`
 }
 
-func k6ScriptOf(e *experiment.Experiment, rs *experiment.RunSpec) ([]byte, error) {
-	aimed, err := aim(rs.Load, placeholderEntry)
+// ForRun is the script of e's run rs.
+func ForRun(e *experiment.Experiment, rs *experiment.RunSpec) ([]byte, error) {
+	aimed, err := Aim(rs.Load, PlaceholderEntry)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func k6Requests(c *load.Config) ([]k6Request, error) {
 	if len(mix) == 0 {
 		mix = []load.Request{{Method: c.Method, URL: c.URL, Headers: c.Headers, BodySize: c.BodySize, Weight: 1}}
 	}
-	base, _ := url.Parse(placeholderEntry + "/")
+	base, _ := url.Parse(PlaceholderEntry + "/")
 	out := make([]k6Request, len(mix))
 	for i, r := range mix {
 		ref, err := url.Parse(r.URL)
@@ -133,7 +134,7 @@ func k6Requests(c *load.Config) ([]k6Request, error) {
 		}
 		path := r.URL
 		if !ref.IsAbs() {
-			path = strings.TrimPrefix(base.ResolveReference(ref).String(), placeholderEntry)
+			path = strings.TrimPrefix(base.ResolveReference(ref).String(), PlaceholderEntry)
 		}
 		m := r.Method
 		if m == "" {
@@ -266,10 +267,10 @@ export default function () {
 }
 `))
 
-// WriteK6Scripts writes the scripts of e's runs (or of the one named) into
+// Write writes the scripts of e's runs (or of the one named) into
 // dir, or, without dir, the one script to w.
-func WriteK6Scripts(e *experiment.Experiment, runName, dir string, w io.Writer) error {
-	scripts, err := K6Scripts(e, runName)
+func Write(e *experiment.Experiment, runName, dir string, w io.Writer) error {
+	scripts, err := Scripts(e, runName)
 	if err != nil {
 		return err
 	}
