@@ -158,6 +158,8 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Wire, error) {
 	if err := checkAvailable(); err != nil {
 		return nil, err
 	}
+	opts.NoLatencyHold = opts.NoLatencyHold || cfg.NoLatencyHold
+	opts.NoReplyRead = opts.NoReplyRead || cfg.NoReplyRead
 	log := opts.Log
 	if log == nil {
 		log = io.Discard
@@ -264,8 +266,8 @@ func (w *Wire) Stats() Stats {
 // Summary is one line for logs.
 func (w *Wire) Summary() string {
 	s := w.Stats()
-	return fmt.Sprintf("wire %s ⇄ %s: %s; up %d packets (%d dropped), down %d packets (%d dropped)",
-		s.Gen, s.Srv, w.cfg, s.Up.Packets, s.Up.DroppedTotal(), s.Down.Packets, s.Down.DroppedTotal())
+	return fmt.Sprintf("wire %s ⇄ %s: %s; up %d packets (%d dropped), down %d packets (%d dropped); %s",
+		s.Gen, s.Srv, w.cfg, s.Up.Packets, s.Up.DroppedTotal(), s.Down.Packets, s.Down.DroppedTotal(), s.Hold)
 }
 
 // Close stops the lines and removes both namespaces. Safe to call twice.
