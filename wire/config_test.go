@@ -50,3 +50,15 @@ func TestConfigSwitchesYAML(t *testing.T) {
 		}
 	}
 }
+
+// TestShorthandSwitches: the command line's form takes the switches too,
+// and a bad value names the field.
+func TestShorthandSwitches(t *testing.T) {
+	c, err := ParseShorthand("latency=1ms,noLatencyHold=true,noReplyRead=true")
+	if err != nil || !c.NoLatencyHold || !c.NoReplyRead {
+		t.Fatalf("got %+v, %v; want both switches on", c, err)
+	}
+	if _, err := ParseShorthand("noLatencyHold=sometimes"); err == nil || !strings.Contains(err.Error(), "noLatencyHold") {
+		t.Errorf("noLatencyHold=sometimes: error %v, want one naming noLatencyHold", err)
+	}
+}
