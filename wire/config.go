@@ -15,13 +15,22 @@ import (
 //	wire: {latency: 75ms, jitter: 1ms, rate: 100Mbit/s, queue: 256KiB, loss: 0.1%, seed: 1}
 //
 // The fields apply to both directions; up (generator → server) and down
-// (server → generator) override them one by one.
+// (server → generator) override them one by one. noLatencyHold and
+// noReplyRead switch off two things the line does to keep a crossing after
+// a quiet moment as fast as a busy one (Options.NoLatencyHold,
+// Options.NoReplyRead): for a comparison, or a machine whose idle CPUs
+// must sleep.
 type Config struct {
 	Link `yaml:",inline"`
 	Up   Override `yaml:"up"`
 	Down Override `yaml:"down"`
 	Seed uint64   `yaml:"seed"` // seeds loss and jitter draws (up uses Seed, down Seed+1)
 	MTU  int      `yaml:"mtu"`  // of both TUN devices; default 1500, as an Ethernet path
+	// NoLatencyHold lets idle CPUs halt while packets flow.
+	NoLatencyHold bool `yaml:"noLatencyHold"`
+	// NoReplyRead leaves the far kernel's replies to the other direction's
+	// reader.
+	NoReplyRead bool `yaml:"noReplyRead"`
 }
 
 // Link is one direction's behaviour.
@@ -118,10 +127,17 @@ func (o Override) apply(l Link) Link {
 // String is the wire in the YAML's words, for summaries.
 func (c Config) String() string {
 	up, down := c.UpLink(), c.DownLink()
-	if up == down {
-		return up.String()
+	s := up.String()
+	if up != down {
+		s = "up " + up.String() + "; down " + down.String()
 	}
-	return "up " + up.String() + "; down " + down.String()
+	if c.NoLatencyHold {
+		s += "; noLatencyHold"
+	}
+	if c.NoReplyRead {
+		s += "; noReplyRead"
+	}
+	return s
 }
 
 func (l Link) String() string {

@@ -50,10 +50,19 @@
 // nothing, and Options.NoLatencyHold turns it off. What a crossing still
 // costs after a quiet moment is mostly the kernel's: the sender's and the
 // receiver's network paths and the reader's wake-up grow cold, as over
-// loopback, and the wire crosses two stacks and one process more. Options.KeepWarm also
+// loopback, and the wire crosses two stacks and one process more. A
+// write into a TUN device runs the far stack in the writing thread: a
+// SYN's SYN-ACK, an ACK, are queued on the same device before the write
+// returns, so the writer reads that device once more and admits them to
+// the other direction at once, under that direction's read lock (order
+// kept), instead of leaving them to its reader's wake-up; an answer that
+// needs the far process (a TLS flight) still waits for the reader.
+// Options.NoReplyRead turns it off. Options.KeepWarm also
 // wakes each reader every 250 µs while packets flow, at CPU of its own.
 // BenchmarkWireIdleGap measures what a crossing adds after 1, 10 and 100
-// ms of nothing with the CPUs halting, held, and held and kept warm.
+// ms of nothing with the CPUs halting, held, and held and kept warm;
+// BenchmarkWireIdleConnect what a TCP connect adds, with and without the
+// reply read.
 //
 // It needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and /dev/net/tun; without
 // them Start fails with ErrUnavailable and a one-line reason.

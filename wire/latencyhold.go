@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -132,9 +133,18 @@ type HoldStats struct {
 	HeldMs      float64 `json:"heldMs"` // in all, the current hold included
 }
 
+// String says it in a line: "idle CPUs held polling 1234.5 ms (3 holds)",
+// or why they were not.
+func (s HoldStats) String() string {
+	if s.Unavailable != "" {
+		return "idle CPUs not held polling: " + s.Unavailable
+	}
+	return fmt.Sprintf("idle CPUs held polling %.1f ms (%d holds)", s.HeldMs, s.Holds)
+}
+
 func (h *latencyHold) stats() HoldStats {
 	if h == nil {
-		return HoldStats{Unavailable: "switched off (Options.NoLatencyHold)"}
+		return HoldStats{Unavailable: "switched off (noLatencyHold)"}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

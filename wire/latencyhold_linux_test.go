@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,17 @@ func TestWireWithoutHold(t *testing.T) {
 	send(t, p.wireFrom, p.wireTo)
 	if s := w.Stats().Hold; s.Held || s.Holds != 0 || s.Unavailable == "" {
 		t.Fatalf("%+v, want nothing held and the reason said", s)
+	}
+}
+
+// TestConfigSwitchesReachTheLine: noLatencyHold in the wire's config
+// switches the hold off in the line, which Stats.Hold and the summary say.
+func TestConfigSwitchesReachTheLine(t *testing.T) {
+	w := startWire(t, Config{NoLatencyHold: true}, Options{})
+	if got := w.Stats().Hold.Unavailable; got != "switched off (noLatencyHold)" {
+		t.Errorf("Stats.Hold.Unavailable = %q, want %q", got, "switched off (noLatencyHold)")
+	}
+	if s := w.Summary(); !strings.Contains(s, "idle CPUs not held polling: switched off (noLatencyHold)") {
+		t.Errorf("summary %q does not say the hold is off", s)
 	}
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -9,12 +10,29 @@ import (
 	"github.com/middlebench/middlebench/internal/timing"
 )
 
-// packetIO is a TUN device's file: each Read returns one whole packet and
-// each Write sends one.
-type packetIO interface {
-	Read(p []byte) (int, error)
+// packetSource is where a line's packets come from, a TUN device's file:
+// ReadNow returns one whole packet without waiting (errNoPacket when none
+// is queued), Wait returns when one may be (an error once the source is
+// shut). Reading apart from waiting lets a thread that is not the line's
+// reader take a packet (see line.readReply) under the lock that keeps the
+// packets' order.
+type packetSource interface {
+	Wait() error
+	ReadNow(p []byte) (int, error)
+}
+
+// errNoPacket is ReadNow's answer when nothing is queued.
+var errNoPacket = errors.New("no packet queued")
+
+// packetSink is where a line writes its packets: each Write sends one.
+type packetSink interface {
 	Write(p []byte) (int, error)
 }
+
+// maxReplies bounds the packets a line takes from the other direction's
+// source after each write (see readReply): a TCP segment makes at most an
+// ACK and what the kernel sends with it.
+const maxReplies = 4
 
 // spinBelow: the precise sleeper fires up to 20 µs ahead of a deadline;
 // the last few microseconds before a release are spun so that no packet
@@ -38,12 +56,20 @@ const maxInFlight = 1 << 16
 type line struct {
 	name   string
 	shaper *Shaper
-	src    packetIO
-	dst    packetIO
+	src    packetSource
+	dst    packetSink
 	mtu    int
 	now    func() time.Time
 	pacer  pacer // set before read and release start
 	onDrop func(dir string, why Drop, size int, at time.Time)
+	// reply, if set, is the other direction, whose source this line's
+	// destination is (see readReply); set before read and release start.
+	reply *line
+
+	// rx is held from reading a packet until it is admitted (and, due at
+	// once, written): the reader and another direction's writer both read
+	// src, and only one at a time may, so that packets keep their order.
+	rx sync.Mutex
 
 	lead  time.Duration // how early the releaser asks to be woken; its own
 	overs time.Duration // moving average of how late its wake-ups came
@@ -72,7 +98,7 @@ type pacer interface {
 	Wake()
 }
 
-func newLine(name string, s *Shaper, src, dst packetIO, mtu int, now func() time.Time) *line {
+func newLine(name string, s *Shaper, src packetSource, dst packetSink, mtu int, now func() time.Time) *line {
 	l := &line{name: name, shaper: s, src: src, dst: dst, mtu: mtu, now: now, lead: spinBelow}
 	l.pool.New = func() any { b := make([]byte, mtu+64); return &b }
 	l.c.delay, l.c.queued, l.c.late = timing.NewTrend(), timing.NewTrend(), timing.NewTrend()
@@ -82,47 +108,85 @@ func newLine(name string, s *Shaper, src, dst packetIO, mtu int, now func() time
 // read admits packets until src fails (closed).
 func (l *line) read(ctx context.Context) {
 	for ctx.Err() == nil {
-		buf := l.pool.Get().(*[]byte)
-		n, err := l.src.Read(*buf)
+		l.rx.Lock()
+		err := l.admitNext()
+		l.rx.Unlock()
+		if errors.Is(err, errNoPacket) {
+			err = l.src.Wait()
+		}
 		if err != nil {
-			l.pool.Put(buf)
 			return
 		}
-		now := l.now()
-		l.c.packets.Add(1)
-		l.c.bytes.Add(int64(n))
-		l.mu.Lock()
-		full := len(l.fifo)-l.head >= maxInFlight
-		l.mu.Unlock()
-		v := Verdict{Drop: Overflow}
-		if !full {
-			v = l.shaper.Admit(now, n)
-		}
-		if v.Drop != Pass {
-			l.c.dropped[v.Drop].Add(1)
-			l.pool.Put(buf)
-			if l.onDrop != nil {
-				l.onDrop(l.name, v.Drop, n, now)
-			}
-			continue
-		}
-		l.c.record(v)
-		l.mu.Lock()
-		wasEmpty := l.head == len(l.fifo)
-		if wasEmpty && l.held.Load() == 0 && !v.Due.After(now) {
-			// Due now with nothing ahead (nothing queued, nothing being
-			// written): this thread writes it, saving the releaser's wake-up.
-			l.mu.Unlock()
-			l.write(packet{buf: buf, n: n, arrival: now, due: v.Due})
-			continue
-		}
-		l.held.Add(1)
-		l.fifo = append(l.fifo, packet{buf: buf, n: n, arrival: now, due: v.Due})
-		l.mu.Unlock()
-		if wasEmpty {
-			l.pacer.Wake() // a busy releaser looks at the fifo again by itself
+	}
+}
+
+// readReply takes what the kernel queued on this line's source while the
+// other direction wrote into the same device: a segment's reply made in
+// the write's own system call (a SYN-ACK, an ACK) is admitted at once, and
+// does not wait for this line's reader to wake (after a quiet moment,
+// tens of microseconds more, and its arrival time that late). Where the
+// reader holds rx, it is reading already.
+func (l *line) readReply() {
+	if !l.rx.TryLock() {
+		return
+	}
+	defer l.rx.Unlock()
+	for range maxReplies {
+		if l.admitNext() != nil {
+			return
 		}
 	}
+}
+
+// admitNext reads one packet from src and admits it: dropped, queued for
+// the releaser, or, due now with nothing ahead, written. The caller holds
+// rx. It returns src's error (errNoPacket: nothing queued).
+func (l *line) admitNext() error {
+	buf := l.pool.Get().(*[]byte)
+	n, err := l.src.ReadNow(*buf)
+	if err != nil {
+		l.pool.Put(buf)
+		return err
+	}
+	now := l.now()
+	l.c.packets.Add(1)
+	l.c.bytes.Add(int64(n))
+	l.mu.Lock()
+	full := len(l.fifo)-l.head >= maxInFlight
+	l.mu.Unlock()
+	v := Verdict{Drop: Overflow}
+	if !full {
+		v = l.shaper.Admit(now, n)
+	}
+	if v.Drop != Pass {
+		l.c.dropped[v.Drop].Add(1)
+		l.pool.Put(buf)
+		if l.onDrop != nil {
+			l.onDrop(l.name, v.Drop, n, now)
+		}
+		return nil
+	}
+	l.c.record(v)
+	p := packet{buf: buf, n: n, arrival: now, due: v.Due}
+	l.mu.Lock()
+	wasEmpty := l.head == len(l.fifo)
+	if wasEmpty && l.held.Load() == 0 && !v.Due.After(now) {
+		// Due now with nothing ahead (nothing queued, nothing being
+		// written): this thread writes it, saving the releaser's wake-up;
+		// held keeps the releaser from writing a later one meanwhile.
+		l.held.Add(1)
+		l.mu.Unlock()
+		l.write(p)
+		l.held.Add(-1)
+		return nil
+	}
+	l.held.Add(1)
+	l.fifo = append(l.fifo, p)
+	l.mu.Unlock()
+	if wasEmpty {
+		l.pacer.Wake() // a busy releaser looks at the fifo again by itself
+	}
+	return nil
 }
 
 // release writes each packet to dst at its due time until ctx is done
@@ -174,10 +238,15 @@ func (l *line) learn(over time.Duration) {
 	l.lead = min(max(2*l.overs, spinBelow), maxLead)
 }
 
-// write sends a due packet to the far side and counts it.
+// write sends a due packet to the far side and counts it, then takes the
+// replies the far side's kernel made meanwhile (readReply).
 func (l *line) write(p packet) {
 	late := l.now().Sub(p.due)
-	if _, err := l.dst.Write((*p.buf)[:p.n]); err != nil {
+	_, err := l.dst.Write((*p.buf)[:p.n])
+	if err == nil && l.reply != nil {
+		l.reply.readReply()
+	}
+	if err != nil {
 		l.c.writeErrors.Add(1)
 	} else {
 		l.c.passed.Add(1)

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"sync"
 	"testing"
@@ -39,11 +40,17 @@ func (p *fakePacer) Wake() {
 // chanIO is a packet device: reads come from in, writes are recorded with
 // the fake time they happened.
 type chanIO struct {
-	in  chan []byte
-	fc  *clock.Fake
-	mu  sync.Mutex
-	out []sent
-	got chan struct{}
+	in     chan []byte
+	fc     *clock.Fake
+	mu     sync.Mutex
+	out    []sent
+	queued [][]byte
+	got    chan struct{}
+	// reply, if set, makes the packet a write queues on this same device
+	// before the write returns, as a kernel's SYN-ACK.
+	reply func(p []byte) []byte
+	seq   uint32 // numbers the queued packets in their byte 1, when stamp
+	stamp bool
 }
 
 type sent struct {
@@ -51,19 +58,51 @@ type sent struct {
 	at time.Time
 }
 
-func (c *chanIO) Read(p []byte) (int, error) {
+// Wait takes the next packet off in for ReadNow (the reader's thread only).
+func (c *chanIO) Wait() error {
 	b, ok := <-c.in
 	if !ok {
-		return 0, errors.New("closed")
+		return errors.New("closed")
 	}
-	return copy(p, b), nil
+	c.push(b)
+	return nil
+}
+
+// ReadNow returns a packet Wait or push queued.
+func (c *chanIO) ReadNow(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.queued) == 0 {
+		return 0, errNoPacket
+	}
+	n := copy(p, c.queued[0])
+	c.queued = c.queued[1:]
+	return n, nil
+}
+
+// push queues a packet at once, as a kernel does on a device while a
+// write into it runs.
+func (c *chanIO) push(b []byte) {
+	c.mu.Lock()
+	if c.stamp {
+		c.seq++
+		b = append([]byte(nil), b...)
+		binary.BigEndian.PutUint32(b[1:], c.seq)
+	}
+	c.queued = append(c.queued, b)
+	c.mu.Unlock()
 }
 
 func (c *chanIO) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	c.out = append(c.out, sent{b: append([]byte(nil), p...), at: c.fc.Now()})
 	c.mu.Unlock()
-	c.got <- struct{}{}
+	if c.reply != nil {
+		c.push(c.reply(p))
+	}
+	if c.got != nil {
+		c.got <- struct{}{}
+	}
 	return len(p), nil
 }
 

@@ -50,11 +50,12 @@ func newSide(string, net.IP, int) (*Namespace, *tunDev, error) { return nil, nil
 
 type tunDev struct{ hold *latencyHold }
 
-func (*tunDev) Read([]byte) (int, error)  { return 0, checkAvailable() }
-func (*tunDev) Write([]byte) (int, error) { return 0, checkAvailable() }
-func (*tunDev) shutdown()                 {}
-func (*tunDev) Close() error              { return nil }
-func (*tunDev) keepWarm()                 {}
+func (*tunDev) ReadNow([]byte) (int, error) { return 0, checkAvailable() }
+func (*tunDev) Wait() error                 { return checkAvailable() }
+func (*tunDev) Write([]byte) (int, error)   { return 0, checkAvailable() }
+func (*tunDev) shutdown()                   {}
+func (*tunDev) Close() error                { return nil }
+func (*tunDev) keepWarm()                   {}
 
 func (n *Namespace) remove() error { return nil }
 

@@ -66,6 +66,7 @@ type procSpec struct {
 	NoRealtime bool
 	KeepWarm   bool
 	NoHold     bool // Options.NoLatencyHold
+	NoReply    bool // Options.NoReplyRead
 	Drops      bool // send each drop to the parent
 }
 
@@ -138,7 +139,7 @@ func startLineProcess(cfg Config, opts Options, tuns [2]*tunDev) (*remoteLines, 
 		return nil, err
 	}
 	spec := procSpec{Up: specOf(cfg.UpLink(), cfg.Seed), Down: specOf(cfg.DownLink(), cfg.Seed+1), MTU: cfg.MTUOrDefault(),
-		NoRealtime: opts.NoRealtime, KeepWarm: opts.KeepWarm, NoHold: opts.NoLatencyHold, Drops: opts.OnDrop != nil}
+		NoRealtime: opts.NoRealtime, KeepWarm: opts.KeepWarm, NoHold: opts.NoLatencyHold, NoReply: opts.NoReplyRead, Drops: opts.OnDrop != nil}
 	b, _ := json.Marshal(spec) // plain numbers
 	r := &remoteLines{ctrl: fc.(*net.UnixConn), replies: make(chan procStats, 1), done: make(chan struct{})}
 	r.cmd = exec.Command(exe)
@@ -350,7 +351,7 @@ func serveLines(spec procSpec) error {
 		_, _ = ctrl.Write(append(b, '\n'))
 		wmu.Unlock()
 	}
-	opts := Options{NoRealtime: spec.NoRealtime, KeepWarm: spec.KeepWarm, NoLatencyHold: spec.NoHold}
+	opts := Options{NoRealtime: spec.NoRealtime, KeepWarm: spec.KeepWarm, NoLatencyHold: spec.NoHold, NoReplyRead: spec.NoReply}
 	if spec.Drops {
 		opts.OnDrop = func(dir string, why Drop, size int, at time.Time) {
 			send(procMsg{Drop: &procDrop{Dir: dir, Why: why, Size: size, At: at}})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -22,6 +23,7 @@ type tunDev struct {
 	made bool         // warm was made (or could not be)
 	hot  bool         // keep the reader warm (Options.KeepWarm)
 	hold *latencyHold // told of each packet; nil: none
+	last atomic.Int64 // the last packet read, UnixNano
 }
 
 // keepWarm makes the reader keep warm while packets flow; call it before
@@ -53,47 +55,55 @@ func openTUN(name string) (*tunDev, error) {
 	return &tunDev{fd: fd, stop: stop}, nil
 }
 
-// Read returns the next packet, waiting for one; after shutdown it
-// returns os.ErrClosed.
-// Kept warm, it also wakes every warmEvery while packets flow (see warmer).
-func (d *tunDev) Read(p []byte) (int, error) {
+// ReadNow returns the next packet without waiting (errNoPacket when none
+// is queued); any thread may call it.
+func (d *tunDev) ReadNow(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(d.fd, p)
+		switch {
+		case err == nil:
+			now := time.Now()
+			d.last.Store(now.UnixNano())
+			if d.hold != nil {
+				d.hold.packet(now)
+			}
+			return n, nil
+		case errors.Is(err, unix.EAGAIN):
+			return 0, errNoPacket
+		case !errors.Is(err, unix.EINTR):
+			return 0, fmt.Errorf("read tun: %w", err)
+		}
+	}
+}
+
+// Wait returns when a packet may be queued; after shutdown it returns
+// os.ErrClosed. Only the line's reader calls it. Kept warm, it also
+// returns every warmEvery while packets flow (see warmer).
+func (d *tunDev) Wait() error {
 	if d.hot && !d.made {
 		d.warm, d.made = newWarmer(), true
 	}
 	fds := []unix.PollFd{{Fd: int32(d.fd), Events: unix.POLLIN}, {Fd: int32(d.stop), Events: unix.POLLIN}}
 	if d.warm != nil {
 		fds = append(fds, unix.PollFd{Fd: int32(d.warm.fd), Events: unix.POLLIN})
+		d.warm.beforeWait(time.Unix(0, d.last.Load()), time.Now())
 	}
 	for {
-		n, err := unix.Read(d.fd, p)
+		_, err := unix.Ppoll(fds, nil, nil)
 		if err == nil {
-			if d.warm != nil || d.hold != nil {
-				now := time.Now()
-				if d.warm != nil {
-					d.warm.packet(now)
-				}
-				if d.hold != nil {
-					d.hold.packet(now)
-				}
-			}
-			return n, nil
+			break
 		}
-		if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
-			return 0, fmt.Errorf("read tun: %w", err)
-		}
-		if d.warm != nil {
-			d.warm.beforeWait(time.Now())
-		}
-		if _, err := unix.Ppoll(fds, nil, nil); err != nil && !errors.Is(err, unix.EINTR) {
-			return 0, fmt.Errorf("poll tun: %w", err)
-		}
-		if fds[1].Revents != 0 {
-			return 0, os.ErrClosed
-		}
-		if d.warm != nil && fds[2].Revents != 0 {
-			d.warm.drain()
+		if !errors.Is(err, unix.EINTR) {
+			return fmt.Errorf("poll tun: %w", err)
 		}
 	}
+	if fds[1].Revents != 0 {
+		return os.ErrClosed
+	}
+	if d.warm != nil && fds[2].Revents != 0 {
+		d.warm.drain()
+	}
+	return nil
 }
 
 // Write sends one packet (a TUN device never blocks a writer: the

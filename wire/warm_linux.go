@@ -26,7 +26,6 @@ const awakeFor = 250 * time.Millisecond
 type warmer struct {
 	fd    int
 	armed bool
-	last  time.Time // the last packet
 }
 
 // newWarmer makes the timer, or returns nil where it cannot (the reader
@@ -39,24 +38,20 @@ func newWarmer() *warmer {
 	return &warmer{fd: fd}
 }
 
-// packet notes a packet at now, and arms the timer if it was not.
-func (w *warmer) packet(now time.Time) {
-	w.last = now
-	if w.armed {
+// beforeWait arms the timer when a packet has come within awakeFor, and
+// disarms it once nothing has.
+func (w *warmer) beforeWait(last, now time.Time) {
+	flowing := now.Sub(last) <= awakeFor
+	if flowing == w.armed {
 		return
 	}
-	every := unix.NsecToTimespec(warmEvery.Nanoseconds())
-	if unix.TimerfdSettime(w.fd, 0, &unix.ItimerSpec{Interval: every, Value: every}, nil) == nil {
-		w.armed = true
+	var spec unix.ItimerSpec
+	if flowing {
+		every := unix.NsecToTimespec(warmEvery.Nanoseconds())
+		spec = unix.ItimerSpec{Interval: every, Value: every}
 	}
-}
-
-// beforeWait disarms the timer once nothing has come for awakeFor.
-func (w *warmer) beforeWait(now time.Time) {
-	if w.armed && now.Sub(w.last) > awakeFor {
-		if unix.TimerfdSettime(w.fd, 0, &unix.ItimerSpec{}, nil) == nil {
-			w.armed = false
-		}
+	if unix.TimerfdSettime(w.fd, 0, &spec, nil) == nil {
+		w.armed = flowing
 	}
 }
 

@@ -26,19 +26,23 @@ func TestWarmerArmsWhileFlowing(t *testing.T) {
 		t.Fatal("armed before any packet")
 	}
 	t0 := time.Now()
-	w.packet(t0)
+	w.beforeWait(t0.Add(-time.Hour), t0)
+	if armed() {
+		t.Fatal("armed with no packet for an hour")
+	}
+	w.beforeWait(t0, t0)
 	if !armed() {
 		t.Fatalf("not armed after a packet (every %v)", warmEvery)
 	}
-	w.beforeWait(t0.Add(awakeFor))
+	w.beforeWait(t0, t0.Add(awakeFor))
 	if !armed() {
 		t.Fatalf("disarmed at %v after the last packet, want armed until past %v", awakeFor, awakeFor)
 	}
-	w.beforeWait(t0.Add(awakeFor + time.Millisecond))
+	w.beforeWait(t0, t0.Add(awakeFor+time.Millisecond))
 	if armed() {
 		t.Fatalf("still armed %v after the last packet", awakeFor+time.Millisecond)
 	}
-	w.packet(t0.Add(time.Second))
+	w.beforeWait(t0.Add(time.Second), t0.Add(time.Second))
 	if !armed() {
 		t.Fatal("not armed again by the next packet")
 	}

@@ -52,6 +52,11 @@ type Options struct {
 	// line asks them to poll, from a packet until 250 ms after the last,
 	// where the process may: see latencyHold and Stats.Hold).
 	NoLatencyHold bool
+	// NoReplyRead leaves a reply that the far side's kernel queues while
+	// the line writes a packet into it (a SYN-ACK, an ACK) to the other
+	// direction's reader, woken for it; by default the writing thread
+	// takes it at once (see line.readReply).
+	NoReplyRead bool
 }
 
 // Wire is a running link between a generator and a server namespace.
@@ -92,6 +97,9 @@ func startLocalLines(up, down Link, upSeed, downSeed uint64, mtu int, tuns [2]*t
 	}
 	ls.lines[0] = newLine("up", NewShaper(up, upSeed), tuns[0], tuns[1], mtu, time.Now)
 	ls.lines[1] = newLine("down", NewShaper(down, downSeed), tuns[1], tuns[0], mtu, time.Now)
+	if !opts.NoReplyRead {
+		ls.lines[0].reply, ls.lines[1].reply = ls.lines[1], ls.lines[0]
+	}
 	lctx, cancel := context.WithCancel(context.Background())
 	ls.cancel = cancel
 	for i, l := range ls.lines {
@@ -150,6 +158,8 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Wire, error) {
 	if err := checkAvailable(); err != nil {
 		return nil, err
 	}
+	opts.NoLatencyHold = opts.NoLatencyHold || cfg.NoLatencyHold
+	opts.NoReplyRead = opts.NoReplyRead || cfg.NoReplyRead
 	log := opts.Log
 	if log == nil {
 		log = io.Discard
@@ -256,8 +266,8 @@ func (w *Wire) Stats() Stats {
 // Summary is one line for logs.
 func (w *Wire) Summary() string {
 	s := w.Stats()
-	return fmt.Sprintf("wire %s ⇄ %s: %s; up %d packets (%d dropped), down %d packets (%d dropped)",
-		s.Gen, s.Srv, w.cfg, s.Up.Packets, s.Up.DroppedTotal(), s.Down.Packets, s.Down.DroppedTotal())
+	return fmt.Sprintf("wire %s ⇄ %s: %s; up %d packets (%d dropped), down %d packets (%d dropped); %s",
+		s.Gen, s.Srv, w.cfg, s.Up.Packets, s.Up.DroppedTotal(), s.Down.Packets, s.Down.DroppedTotal(), s.Hold)
 }
 
 // Close stops the lines and removes both namespaces. Safe to call twice.
