@@ -3,7 +3,9 @@ package proxy
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -121,10 +123,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			counter(descs.seen, s.Seen, l...)
 			counter(descs.passed, s.Passed, l...)
 			counter(descs.bytes, s.Bytes, l...)
-			for _, k := range sortedKeys(s.Rejected) {
+			for _, k := range slices.Sorted(maps.Keys(s.Rejected)) {
 				counter(descs.rejected, s.Rejected[k], append(l, k)...)
 			}
-			for _, k := range sortedKeys(s.Extra) {
+			for _, k := range slices.Sorted(maps.Keys(s.Extra)) {
 				counter(descs.extra, s.Extra[k], append(l, k)...)
 			}
 			summary(ch, descs.delay, s.Delay, l)

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -259,7 +261,7 @@ func (b *Box) Summary() string {
 	}
 	for _, st := range s.Stages {
 		fmt.Fprintf(&sb, "; %s: seen %d passed %d", st.Kind, st.Seen, st.Passed)
-		for _, k := range sortedKeys(st.Rejected) {
+		for _, k := range slices.Sorted(maps.Keys(st.Rejected)) {
 			fmt.Fprintf(&sb, " %s×%d", k, st.Rejected[k])
 		}
 		if st.Delay != nil {

@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"maps"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -119,6 +117,3 @@ func trendStats(t *timing.Trend) map[string]float64 {
 	}
 	return v
 }
-
-// sortedKeys returns m's keys in order, for stable summaries.
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -110,7 +112,7 @@ func (c wireCollector) Collect(ch chan<- prometheus.Metric) {
 		counter(wireDescs.bytes, d.st.Bytes, d.dir)
 		counter(wireDescs.passed, d.st.Passed, d.dir)
 		counter(wireDescs.queuedPackets, d.st.QueuedPackets, d.dir)
-		for _, k := range sortedKeys(d.st.Dropped) {
+		for _, k := range slices.Sorted(maps.Keys(d.st.Dropped)) {
 			counter(wireDescs.dropped, d.st.Dropped[k], d.dir, k)
 		}
 		ch <- prometheus.MustNewConstMetric(wireDescs.inFlight, prometheus.GaugeValue, float64(d.st.InFlight), d.dir)
