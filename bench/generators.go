@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/middlebench/middlebench/bench/experiment"
-	"github.com/middlebench/middlebench/bench/k6script"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/merge"
 	"github.com/middlebench/middlebench/bench/metrics"
@@ -66,7 +65,7 @@ func runGeneratorChild(ctx context.Context, stdin io.Reader, stdout io.Writer) (
 	if i < 0 {
 		return true, fmt.Errorf("generator: %s has no run %q", s.File, s.Run)
 	}
-	cfg, err := k6script.Aim(e.Runs[i].Load, s.Entry)
+	cfg, err := e.Runs[i].Load.Aim(s.Entry)
 	if err != nil {
 		return true, err
 	}

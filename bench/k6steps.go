@@ -25,7 +25,7 @@ import (
 // time less its value) less when the schedule starts its first iteration.
 // nil steps when the run is no sweep.
 func k6Schedule(rs *experiment.RunSpec, path string) ([]diagnose.ScheduledStep, time.Time, error) {
-	cfg, err := k6script.Aim(rs.Load, k6script.PlaceholderEntry)
+	cfg, err := rs.Load.Aim(k6script.PlaceholderEntry)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

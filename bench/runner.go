@@ -12,7 +12,6 @@ import (
 
 	"github.com/middlebench/middlebench/bench/diagnose"
 	"github.com/middlebench/middlebench/bench/experiment"
-	"github.com/middlebench/middlebench/bench/k6script"
 	"github.com/middlebench/middlebench/bench/load"
 	"github.com/middlebench/middlebench/bench/metrics"
 	"github.com/middlebench/middlebench/bench/record"
@@ -104,7 +103,7 @@ func (rn *Runner) runOne(ctx context.Context, e *experiment.Experiment, rs *expe
 	rr.Pinned = pl.pinned
 	defer func() { err = errors.Join(err, undo(tgt, pl.restore)) }()
 
-	cfg, err := k6script.Aim(rs.Load, tgt.entry())
+	cfg, err := rs.Load.Aim(tgt.entry())
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,9 @@
 //     `middlebench run FILE --k6-script`; the requests of the mix and the
 //     template whose functions do what the engine does per iteration;
 //   - k6options.go: the options object, in k6's names, every schedule
-//     field explicit so that k6's defaults and the engine's cannot drift;
-//   - aim.go: Aim, the one rule both generators resolve a run's URLs by.
+//     field explicit so that k6's defaults and the engine's cannot drift.
+//
+// Both generators resolve a run's URLs by one rule, load.Config.Aim.
 //
 // It is pure: an experiment in, JavaScript out; it runs nothing. Running
 // the script with real k6, reading what k6 wrote and the fair rounds

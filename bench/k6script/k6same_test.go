@@ -75,7 +75,7 @@ runs:
 	e.ID, e.File = "same", "same.yaml"
 	srv, seen := recorder(t)
 
-	cfg, err := Aim(e.Runs[0].Load, srv.URL)
+	cfg, err := e.Runs[0].Load.Aim(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ type k6Request struct {
 
 // ForRun is the script of e's run rs.
 func ForRun(e *experiment.Experiment, rs *experiment.RunSpec) ([]byte, error) {
-	aimed, err := Aim(rs.Load, PlaceholderEntry)
+	aimed, err := rs.Load.Aim(PlaceholderEntry)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func ForRun(e *experiment.Experiment, rs *experiment.RunSpec) ([]byte, error) {
 }
 
 // k6Requests is the run's mix with URLs relative to the entry kept
-// relative (the script prefixes TARGET), as aim resolves them.
+// relative (the script prefixes TARGET), as load.Config.Aim resolves them.
 func k6Requests(c *load.Config) ([]k6Request, error) {
 	mix := c.Requests
 	if len(mix) == 0 {

@@ -1,21 +1,20 @@
-package k6script
+package load
 
 import (
 	"fmt"
 	"net/url"
 	"slices"
-
-	"github.com/middlebench/middlebench/bench/load"
 )
 
-// Aim returns a copy of the load config with relative URLs resolved
-// against the entry, and TLS verification off for the loopback's
-// self-signed certificate.
+// Aim returns a copy of the config with relative URLs resolved against
+// the entry, and TLS verification off for the loopback's self-signed
+// certificate.
 //
 // It is the one rule both generators aim by: the engine's config in
-// bench's runner, and the script's requests (k6Requests keeps relative
-// URLs relative as Aim resolves them), so the two send the same URLs.
-func Aim(c load.Config, entry string) (*load.Config, error) {
+// bench's runner, and the k6 script's requests (bench/k6script keeps
+// relative URLs relative as Aim resolves them), so the two send the same
+// URLs.
+func (c Config) Aim(entry string) (*Config, error) {
 	base, err := url.Parse(entry)
 	if err != nil {
 		return nil, err
