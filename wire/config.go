@@ -19,7 +19,7 @@ import (
 // noReplyRead switch off two things the line does to keep a crossing after
 // a quiet moment as fast as a busy one (Options.NoLatencyHold,
 // Options.NoReplyRead): for a comparison, or a machine whose idle CPUs
-// must sleep.
+// must sleep; busyPoll turns on a third, with a price (Options.BusyPoll).
 type Config struct {
 	Link `yaml:",inline"`
 	Up   Override `yaml:"up"`
@@ -31,6 +31,8 @@ type Config struct {
 	// NoReplyRead leaves the far kernel's replies to the other direction's
 	// reader.
 	NoReplyRead bool `yaml:"noReplyRead"`
+	// BusyPoll spins a thread at idle priority while packets flow.
+	BusyPoll bool `yaml:"busyPoll"`
 }
 
 // Link is one direction's behaviour.
@@ -136,6 +138,9 @@ func (c Config) String() string {
 	}
 	if c.NoReplyRead {
 		s += "; noReplyRead"
+	}
+	if c.BusyPoll {
+		s += "; busyPoll"
 	}
 	return s
 }

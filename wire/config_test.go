@@ -13,6 +13,7 @@ func TestConfigSwitchesYAML(t *testing.T) {
 	for _, tt := range []struct {
 		in            string
 		hold, reply   bool
+		poll          bool     // busyPoll
 		errHas        []string // empty: decodes
 		summarySuffix string
 	}{
@@ -23,6 +24,8 @@ func TestConfigSwitchesYAML(t *testing.T) {
 		{in: "latency: 1ms\nnoLatencyHold: maybe", errHas: []string{"noLatencyHold", "line 2"}},
 		{in: "noReplyRead: 1ms", errHas: []string{"noReplyRead", "line 1"}},
 		{in: "noLatencyHolds: true", errHas: []string{"noLatencyHolds", "line 1"}},
+		{in: "latency: 1ms\nbusyPoll: true", poll: true, summarySuffix: "; busyPoll"},
+		{in: "latency: 1ms\n\nbusyPoll: often", errHas: []string{"busyPoll", "line 3"}},
 	} {
 		var c Config
 		err := yaml.Unmarshal([]byte(tt.in), &c)
@@ -42,8 +45,8 @@ func TestConfigSwitchesYAML(t *testing.T) {
 			t.Errorf("%q: %v", tt.in, err)
 			continue
 		}
-		if c.NoLatencyHold != tt.hold || c.NoReplyRead != tt.reply {
-			t.Errorf("%q: noLatencyHold %v, noReplyRead %v; want %v, %v", tt.in, c.NoLatencyHold, c.NoReplyRead, tt.hold, tt.reply)
+		if c.NoLatencyHold != tt.hold || c.NoReplyRead != tt.reply || c.BusyPoll != tt.poll {
+			t.Errorf("%q: noLatencyHold %v, noReplyRead %v, busyPoll %v; want %v, %v, %v", tt.in, c.NoLatencyHold, c.NoReplyRead, c.BusyPoll, tt.hold, tt.reply, tt.poll)
 		}
 		if !strings.HasSuffix(c.String(), tt.summarySuffix) {
 			t.Errorf("%q: summary %q, want it to end %q", tt.in, c.String(), tt.summarySuffix)
@@ -54,9 +57,9 @@ func TestConfigSwitchesYAML(t *testing.T) {
 // TestShorthandSwitches: the command line's form takes the switches too,
 // and a bad value names the field.
 func TestShorthandSwitches(t *testing.T) {
-	c, err := ParseShorthand("latency=1ms,noLatencyHold=true,noReplyRead=true")
-	if err != nil || !c.NoLatencyHold || !c.NoReplyRead {
-		t.Fatalf("got %+v, %v; want both switches on", c, err)
+	c, err := ParseShorthand("latency=1ms,noLatencyHold=true,noReplyRead=true,busyPoll=true")
+	if err != nil || !c.NoLatencyHold || !c.NoReplyRead || !c.BusyPoll {
+		t.Fatalf("got %+v, %v; want the three switches on", c, err)
 	}
 	if _, err := ParseShorthand("noLatencyHold=sometimes"); err == nil || !strings.Contains(err.Error(), "noLatencyHold") {
 		t.Errorf("noLatencyHold=sometimes: error %v, want one naming noLatencyHold", err)

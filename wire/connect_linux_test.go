@@ -19,6 +19,7 @@ var connectVariants = []struct {
 	{"halt", Options{NoLatencyHold: true, NoReplyRead: true}},
 	{"hold", Options{NoReplyRead: true}},
 	{"hold+reply", Options{}},
+	{"hold+reply+poll", Options{BusyPoll: true}},
 }
 
 // connectOnce times a TCP connect from a socket made in ns to addr: the SYN

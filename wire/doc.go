@@ -57,12 +57,20 @@
 // the other direction at once, under that direction's read lock (order
 // kept), instead of leaving them to its reader's wake-up; an answer that
 // needs the far process (a TLS flight) still waits for the reader.
-// Options.NoReplyRead turns it off. Options.KeepWarm also
+// Options.NoReplyRead turns it off. Options.BusyPoll (busyPoll: true) has
+// a thread of the line's own busy-poll both devices under SCHED_IDLE while
+// packets flow (see poller): on a CPU nothing else wants it takes a packet
+// the moment it is queued, on a warm path; on a busy machine it gives way
+// and the readers take every packet. It is off by default because of what
+// it costs the connection's ends: a CPU running it is not idle to the
+// kernel, so a thread woken onto it needs an interrupt where a polling
+// idle CPU needs none, and a generator that wakes its threads often (k6)
+// pays that on every request. Options.KeepWarm also
 // wakes each reader every 250 µs while packets flow, at CPU of its own.
 // BenchmarkWireIdleGap measures what a crossing adds after 1, 10 and 100
-// ms of nothing with the CPUs halting, held, and held and kept warm;
+// ms of nothing with the CPUs halting, held, and held and busy-polled;
 // BenchmarkWireIdleConnect what a TCP connect adds, with and without the
-// reply read.
+// reply read and the busy poll.
 //
 // It needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and /dev/net/tun; without
 // them Start fails with ErrUnavailable and a one-line reason.

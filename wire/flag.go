@@ -70,7 +70,8 @@ func ParseShorthand(s string) (Config, error) {
 const ShorthandHelp = `latency (one way), jitter (uniform ±, order kept), rate (bits/s, e.g. 100Mbit/s),
 queue (drop-tail in front of the rate: 256KiB or 100 packets; default 1000 packets),
 loss (e.g. 0.1%), seed, mtu; up.FIELD or down.FIELD for one direction only;
-noLatencyHold=true (idle CPUs may halt while packets flow), noReplyRead=true`
+noLatencyHold=true (idle CPUs may halt while packets flow), noReplyRead=true,
+busyPoll=true (a thread spins at idle priority while packets flow)`
 
 // Flag is a --wire flag: a pflag.Value whose Config is nil until set.
 type Flag struct{ Config *Config }

@@ -64,7 +64,7 @@ var idleVariants = []struct {
 }{
 	{"halt", Options{NoLatencyHold: true}},
 	{"hold", Options{}},
-	{"hold+warm", Options{KeepWarm: true}},
+	{"hold+poll", Options{BusyPoll: true}},
 }
 
 // idleBlock is how many crossings a variant makes before the next takes

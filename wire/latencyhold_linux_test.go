@@ -74,4 +74,7 @@ func TestConfigSwitchesReachTheLine(t *testing.T) {
 	if s := w.Summary(); !strings.Contains(s, "idle CPUs not held polling: switched off (noLatencyHold)") {
 		t.Errorf("summary %q does not say the hold is off", s)
 	}
+	if s := w.Summary(); !strings.Contains(s, "no busy poll: off (busyPoll: true turns it on)") {
+		t.Errorf("summary %q does not say the busy poll is off by default", s)
+	}
 }

@@ -126,16 +126,21 @@ func (l *line) read(ctx context.Context) {
 // does not wait for this line's reader to wake (after a quiet moment,
 // tens of microseconds more, and its arrival time that late). Where the
 // reader holds rx, it is reading already.
-func (l *line) readReply() {
+func (l *line) readReply() { l.takeQueued(maxReplies) }
+
+// takeQueued admits up to n packets queued on src, unless another thread
+// is reading it, and says how many it admitted.
+func (l *line) takeQueued(n int) int {
 	if !l.rx.TryLock() {
-		return
+		return 0
 	}
 	defer l.rx.Unlock()
-	for range maxReplies {
+	for i := range n {
 		if l.admitNext() != nil {
-			return
+			return i
 		}
 	}
+	return n
 }
 
 // admitNext reads one packet from src and admits it: dropped, queued for

@@ -75,6 +75,7 @@ type procStats struct {
 	Up, Down DirStats
 	Realtime bool
 	Hold     HoldStats
+	Poll     PollStats
 }
 
 // ServeLineProcess is never asked for off Linux.

@@ -67,6 +67,7 @@ type procSpec struct {
 	KeepWarm   bool
 	NoHold     bool // Options.NoLatencyHold
 	NoReply    bool // Options.NoReplyRead
+	BusyPoll   bool // Options.BusyPoll
 	Drops      bool // send each drop to the parent
 }
 
@@ -80,6 +81,7 @@ type procStats struct {
 	Up, Down DirStats
 	Realtime bool
 	Hold     HoldStats
+	Poll     PollStats
 }
 
 type procDrop struct {
@@ -139,7 +141,7 @@ func startLineProcess(cfg Config, opts Options, tuns [2]*tunDev) (*remoteLines, 
 		return nil, err
 	}
 	spec := procSpec{Up: specOf(cfg.UpLink(), cfg.Seed), Down: specOf(cfg.DownLink(), cfg.Seed+1), MTU: cfg.MTUOrDefault(),
-		NoRealtime: opts.NoRealtime, KeepWarm: opts.KeepWarm, NoHold: opts.NoLatencyHold, NoReply: opts.NoReplyRead, Drops: opts.OnDrop != nil}
+		NoRealtime: opts.NoRealtime, KeepWarm: opts.KeepWarm, NoHold: opts.NoLatencyHold, NoReply: opts.NoReplyRead, BusyPoll: opts.BusyPoll, Drops: opts.OnDrop != nil}
 	b, _ := json.Marshal(spec) // plain numbers
 	r := &remoteLines{ctrl: fc.(*net.UnixConn), replies: make(chan procStats, 1), done: make(chan struct{})}
 	r.cmd = exec.Command(exe)
@@ -351,7 +353,7 @@ func serveLines(spec procSpec) error {
 		_, _ = ctrl.Write(append(b, '\n'))
 		wmu.Unlock()
 	}
-	opts := Options{NoRealtime: spec.NoRealtime, KeepWarm: spec.KeepWarm, NoLatencyHold: spec.NoHold, NoReplyRead: spec.NoReply}
+	opts := Options{NoRealtime: spec.NoRealtime, KeepWarm: spec.KeepWarm, NoLatencyHold: spec.NoHold, NoReplyRead: spec.NoReply, BusyPoll: spec.BusyPoll}
 	if spec.Drops {
 		opts.OnDrop = func(dir string, why Drop, size int, at time.Time) {
 			send(procMsg{Drop: &procDrop{Dir: dir, Why: why, Size: size, At: at}})

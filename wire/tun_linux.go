@@ -23,6 +23,7 @@ type tunDev struct {
 	made bool         // warm was made (or could not be)
 	hot  bool         // keep the reader warm (Options.KeepWarm)
 	hold *latencyHold // told of each packet; nil: none
+	poll *poller      // told of each packet; nil: none
 	last atomic.Int64 // the last packet read, UnixNano
 }
 
@@ -66,6 +67,9 @@ func (d *tunDev) ReadNow(p []byte) (int, error) {
 			d.last.Store(now.UnixNano())
 			if d.hold != nil {
 				d.hold.packet(now)
+			}
+			if d.poll != nil {
+				d.poll.packet()
 			}
 			return n, nil
 		case errors.Is(err, unix.EAGAIN):

@@ -57,6 +57,12 @@ type Options struct {
 	// direction's reader, woken for it; by default the writing thread
 	// takes it at once (see line.readReply).
 	NoReplyRead bool
+	// BusyPoll has a thread under SCHED_IDLE busy-poll both devices while
+	// packets flow (see poller): a crossing after a quiet moment is taken
+	// on a warm path, but every other wake-up on the CPU it spins on costs
+	// an interrupt (see doc.go). Off by default: the readers, woken, take
+	// every packet.
+	BusyPoll bool
 }
 
 // Wire is a running link between a generator and a server namespace.
@@ -80,6 +86,8 @@ type localLines struct {
 	realtime [2]bool
 	tuns     [2]*tunDev
 	hold     *latencyHold // nil with Options.NoLatencyHold
+	poll     *poller      // nil without Options.BusyPoll, or on one CPU
+	noPoll   string       // why poll is nil
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
@@ -99,6 +107,11 @@ func startLocalLines(up, down Link, upSeed, downSeed uint64, mtu int, tuns [2]*t
 	ls.lines[1] = newLine("down", NewShaper(down, downSeed), tuns[1], tuns[0], mtu, time.Now)
 	if !opts.NoReplyRead {
 		ls.lines[0].reply, ls.lines[1].reply = ls.lines[1], ls.lines[0]
+	}
+	ls.noPoll = "off (busyPoll: true turns it on)"
+	if opts.BusyPoll {
+		ls.noPoll = "one CPU"
+		ls.poll = newPoller(ls.lines, tuns) // before the readers: they tell it of packets
 	}
 	lctx, cancel := context.WithCancel(context.Background())
 	ls.cancel = cancel
@@ -123,11 +136,15 @@ func startLocalLines(up, down Link, upSeed, downSeed uint64, mtu int, tuns [2]*t
 			l.read(lctx)
 		})
 	}
+	if ls.poll != nil {
+		ls.poll.realtime = ls.realtime[0] && ls.realtime[1]
+		ls.wg.Go(func() { ls.poll.run(lctx) })
+	}
 	return ls
 }
 
 func (ls *localLines) stats() procStats {
-	return procStats{Up: ls.lines[0].stats(), Down: ls.lines[1].stats(), Realtime: ls.realtime[0] && ls.realtime[1], Hold: ls.hold.stats()}
+	return procStats{Up: ls.lines[0].stats(), Down: ls.lines[1].stats(), Realtime: ls.realtime[0] && ls.realtime[1], Hold: ls.hold.stats(), Poll: ls.poll.stats(ls.noPoll)}
 }
 
 // close stops the four threads; the devices stay open.
@@ -160,6 +177,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (*Wire, error) {
 	}
 	opts.NoLatencyHold = opts.NoLatencyHold || cfg.NoLatencyHold
 	opts.NoReplyRead = opts.NoReplyRead || cfg.NoReplyRead
+	opts.BusyPoll = opts.BusyPoll || cfg.BusyPoll
 	log := opts.Log
 	if log == nil {
 		log = io.Discard
@@ -248,6 +266,9 @@ type Stats struct {
 	// Hold is the CPU wake-up latency request the line holds while
 	// packets flow (Options.NoLatencyHold).
 	Hold HoldStats `json:"hold"`
+	// Poll is the busy poll over both devices while packets flow
+	// (Options.BusyPoll).
+	Poll PollStats `json:"poll"`
 }
 
 // Stats reads the counters.
@@ -259,15 +280,15 @@ func (w *Wire) Stats() Stats {
 	} else {
 		p = w.local.stats()
 	}
-	s.Up, s.Down, s.Realtime, s.Hold = p.Up, p.Down, p.Realtime, p.Hold
+	s.Up, s.Down, s.Realtime, s.Hold, s.Poll = p.Up, p.Down, p.Realtime, p.Hold, p.Poll
 	return s
 }
 
 // Summary is one line for logs.
 func (w *Wire) Summary() string {
 	s := w.Stats()
-	return fmt.Sprintf("wire %s ⇄ %s: %s; up %d packets (%d dropped), down %d packets (%d dropped); %s",
-		s.Gen, s.Srv, w.cfg, s.Up.Packets, s.Up.DroppedTotal(), s.Down.Packets, s.Down.DroppedTotal(), s.Hold)
+	return fmt.Sprintf("wire %s ⇄ %s: %s; up %d packets (%d dropped), down %d packets (%d dropped); %s; %s",
+		s.Gen, s.Srv, w.cfg, s.Up.Packets, s.Up.DroppedTotal(), s.Down.Packets, s.Down.DroppedTotal(), s.Hold, s.Poll)
 }
 
 // Close stops the lines and removes both namespaces. Safe to call twice.
