@@ -61,11 +61,13 @@
 // a thread of the line's own busy-poll both devices under SCHED_IDLE while
 // packets flow (see poller): on a CPU nothing else wants it takes a packet
 // the moment it is queued, on a warm path; on a busy machine it gives way
-// and the readers take every packet. It is off by default because of what
-// it costs the connection's ends: a CPU running it is not idle to the
-// kernel, so a thread woken onto it needs an interrupt where a polling
-// idle CPU needs none, and a generator that wakes its threads often (k6)
-// pays that on every request. Options.KeepWarm also
+// and the readers take every packet. It is off by default: with it, real
+// k6's new connections through rtt's RTT 1 ms wire got slower (the
+// engine's faster; figures in the commit that added it). The likely
+// reason, not measured apart: a CPU running it is not idle to the kernel,
+// so a thread woken onto it needs an interrupt where a polling idle CPU
+// needs none, and k6 wakes its threads several times a request.
+// Options.KeepWarm also
 // wakes each reader every 250 µs while packets flow, at CPU of its own.
 // BenchmarkWireIdleGap measures what a crossing adds after 1, 10 and 100
 // ms of nothing with the CPUs halting, held, and held and busy-polled;

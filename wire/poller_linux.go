@@ -27,11 +27,11 @@ import (
 // pollFor of nothing it sleeps until the next packet's reader wakes it: an
 // idle wire costs nothing.
 //
-// Its price is the connection's ends': the CPU it spins on is no longer
-// idle to the kernel, so a thread woken there needs an interrupt (on a
-// virtual machine, an exit to the hypervisor) where a polling idle CPU
-// needs none. Measured (rtt, RTT 1 ms, 2026-12-05): the engine's new
-// connections gain, real k6's lose; hence off by default.
+// Measured (rtt, RTT 1 ms, 2026-12-05): the engine's new connections gain,
+// real k6's lose; hence off by default. The likely price, not measured
+// apart, is the connection's ends': the CPU it spins on is no longer idle
+// to the kernel, so a thread woken there needs an interrupt (on a virtual
+// machine, an exit to the hypervisor) where a polling idle CPU needs none.
 
 // pollFor is how long after its last packet the poller spins: a flow's
 // quiet moments (a server's work, a think time) are shorter.
