@@ -38,13 +38,12 @@ import (
 const pollFor = 250 * time.Millisecond
 
 // poller is the busy poll over both directions. Made only in the process
-// that moves the packets; start runs it on a thread of its own.
+// that moves the packets; run spins on a thread of its own.
 type poller struct {
-	lines [2]*line
-	devs  [2]*tunDev
-	work  func() bool // puts the calling thread under the readers' policy
-	// realtime: the readers run under SCHED_FIFO (set before run)
-	realtime bool
+	lines    [2]*line
+	devs     [2]*tunDev
+	realtime bool        // the readers run under SCHED_FIFO; set before run
+	work     func() bool // puts the calling thread under the readers' policy
 	rest     func() bool // puts it back under SCHED_IDLE
 
 	asleep atomic.Bool
