@@ -95,7 +95,8 @@ func TestBusyPollRunsWhileFlowingAndSleepsWhenIdle(t *testing.T) {
 		t.Fatal("the line runs in the test's process: its CPU cannot be told apart")
 	}
 	waitFor(t, "the poller to take a packet", func() bool {
-		time.Sleep(5 * time.Millisecond) // a quiet moment before each crossing, as a flow has
+		// waitFor's pause between tries is the quiet moment before each
+		// crossing: the reader is asleep in ppoll when the packet comes.
 		send(t, p.wireFrom, p.wireTo)
 		return w.Stats().Poll.Taken > 0
 	})
@@ -111,7 +112,6 @@ func TestBusyPollRunsWhileFlowingAndSleepsWhenIdle(t *testing.T) {
 	// A new flow wakes it again.
 	taken := w.Stats().Poll.Taken
 	waitFor(t, "the poller to take a packet of a new flow", func() bool {
-		time.Sleep(5 * time.Millisecond)
 		send(t, p.wireFrom, p.wireTo)
 		return w.Stats().Poll.Taken > taken
 	})
