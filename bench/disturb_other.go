@@ -2,5 +2,7 @@
 
 package bench
 
+import "github.com/middlebench/middlebench/bench/record"
+
 // sampleLoad: no per-CPU accounting here, so no run is judged busy.
-func sampleLoad([]int) (loadSample, bool) { return loadSample{}, false }
+func sampleLoad([]int) (record.LoadSample, bool) { return record.LoadSample{}, false }
