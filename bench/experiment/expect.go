@@ -24,7 +24,9 @@ type Expect struct {
 // durations (durations in ms), written relative to what the experiment
 // configured through its vars: min: ${delay}, max: ${delay} + 30ms; or to
 // another measurement of the same run: max: @{server server_time avg};
-// or to another run: near: no delay, within: 10%.
+// or to another run: near: no delay, within: 10%; or to another run plus
+// what this one adds: near: at 0 ms, plus: 2 * ${rtt}, within: 0.5ms (the
+// other run, measured in the same minutes, carries what both share).
 type Band struct {
 	Metric    string `yaml:"metric"`    // see bench/record/lookup.go: "http_req_blocked p(95)", "server requests", "statuses 429", …
 	Min       string `yaml:"min"`       // lowest value allowed
@@ -33,6 +35,7 @@ type Band struct {
 	Tolerance string `yaml:"tolerance"` // with equals: an expression, or a percentage "2%"
 	Near      string `yaml:"near"`      // another run of the experiment: the same metric there
 	Within    string `yaml:"within"`    // with near: "10%" or an expression ("5ms")
+	Plus      string `yaml:"plus"`      // with near: an expression added to the other run's value ("2 * ${rtt}")
 	Why       string `yaml:"why"`       // the reason, one sentence, for the report
 }
 
@@ -67,6 +70,13 @@ func (b Band) Validate() error {
 		return fmt.Errorf("band on %s: tolerance goes with equals", b.Metric)
 	case b.Within != "" && b.Near == "":
 		return fmt.Errorf("band on %s: within goes with near", b.Metric)
+	case b.Plus != "" && b.Near == "":
+		return fmt.Errorf("band on %s: plus goes with near", b.Metric)
+	}
+	if b.Plus != "" {
+		if _, err := EvalExpr(b.Plus); err != nil {
+			return fmt.Errorf("band on %s: plus: %w", b.Metric, err)
+		}
 	}
 	for _, e := range []string{b.Min, b.Max, b.Equals} {
 		if e != "" {

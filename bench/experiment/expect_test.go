@@ -20,6 +20,8 @@ func TestBandValidate(t *testing.T) {
 		{Band{Metric: "m", Min: "1", Tolerance: "2"}, "tolerance goes with equals"},
 		{Band{Metric: "m", Max: "fast"}, "neither a number nor a duration"},
 		{Band{Metric: "m", Near: "x", Within: "-3%"}, "non-negative"},
+		{Band{Metric: "m", Max: "2", Plus: "1ms"}, "plus goes with near"},
+		{Band{Metric: "m", Near: "x", Within: "1ms", Plus: "two"}, "plus:"},
 	}
 	for _, tt := range tests {
 		err := tt.band.Validate()

@@ -148,9 +148,18 @@ func checkBand(b experiment.Band, run metricSource, others map[string]metricSour
 		if err != nil {
 			return fail("near %q: %v", b.Near, err)
 		}
-		tol := experiment.Margin(b.Within, ref)
-		c.Lo, c.Hi = ref-tol, ref+tol
+		var plus float64
+		if b.Plus != "" {
+			if plus, err = experiment.EvalExpr(b.Plus); err != nil {
+				return fail("plus: %v", err)
+			}
+		}
+		tol := experiment.Margin(b.Within, ref+plus)
+		c.Lo, c.Hi = ref+plus-tol, ref+plus+tol
 		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, FmtNum(ref))
+		if b.Plus != "" {
+			c.Band = fmt.Sprintf("within %s of run %q (%s) + %s", b.Within, b.Near, FmtNum(ref), b.Plus)
+		}
 	}
 	c.Side, c.Relative = sideOf(b.Metric), b.MeasuredBound()
 	c.OK = v >= c.Lo && v <= c.Hi

@@ -38,6 +38,12 @@ func TestBandCheck(t *testing.T) {
 		{band: experiment.Band{Metric: "http_reqs count", Equals: "@{derived passed} + 535"}, ok: true},
 		{band: experiment.Band{Metric: "http_reqs count", Equals: "@{missing}"}, ok: false, wantMsg: `equals: no metric "missing"`},
 		{band: experiment.Band{Metric: "http_req_duration avg", Near: "missing", Within: "1%"}, ok: false, wantMsg: `no run named "missing"`},
+		// plus: what this run adds to the other's value (54.0 + 1 = 55.0 ± 0.5 holds 55.1;
+		// 54.0 + 2 = 56.0 ± 0.5 does not, from below; a margin in % is of 55.0).
+		{band: experiment.Band{Metric: "http_req_duration avg", Near: "no delay", Plus: "1ms", Within: "0.5ms"}, ok: true},
+		{band: experiment.Band{Metric: "http_req_duration avg", Near: "no delay", Plus: "2ms", Within: "0.5ms"}, ok: false, wantMsg: `within 0.5ms of run "no delay" (54) + 2ms [55.50 .. 56.50]`},
+		{band: experiment.Band{Metric: "http_req_duration avg", Near: "no delay", Plus: "2 * 0.5ms", Within: "0.2ms"}, ok: true},
+		{band: experiment.Band{Metric: "http_req_duration avg", Near: "no delay", Plus: "1ms", Within: "0.1%"}, ok: false, wantMsg: "[54.95 .. 55.05]"},
 	}
 	for _, tt := range tests {
 		if err := tt.band.Validate(); err != nil {
