@@ -158,7 +158,7 @@ func checkBand(b experiment.Band, run metricSource, others map[string]metricSour
 		c.Lo, c.Hi = ref+plus-tol, ref+plus+tol
 		c.Band = fmt.Sprintf("within %s of run %q (%s)", b.Within, b.Near, FmtNum(ref))
 		if b.Plus != "" {
-			c.Band = fmt.Sprintf("within %s of run %q (%s) + %s", b.Within, b.Near, FmtNum(ref), b.Plus)
+			c.Band += " + " + b.Plus
 		}
 	}
 	c.Side, c.Relative = sideOf(b.Metric), b.MeasuredBound()
