@@ -22,13 +22,14 @@ quick: build
 # The stream goes through internal/cmd/testreport: a line per package, the output of
 # every failed test, each skipped test with its reason (those that need k6 or
 # Chromium skip without them), and "N passed, N failed, N skipped".
-# Before it, vet for macOS and a build for Windows: a newcomer's laptop is
-# often one of them, and only the wire and the disturbance measure are
-# Linux's alone (their stubs must still compile).
+# Before it, vet for macOS and Windows (vet type-checks the tests too): a
+# newcomer's laptop is often one of them, and only the wire, the
+# disturbance measure and tests that read /proc are Linux's alone (their
+# stubs must still compile, and such tests carry a build tag).
 test:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
-	GOOS=windows $(GO) build ./...
+	GOOS=windows $(GO) vet ./...
 	bash -o pipefail -c '$(GO) test -race -p 1 -timeout 25m -json ./... | $(GO) run ./internal/cmd/testreport'
 
 # bench: Go benchmarks of the hot paths, then each peer comparison
