@@ -38,6 +38,14 @@
 // counters include how late it released each packet (Late: its own
 // error; the releaser learns its wake-up latency and wakes that early).
 //
+// The packets are held in a process because the kernel cannot hold them
+// here: the one this was built on (6.18, a small KVM guest booted with
+// nomodule) has no qdisc that delays — netem, fq (whose earliest-departure
+// times a tc BPF program could set), etf and a BPF qdisc are not built
+// (/proc/config.gz); tbf only shapes a rate. Where fq is built, fq could
+// release each packet at a departure time a BPF program set, from a
+// kernel timer, waking no process: untried, for want of such a kernel.
+//
 // A reader sleeps in ppoll between packets, and a packet after a quiet
 // moment pays for waking it, and more on a virtual machine whose idle
 // CPUs halt: there a wake-up is a round trip through the hypervisor.
