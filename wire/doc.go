@@ -40,11 +40,11 @@
 //
 // The packets are held in a process because the kernel cannot hold them
 // here: the one this was built on (6.18, a small KVM guest booted with
-// nomodule) has no qdisc that delays — netem, fq (whose earliest-departure
-// times a tc BPF program could set), etf and a BPF qdisc are not built
-// (/proc/config.gz); tbf only shapes a rate. Where fq is built, fq could
-// release each packet at a departure time a BPF program set, from a
-// kernel timer, waking no process: untried, for want of such a kernel.
+// nomodule) has no qdisc that can hold a packet — netem, fq, etf and a BPF
+// qdisc are not built (/proc/config.gz); tbf only shapes a rate. Where fq
+// is built, it could release each packet at a departure time a tc BPF
+// program set, from a kernel timer, waking no process: untried, for want
+// of such a kernel.
 //
 // A reader sleeps in ppoll between packets, and a packet after a quiet
 // moment pays for waking it, and more on a virtual machine whose idle
